@@ -105,7 +105,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             f"it: {why}",
             FOLLOW_HINT,
         )
-    drop_forgotten_vectors(config, text_hashes)
+    drop_forgotten_vectors(config, ref, text_hashes, notice)
     return Forgotten("note", ref, commit=commit)
 
 

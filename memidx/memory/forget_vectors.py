@@ -6,6 +6,7 @@ which a rebuild of the index (ingest, embed) never has."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 
 from memidx.config import Config
@@ -32,13 +33,30 @@ def note_text_hashes(config: Config, ref: str) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
-def drop_forgotten_vectors(config: Config, text_hashes: list[str]) -> None:
-    """Drop the vectors (of any model) of these texts that no chunk holds now."""
+def drop_forgotten_vectors(
+    config: Config, ref: str, text_hashes: list[str], say: Callable[[str], None] | None
+) -> None:
+    """Drop the vectors (of any model) of these texts that no chunk holds now. The note is
+    forgotten, committed and gone from the index by then: an index another process holds
+    (or any trouble) costs only these vectors, said in a warning, never an error that has
+    the person forget again a note that is no longer there."""
+    if not text_hashes:
+        return
+    try:
+        _drop(config, text_hashes)
+    except (MemidxError, sqlite3.Error, OSError) as exc:
+        why = exc.message if isinstance(exc, MemidxError) else str(exc)
+        if say is not None:
+            say(
+                f"warning: {ref} is forgotten, but the vectors of its text stay in the index: "
+                f"{why} (a rebuild drops them: `make index`)"
+            )
+
+
+def _drop(config: Config, text_hashes: list[str]) -> None:
     from memidx.index.connection import transaction, trouble_reported
     from memidx.index.open import writable_index
 
-    if not text_hashes:
-        return
     store = writable_index(config)
     with (
         closing(store.conn),

@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+from typing import NoReturn
 
-from memidx.config import load_config
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.errors import MemidxError
+from memidx.index import open as index_open
 from memidx.index.open import open_store
+from memidx.memory import head_sync
 from tests.helpers import NotesRepo
 from tests.index_rows import index_rows, rebuilt_rows
 
@@ -80,3 +87,40 @@ def test_a_forget_keeps_the_vectors_of_other_notes_deleted_by_git(
     run(repo, models_dir, "forget", "notes/secret.md")
 
     assert len(vectors(repo.root)) == before - 1  # secret.md's one chunk, no other
+
+
+def test_a_forget_whose_vectors_cannot_be_dropped_is_a_forget_all_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holds the index once it followed the forget's commit: the note is
+    forgotten, committed, gone from search; the line said "error: ... (try again)", exit 1,
+    and forgetting it again said there was no such note."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("secret.md", "Secret", "The text to forget.")
+    repo.commit("notes")
+    assert repo.memidx("ingest").code == 0
+    follow = head_sync.follow_commit
+
+    def held_after_the_follow(
+        config: Config, say: Callable[[str], None] | None = None
+    ) -> str | None:
+        why = follow(config, say)
+
+        def held(*args: object, **kwargs: object) -> NoReturn:
+            raise MemidxError(f"{config.index_path} is locked by another process", "try again")
+
+        monkeypatch.setattr(index_open, "writable_index", held)
+        return why
+
+    monkeypatch.setattr(head_sync, "follow_commit", held_after_the_follow)
+
+    done = repo.memidx("forget", "notes/secret.md")
+
+    assert done.code == 0, done.err
+    assert "forgot notes/secret.md (deletion committed as " in done.out
+    assert done.err == (
+        "memidx: warning: notes/secret.md is forgotten, but the vectors of its text stay in the "
+        f"index: {repo.root / '.memidx' / 'index.sqlite'} is locked by another process (a "
+        "rebuild drops them: `make index`)\n"
+    )
+    assert repo.git("log", "-1", "--format=%s") == "memidx forget: notes/secret.md\n"
