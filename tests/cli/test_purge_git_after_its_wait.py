@@ -26,8 +26,8 @@ def _segments(repo: NotesRepo) -> bytes:
     return b"".join(p.read_bytes() for p in (repo.root / "notes" / "haystack").rglob("*.krd"))
 
 
-@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
-def test_a_git_begun_while_the_purge_waits_for_the_lock_is_waited_for(tmp_path: Path) -> None:
+def _forgotten(tmp_path: Path) -> NotesRepo:
+    """A memory whose one turn, committed and not pushed, is forgotten; start.md edited."""
     repo = started_memory(tmp_path)
     repo.git("config", "user.name", "memidx tests")
     repo.git("config", "user.email", "tests@memidx.invalid")
@@ -37,6 +37,36 @@ def test_a_git_begun_while_the_purge_waits_for_the_lock_is_waited_for(tmp_path: 
     assert repo.memidx_process("haystack", "commit").code == 0  # unpushed: purge rewrites it
     assert repo.memidx_process("forget", str(filed.json()["id"])).code == 0
     repo.write("notes/start.md", "# Start\n\nThe first note of this memory, edited by a person.\n")
+    return repo
+
+
+def _purged(repo: NotesRepo) -> None:
+    assert SECRET.encode() not in _segments(repo)
+    assert SECRET not in repo.git("log", "-p", "--text", "--all")
+    assert "a person edits start" in repo.git("log", "--format=%s")  # theirs, built again
+    assert not repo.git("status", "--porcelain", "notes/start.md")  # committed, not undone
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_purge_waits_for_git_before_the_lock_and_finishes(tmp_path: Path) -> None:
+    """Its wait before the lock (quiet_then): with none, a git past LOCKED_WAIT refused it."""
+    repo = _forgotten(tmp_path)
+    editor = f"sleep {HOLD_S}; echo 'a person edits start' >"
+    person = subprocess.Popen(
+        ["git", "commit", "-q", "-a"], cwd=repo.root, env=clean_env(GIT_EDITOR=editor)
+    )
+    try:
+        wait_for("git's index lock", (repo.root / ".git" / "index.lock").exists)
+        purge = repo.memidx_process("haystack", "purge")
+        assert purge.code == 0 and "Traceback" not in purge.err, purge.err
+    finally:
+        assert person.wait(HOLD_S + 60) == 0
+    _purged(repo)
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_git_begun_while_the_purge_waits_for_the_lock_is_waited_for(tmp_path: Path) -> None:
+    repo = _forgotten(tmp_path)
     purge: subprocess.Popen[str] | None = None
     person: subprocess.Popen[bytes] | None = None
     try:
@@ -68,7 +98,4 @@ def test_a_git_begun_while_the_purge_waits_for_the_lock_is_waited_for(tmp_path: 
         if person is not None:
             _, person_err = person.communicate(timeout=HOLD_S + 60)
             assert person.returncode == 0, person_err
-    assert SECRET.encode() not in _segments(repo)
-    assert SECRET not in repo.git("log", "-p", "--text", "--all")
-    assert "a person edits start" in repo.git("log", "--format=%s")  # theirs, built again
-    assert not repo.git("status", "--porcelain", "notes/start.md")  # committed, not undone
+    _purged(repo)
