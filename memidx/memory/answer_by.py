@@ -33,9 +33,11 @@ def branch_for(config: Config, undone: str, deadline: float | None) -> tuple[str
     try:
         return on_a_branch(config.root, undone, wait=left(deadline, REBASE_WAIT)), False
     except MemidxError:
-        rebased = rebased_branch(config.root) if deadline is not None else None
-        if rebased is None:
+        if deadline is None:
             raise
+        rebased = rebased_branch(config.root)
+        if rebased is None:  # none runs now: it ended (or stopped) since the first look, which
+            return on_a_branch(config.root, undone), False  # refused a note for its branch
         return rebased, True
 
 
