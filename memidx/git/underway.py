@@ -150,15 +150,19 @@ def quiet_by(root: Path, deadline: float) -> None:
     killed git left is not waited on: the commit says it."""
     import time
 
+    for _ in range(10_000):  # bounded by the deadline
+        if not git_holds(root) or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
+
+
+def git_holds(root: Path) -> bool:
+    """Whether a git of the clone holds its index (not a lock a killed git left) or commits."""
     from memidx.git.lock_holders import left_behind
     from memidx.git.publish import committers
 
     folder = git_dir(root)
     lock = folder / "index.lock" if folder is not None else None
-    for _ in range(10_000):  # bounded by the deadline
-        held = lock is not None and lock.exists()
-        if held and lock is not None and left_behind(lock, root):
-            return
-        if not (held or committers(root)) or time.monotonic() > deadline:
-            return
-        time.sleep(0.05)
+    if lock is not None and lock.exists():
+        return not left_behind(lock, root)
+    return bool(committers(root))

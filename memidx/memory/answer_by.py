@@ -33,9 +33,11 @@ def branch_for(config: Config, undone: str, deadline: float | None) -> tuple[str
     try:
         return on_a_branch(config.root, undone, wait=left(deadline, REBASE_WAIT)), False
     except MemidxError:
-        rebased = rebased_branch(config.root) if deadline is not None else None
-        if rebased is None:
+        if deadline is None:
             raise
+        rebased = rebased_branch(config.root)
+        if rebased is None:  # none runs now: it ended (or stopped) since the first look, which
+            return on_a_branch(config.root, undone), False  # refused a note for its branch
         return rebased, True
 
 
@@ -58,3 +60,27 @@ def rebase_said(done: Committed, ref: str, rebased: str | None) -> None:
         done.busy = done.busy or GitBusy(
             f"a rebase of {name} is under way (HEAD is detached)", "wait for it to end"
         )
+
+
+def clear_of_the_rebase(config: Config, ref: str, rebased: str | None, *, made: bool) -> None:
+    """Refuse a note kept for `rebased` while its rebase runs when that branch holds its path:
+    a commit the rebase still picks adds it (the agent remembered it before), and the file
+    written in the work tree stopped the person's rebase there ("untracked working tree files
+    would be overwritten by merge"). The file this remember `made` is taken away first."""
+    from memidx.git.repo import GitRepo
+
+    if rebased is None:  # no rebase runs
+        return
+    repo = GitRepo(config.root)
+    if not repo.run("rev-parse", "--verify", "-q", f"{rebased}:{ref}", check=False).strip():
+        return
+    if repo.run("rev-parse", "--verify", "-q", f"HEAD:{ref}", check=False).strip():
+        return  # picked already: tracked, no pick is stopped by it
+    if made:
+        (config.root / ref).unlink(missing_ok=True)
+    name = rebased.removeprefix("refs/heads/")
+    raise GitBusy(
+        f"a rebase of {name} is under way (HEAD is detached), and {name} holds {ref}, which "
+        "it brings back: the note was not written, so that the rebase is not stopped",
+        "try again once that git command ends (the note may be remembered already)",
+    )

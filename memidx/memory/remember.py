@@ -19,7 +19,7 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.index.ownership import keep_out_of_git
-from memidx.memory.answer_by import branch_for, commit_wait, rebase_said
+from memidx.memory.answer_by import branch_for, clear_of_the_rebase, commit_wait, rebase_said
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import committed_meanwhile, the_same_note
@@ -148,8 +148,7 @@ def remember(
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
         branch, rebasing = branch_for(config, "the note was not written", deadline)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
-        ref = _written_before(config, folder, title, text)
-        ref = ref or _write_new(config, folder, slugify(title), text)[0]
+        ref = _note_file(config, folder, title, text, branch if rebasing else None)
         _check(config, ref, text, found)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
         say = notice or _unsaid
@@ -213,6 +212,16 @@ def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] 
     if notice is None:
         raise MemidxError(said, FOLLOW_HINT)
     notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")
+
+
+def _note_file(
+    config: Config, folder: PurePosixPath, title: str, text: str, rebased: str | None
+) -> str:
+    """The note's file (as written before, or new), unless a rebase of `rebased` brings it."""
+    ref = _written_before(config, folder, title, text)
+    ref, found = (ref, True) if ref else _write_new(config, folder, slugify(title), text)
+    clear_of_the_rebase(config, ref, rebased, made=not found)
+    return ref
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
