@@ -36,8 +36,9 @@ class Merge:
     tree: str | None
 
 
-def merge_look(config: Config, head: str | None = None) -> Merge | None:
-    """The merge of @{upstream} into HEAD (or `head`), computed without touching anything;
+def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | None:
+    """The merge of `branch`'s upstream into `branch` (refs/heads/<name>: the branch share
+    began on, not whatever HEAD names now) or into `head`, computed without touching anything;
     MemidxError when it would stop on a conflict or change what the person has not committed;
     None when git's own `git merge` must decide (nothing to merge, a merge, cherry-pick or
     revert in progress, histories with no common commit, or a git older than 2.38 without
@@ -45,8 +46,11 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
     for name in IN_PROGRESS:
         if _ok(config, "rev-parse", "-q", "--verify", name):
             return None
-    head = head or run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
-    theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
+    head = (
+        head
+        or run_git(config, "rev-parse", "-q", "--verify", f"{branch}^{{commit}}").stdout.strip()
+    )
+    theirs = run_git(config, "rev-parse", "-q", "--verify", upstream_of(branch)).stdout.strip()
     if not head or not theirs or _ok(config, "merge-base", "--is-ancestor", theirs, head):
         return None  # nothing to merge, or git names what is missing
     unmerged = sorted({line.split("\t", 1)[-1] for line in _paths(_unmerged(config))})
@@ -88,6 +92,11 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
             "then make sync again",
         )
     return Merge(head, theirs, None if forward else tree)
+
+
+def upstream_of(branch: str) -> str:
+    """`<name>@{upstream}` for refs/heads/<name> (git takes no full name before @{upstream})."""
+    return f"{branch.removeprefix('refs/heads/')}@{{upstream}}"
 
 
 def refuse_staged(config: Config, head: str, setting: str) -> None:

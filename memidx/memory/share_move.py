@@ -20,7 +20,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.publish import Undone
-from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged
+from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged, upstream_of
 from memidx.memory.share_git import reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"
@@ -39,12 +39,12 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
 
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
-    first = merge_look(config)
+    first = _look(config, git_dir, here)
     if first is None:  # git merge decides: a --squash in mergeOptions is refused all the same
-        return "" if _up_to_date(config) else _refuse_in_options(config, here)
+        return "" if _up_to_date(config, here) else _refuse_in_options(config, here)
     setting = _git_merge_decides(config, here)
     if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
-        if _up_to_date(config):
+        if _up_to_date(config, here):
             return ""  # git merge run all the same merged what a person's pull fetched
         if setting.endswith("mergeOptions"):
             _refuse_no_commit(config, setting, forward=first.tree is None)
@@ -53,10 +53,10 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         return None
 
     def build(head: str | None) -> str:
-        merge = first if head == first.head else merge_look(config, head)
+        merge = first if head == first.head else _look(config, git_dir, here, head)
         if head is None or merge is None:  # up to date now: nothing to move
             return head or first.head
-        made = merge.theirs if merge.tree is None else _commit(config, merge.tree, merge)
+        made = merge.theirs if merge.tree is None else _commit(config, here, merge.tree, merge)
         built_on[:] = [head, made]
         return made
 
@@ -76,6 +76,19 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     return ""
 
 
+def _look(config: Config, git_dir: Path, here: str, head: str | None = None) -> Merge | None:
+    """merge_look, whose refusal is said as a switch when HEAD no longer names `here`: the
+    work tree it looked at is another branch's (its files read as in the merge's way)."""
+    from memidx.git.switched import switched_away
+
+    try:
+        return merge_look(config, here, head)
+    except MemidxError:
+        if run_git(config, "symbolic-ref", "-q", "HEAD").stdout.strip() != here:
+            raise switched_away(git_dir, here, UNDONE) from None
+        raise
+
+
 def _git_merge_decides(config: Config, here: str) -> str:
     """The setting only git's own merge honours, when the person set one (else ""):
     branch.<name>.mergeOptions (--ff-only, --no-ff, a strategy) or merge.verifySignatures (the
@@ -87,15 +100,16 @@ def _git_merge_decides(config: Config, here: str) -> str:
     return "merge.verifySignatures" if verify == "true" else ""
 
 
-def _up_to_date(config: Config) -> bool:
-    """Whether HEAD holds the upstream already (and no merge is under way): nothing to merge.
+def _up_to_date(config: Config, here: str) -> bool:
+    """Whether `here` (refs/heads/<name>, the branch share began on: HEAD may name another
+    by now) holds its upstream already (and no merge is under way): nothing to merge.
     git's own merge, run then all the same, waits for no person's git: a `git pull` that
     fetched since the look had it merge what came, for real, under the pull's rebase, which
     left HEAD on the merge and its files untracked (tests/cli/test_share_up_to_date.py)."""
     from memidx.memory.share_check import merge_in_progress
 
-    head = run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
-    theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
+    head = run_git(config, "rev-parse", "-q", "--verify", f"{here}^{{commit}}").stdout.strip()
+    theirs = run_git(config, "rev-parse", "-q", "--verify", upstream_of(here)).stdout.strip()
     if not head or not theirs or merge_in_progress(config):
         return False
     return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
@@ -106,7 +120,7 @@ def _refuse_in_options(config: Config, here: str) -> None:
     older than 2.38): None, once mergeOptions is refused (_refuse_no_commit) if it must be."""
     setting = _git_merge_decides(config, here)
     if setting.endswith("mergeOptions"):
-        forward = run_git(config, "merge-base", "--is-ancestor", "HEAD", "@{upstream}")
+        forward = run_git(config, "merge-base", "--is-ancestor", here, upstream_of(here))
         _refuse_no_commit(config, setting, forward=forward.returncode == 0)
 
 
@@ -182,11 +196,11 @@ def _hidden(config: Config, said: str) -> str:
     )
 
 
-def _commit(config: Config, tree: str, merge: Merge) -> str:
+def _commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
     as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
     remote that requires signed commits refused share's push)."""
-    name = run_git(config, "rev-parse", "--abbrev-ref", "@{upstream}").stdout.strip()
+    name = run_git(config, "rev-parse", "--abbrev-ref", upstream_of(here)).stdout.strip()
     message = f"Merge remote-tracking branch '{name or merge.theirs}'"
     sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
     argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
