@@ -173,9 +173,10 @@ def _cone(config: Config) -> list[str] | None:
     cone = run_git(config, "config", "--type=bool", "core.sparseCheckoutCone").stdout.strip()
     if sparse != "true" or cone != "true":  # patterns of git's older mode: not read
         return None
-    listed = run_git(config, "sparse-checkout", "list")
-    folders = listed.stdout.splitlines()
-    return None if listed.returncode or any(f.startswith('"') for f in folders) else folders
+    from memidx.git.quoted import unquoted
+
+    listed = run_git(config, "sparse-checkout", "list")  # a folder git quotes read back
+    return None if listed.returncode else [unquoted(line) for line in listed.stdout.splitlines()]
 
 
 def _in_cone(path: str, cone: list[str]) -> bool:
