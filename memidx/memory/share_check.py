@@ -34,6 +34,9 @@ class Merge:
     head: str
     theirs: str
     tree: str | None
+    # the paths the merge adds and the folders it makes for them (True) where nothing was
+    # when the look began: a file there since is in the way (memidx.memory.share_move)
+    absent: tuple[tuple[str, bool], ...] = ()
 
 
 def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | None:
@@ -82,7 +85,7 @@ def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | 
                 "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make "
                 "sync again",
             )
-    in_the_way = _in_the_way(config, head, tree)
+    in_the_way, absent = _in_the_way(config, head, tree)
     if in_the_way:
         ignored = any("ignored" in path for path in in_the_way)
         raise MemidxError(
@@ -91,7 +94,7 @@ def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | 
             f"commit, move or delete them (git status{' --ignored' if ignored else ''}), "
             "then make sync again",
         )
-    return Merge(head, theirs, None if forward else tree)
+    return Merge(head, theirs, None if forward else tree, absent)
 
 
 def upstream_of(branch: str) -> str:
@@ -124,13 +127,19 @@ def merge_in_progress(config: Config) -> bool:
     return _ok(config, "rev-parse", "-q", "--verify", "MERGE_HEAD")
 
 
-def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
+def _in_the_way(
+    config: Config, head: str, tree: str
+) -> tuple[list[str], tuple[tuple[str, bool], ...]]:
     """The paths the merge changes where the person has work of their own: a staged or an
     unstaged change, an untracked or an ignored file (at the path, or where it needs a folder:
-    git's merge writes over an ignored file without a word)."""
+    git's merge writes over an ignored file without a word); and Merge.absent."""
     diff = run_git(config, "diff", "--name-status", "--no-renames", "-z", head, tree).stdout
     fields = _paths(diff)
     changed = dict(zip(fields[1::2], fields[0::2], strict=False))  # path: A, D, M or T
+    added = [path for path, how in changed.items() if how == "A"]
+    folders = {"/".join(p.split("/")[:end]) for p in added for end in range(1, p.count("/") + 1)}
+    wanted = [*((path, False) for path in added), *((folder, True) for folder in folders)]
+    absent = tuple((at, folder) for at, folder in wanted if not os.path.lexists(config.root / at))
     local: dict[str, str] = {}
     status = run_git(
         config, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"
@@ -145,7 +154,7 @@ def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
         if not held and how == "A":
             held = [_unlisted(config.root, at, path, changed, local) for at in (*folders, path)]
         found.update(said for said in held if said)
-    return sorted(_sparse(config, found, changed))
+    return sorted(_sparse(config, found, changed)), absent
 
 
 def _sparse(config: Config, found: set[str], changed: dict[str, str]) -> set[str]:

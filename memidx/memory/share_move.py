@@ -15,6 +15,7 @@ nothing was merged. Killed at any point, the clone is as before the merge or aft
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memidx.config import Config
@@ -39,6 +40,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
 
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
+    absent: list[tuple[str, bool]] = []  # where the merge writes, nothing at its look
     first = _look(config, git_dir, here)
     if first is None:  # git merge decides: a --squash in mergeOptions is refused all the same
         return "" if _up_to_date(config, here) else _refuse_in_options(config, here)
@@ -58,13 +60,20 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
             return head or first.head
         made = merge.theirs if merge.tree is None else _commit(config, here, merge.tree, merge)
         built_on[:] = [head, made]
+        absent[:] = merge.absent
         return made
+
+    def then(new: str) -> tuple[str, ...]:
+        if not built_on:
+            return ()
+        _refuse_appeared(config.root, absent)  # the last look before the move
+        return (*FOLLOW, built_on[0], new)
 
     try:
         new = publish(
             config.root, git_dir, build, lambda: _head(config), "memidx share: merge",
             undone=UNDONE, deadline=deadline, branch=here, back=True,
-            then=lambda new: (*FOLLOW, built_on[0], new) if built_on else (),
+            then=then,
         )  # fmt: skip
         if SHELL is None and built_on and new == built_on[1]:
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
@@ -87,6 +96,19 @@ def _look(config: Config, git_dir: Path, here: str, head: str | None = None) -> 
         if run_git(config, "symbolic-ref", "-q", "HEAD").stdout.strip() != here:
             raise switched_away(git_dir, here, UNDONE) from None
         raise
+
+
+def _refuse_appeared(root: Path, absent: list[tuple[str, bool]]) -> None:
+    """MemidxError when a file came since the look where the merge writes (a real folder where
+    it makes one does no harm): git read-tree, as git merge, writes over an ignored file."""
+    for path, folder in absent:
+        at = root / path
+        if os.path.lexists(at) and not (folder and at.is_dir() and not at.is_symlink()):
+            raise MemidxError(
+                f"{path} appeared since share looked, where its merge writes (git merge would "
+                f"write over it, were it ignored), {NOTHING}",
+                "commit, move or delete it (git status --ignored), then make sync again",
+            )
 
 
 def _git_merge_decides(config: Config, here: str) -> str:
