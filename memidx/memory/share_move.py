@@ -25,6 +25,7 @@ from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged,
 from memidx.memory.share_git import reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"
+NO_FF = ("ours", "subtree")  # git's strategies that make a merge commit where it could ff
 BUSY = "git held the index"  # share's loop tries again
 # git merge leaves a submodule's work tree as it is whatever submodule.recurse says (a removed
 # one's files stay, untracked); read-tree would follow that setting, so it is told not to
@@ -53,6 +54,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         if first.tree is not None or setting.endswith("mergeOptions"):
             refuse_staged(config, first.head, setting)
         return None
+    _refuse_strategy(config, forward=first.tree is None)
 
     def build(head: str | None) -> str:
         merge = first if head == first.head else _look(config, git_dir, here, head)
@@ -109,6 +111,21 @@ def _refuse_appeared(root: Path, absent: list[tuple[str, bool]]) -> None:
                 f"write over it, were it ignored), {NOTHING}",
                 "commit, move or delete it (git status --ignored), then make sync again",
             )
+
+
+def _refuse_strategy(config: Config, *, forward: bool) -> None:
+    """MemidxError when pull.twohead, which git merge reads too, names a strategy share's
+    merge-tree (ort) does not stand for: `ours` would keep this clone's notes and drop what
+    the others pushed. A fast-forward git makes under any but ours and subtree."""
+    named = run_git(config, "config", "--get", "pull.twohead").stdout.split()
+    if not named or named[0] in ("ort", "recursive") or (forward and named[0] not in NO_FF):
+        return  # git tries the next only when the first one stops: share stops there too
+    raise MemidxError(
+        f"pull.twohead names the merge strategy {named[0]}, with which git merge would merge "
+        f"here; share merges as git's default strategy (ort) does, {NOTHING}",
+        "merge with it by hand (git merge @{upstream}), or unset it for this clone (git "
+        "config --unset pull.twohead), then make sync again",
+    )
 
 
 def _git_merge_decides(config: Config, here: str) -> str:
@@ -222,8 +239,7 @@ def _commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
     as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
     remote that requires signed commits refused share's push)."""
-    name = run_git(config, "rev-parse", "--abbrev-ref", upstream_of(here)).stdout.strip()
-    message = f"Merge remote-tracking branch '{name or merge.theirs}'"
+    message = _message(config, here, merge.theirs)
     sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
     argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
     argv = (*argv, "-m", message)
@@ -231,6 +247,22 @@ def _commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     if made.returncode != 0:
         raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")
     return made.stdout.strip()
+
+
+def _message(config: Config, here: str, theirs: str) -> str:
+    """git merge's message for merging the upstream into `here`, made by git's own
+    fmt-merge-msg as git merge makes it: ` into <branch>` but for main and master
+    (merge.suppressDest), the shortlog of what comes under merge.log, merge.branchdesc."""
+    name = run_git(config, "rev-parse", "--abbrev-ref", upstream_of(here)).stdout.strip()
+    plain = f"Merge remote-tracking branch '{name or theirs}'"
+    merged = f"{theirs}\t\tremote-tracking branch '{name}' of .\n"  # as git merge says it
+    into = ("--into-name", here.removeprefix("refs/heads/"))
+    made = run_git(config, "fmt-merge-msg", *into, given=merged)
+    if not name or made.returncode != 0:
+        return plain
+    # git merge credits no people when no editor opens: fmt-merge-msg's `# By` lines go
+    kept = run_git(config, "stripspace", "--strip-comments", given=made.stdout)
+    return kept.stdout if kept.returncode == 0 and kept.stdout.strip() else plain
 
 
 def _head(config: Config) -> str | None:
