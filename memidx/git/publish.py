@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
+from memidx.git.move_script import FAILED, THEN, THEN_OR_BACK, index_token, take_index_lock
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
@@ -40,24 +41,6 @@ ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
 REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
 HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
-
-
-# $1 the reflog message, $2 the new commit, then the git command to run once HEAD is there
-# (update-ref's answers go to memidx; its exit status does not tell a commit from an abort)
-THEN = (
-    'git update-ref -m "$1" --stdin; '
-    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
-    'shift 2; exec git "$@"'
-)
-FAILED = "memidx: the command run with the move failed"
-# the same, and when that git command fails, HEAD goes back to $3 (from $2): share's merge,
-# whose work tree and index did not follow the move, is undone rather than left half made
-THEN_OR_BACK = (
-    'git update-ref -m "$1" --stdin; '
-    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
-    'said=$1 new=$2 old=$3; shift 3; git "$@" && exit 0; '
-    f'git update-ref -m "$said (undone)" HEAD "$old" "$new"; echo "{FAILED}" >&2'
-)
 
 
 def move_head(
@@ -84,8 +67,10 @@ def move_head(
     if committing(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
+    locks = bool(then) and back and SHELL is not None  # the index, from before the move
+    token = index_token(new)
     if then and SHELL is not None:
-        script, was = (THEN_OR_BACK, [old or ZERO]) if back else (THEN, [])
+        script, was = (THEN_OR_BACK, [old or ZERO, str(git_dir), token]) if back else (THEN, [])
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:
@@ -98,6 +83,7 @@ def move_head(
             ):
                 switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
+                busy = busy or (locks and not take_index_lock(git_dir, token))
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()

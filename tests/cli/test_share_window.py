@@ -83,3 +83,51 @@ def test_an_ignored_file_that_came_after_the_look_is_not_written_over(
     after = state(two)
     assert after == {**before, THEIRS: after[THEIRS], "status": f"{before['status']}!! {THEIRS}\n"}
     assert two.git("ls-remote", "origin", "refs/heads/main") == remote
+
+
+# at share's read-tree (the branch moved, the index not yet), the person's `git commit`
+COMMITTING = """#!/bin/sh
+if [ "$1" = read-tree ] && [ ! -e {marker} ]; then
+    : > {marker}
+    env -u GIT_INDEX_FILE {git} -c user.name=P -c user.email=p@example.invalid \\
+        commit -q -m "the person's note" > {said} 2>&1
+fi
+exec {git} "$@"
+"""
+
+
+def test_a_commit_when_the_branch_moved_and_the_index_not_yet_reverts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """share moved the branch to its merge, then brought the index to it (git read-tree) in
+    the same child process: a person's `git commit` in between committed the index as it
+    was, without the other clone's notes, on top of the merge, and share pushed that commit,
+    which deleted them from the remote. Now git's index is locked from before the move until
+    it holds the merge: the person's commit is refused (git says index.lock exists) or lands
+    before the merge, never a tree without the other clone's notes on top of it."""
+    two = behind(tmp_path, diverged=True)
+    two.note("mine.md", "Mine", "the person's own note, staged")
+    two.git("add", "notes/mine.md")
+    git = shutil.which("git")
+    assert git is not None
+    folder = tmp_path / "stand-in"
+    folder.mkdir()
+    script = folder / "git"
+    said = tmp_path / "commit.out"
+    script.write_text(COMMITTING.format(marker=folder / "committed", git=git, said=said))
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder), prepend=os.pathsep)
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+    monkeypatch.undo()
+
+    assert (folder / "committed").exists()  # the person's commit ran in the window
+    for ref in ("HEAD", "origin/main"):
+        tree = two.git("ls-tree", "-r", "--name-only", ref)
+        assert THEIRS in tree, (ref, said.read_text())
+    assert THEIRS in two.git("ls-files")
+    assert two.git("status", "--porcelain=v1", "--", THEIRS) == ""
+    assert "index.lock': File exists" in said.read_text()  # refused, as during git merge
+    assert two.git("status", "--porcelain=v1", "--", "notes/mine.md") == "A  notes/mine.md\n"
+    assert not (two.root / ".git" / "index.lock").exists()
+    assert not (two.root / ".git" / "memidx-merge-index").exists()

@@ -1,0 +1,61 @@
+"""The shell scripts memidx.git.publish.move_head runs as one child process: `git update-ref
+--stdin` (the move, which memidx drives through the script's input), then the git command
+that must follow it, which runs even when memidx is killed in between.
+
+Share's merge (`back`) brings git's index to the merge too, and a person's `git commit` must
+never see HEAD moved and the index not yet: it commits the index as it was, without the
+other clone's notes, on top of the merge, and share pushed that commit, which deleted them
+from the remote. So, as git's own merge does, memidx takes `.git/index.lock` before the move
+(take_index_lock, while git holds HEAD's lock), the script reads the merge into a copy of the
+index (`GIT_INDEX_FILE`, the work tree following), renames that copy over the index and only
+then lets the lock go: a person's git that wants the index meanwhile is refused at once
+("index.lock: File exists"), as during any git merge. When the command fails, HEAD goes back;
+in every case the lock goes, and only when it is still the one memidx took."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# $1 the reflog message, $2 the new commit, then the git command to run once HEAD is there
+# (update-ref's answers go to memidx; its exit status does not tell a commit from an abort)
+THEN = (
+    'git update-ref -m "$1" --stdin; '
+    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
+    'shift 2; exec git "$@"'
+)
+FAILED = "memidx: the command run with the move failed"
+# $3 the commit HEAD goes back to, $4 the git dir, $5 what memidx wrote in index.lock; the
+# command runs on a copy of the index, which replaces it once the command did its work
+THEN_OR_BACK = (
+    'git update-ref -m "$1" --stdin; '
+    "said=$1 new=$2 old=$3 dir=$4 token=$5; shift 5; "
+    "lock=$dir/index.lock; copy=$dir/memidx-merge-index; "
+    'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
+    'if [ "$(git rev-parse -q --verify HEAD)" != "$new" ]; then mine && rm -f "$lock"; exit 0; fi; '
+    'if mine && { [ ! -e "$dir/index" ] || cp "$dir/index" "$copy"; } && '
+    'GIT_INDEX_FILE=$copy git "$@" && mv -f "$copy" "$dir/index"; then rm -f "$lock"; exit 0; fi; '
+    'rm -f "$copy"; '
+    'git update-ref -m "$said (undone)" HEAD "$old" "$new"; '
+    'mine && rm -f "$lock"; '
+    f'echo "{FAILED}" >&2'
+)
+
+
+def index_token(new: str) -> str:
+    """What memidx writes in the index.lock it takes for the move to `new`."""
+    return f"memidx {os.getpid()} {new}"
+
+
+def take_index_lock(git_dir: Path, token: str) -> bool:
+    """Take git's index lock as git does (created, never opened if it exists), `token` in it;
+    False when another git holds it."""
+    try:
+        held = os.open(git_dir / "index.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return False
+    try:
+        os.write(held, token.encode())
+    finally:
+        os.close(held)
+    return True
