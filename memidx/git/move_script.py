@@ -2,43 +2,43 @@
 --stdin` (the move, which memidx drives through the script's input), then the git command
 that must follow it, which runs even when memidx is killed in between.
 
-Share's merge (`back`) brings git's index to the merge too, and a person's `git commit` must
-never see HEAD moved and the index not yet: it commits the index as it was, without the
-other clone's notes, on top of the merge, and share pushed that commit, which deleted them
-from the remote. So, as git's own merge does, memidx takes `.git/index.lock` before the move
-(take_index_lock, while git holds HEAD's lock), the script reads the merge into a copy of the
-index (`GIT_INDEX_FILE`, the work tree following), renames that copy over the index and only
-then lets the lock go: a person's git that wants the index meanwhile is refused at once
-("index.lock: File exists"), as during any git merge. When the command fails, HEAD goes back;
-in every case the lock goes, and only when it is still the one memidx took."""
+A person's `git commit` must never see HEAD moved and the index not yet: it commits the index
+as it was on top of the new commit, reverting it (share's merge: without the other clone's
+notes, and share pushed that commit, which deleted them from the remote; remember's: without
+the remembered note). So, as git's own merge does, memidx takes `.git/index.lock` before the move
+(take_index_lock, while git holds HEAD's lock), the script brings a copy of the index to the
+new commit (`GIT_INDEX_FILE`, the work tree following), renames that copy over the index and
+only then lets the lock go: a person's git that wants the index meanwhile is refused at once
+("index.lock: File exists"), as during any git merge. When the command fails, the index
+stays as it was (share's HEAD goes back); in every case the lock goes, and only when it is
+still the one memidx took."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-# $1 the reflog message, $2 the new commit, then the git command to run once HEAD is there
-# (update-ref's answers go to memidx; its exit status does not tell a commit from an abort)
-THEN = (
-    'git update-ref -m "$1" --stdin; '
-    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
-    'shift 2; exec git "$@"'
-)
 FAILED = "memidx: the command run with the move failed"
-# $3 the commit HEAD goes back to, $4 the git dir, $5 what memidx wrote in index.lock; the
-# command runs on a copy of the index, which replaces it once the command did its work
-THEN_OR_BACK = (
+# $1 the reflog message, $2 the new commit, $3 the commit it was built on, $4 the git dir,
+# $5 what memidx wrote in index.lock, then the git command to run once HEAD is there, on a
+# copy of the index that replaces it once the command did its work (update-ref's answers go
+# to memidx; its exit status does not tell a commit from an abort)
+_FOLLOW = (
     'git update-ref -m "$1" --stdin; '
     "said=$1 new=$2 old=$3 dir=$4 token=$5; shift 5; "
-    "lock=$dir/index.lock; copy=$dir/memidx-merge-index; "
+    "lock=$dir/index.lock; copy=$dir/memidx-follow-index; "
     'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
     'if [ "$(git rev-parse -q --verify HEAD)" != "$new" ]; then mine && rm -f "$lock"; exit 0; fi; '
     'if mine && { [ ! -e "$dir/index" ] || cp "$dir/index" "$copy"; } && '
     'GIT_INDEX_FILE=$copy git "$@" && mv -f "$copy" "$dir/index"; then rm -f "$lock"; exit 0; fi; '
     'rm -f "$copy"; '
-    'git update-ref -m "$said (undone)" HEAD "$old" "$new"; '
-    'mine && rm -f "$lock"; '
-    f'echo "{FAILED}" >&2'
+)
+THEN = _FOLLOW + 'mine && rm -f "$lock"; exit 1'
+# the same, and when that git command fails, HEAD goes back to $3 (from $2): share's merge,
+# whose work tree and index did not follow the move, is undone rather than left half made
+THEN_OR_BACK = (
+    _FOLLOW + 'git update-ref -m "$said (undone)" HEAD "$old" "$new"; '
+    f'mine && rm -f "$lock"; echo "{FAILED}" >&2'
 )
 
 

@@ -67,10 +67,10 @@ def move_head(
     if committing(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
-    locks = bool(then) and back and SHELL is not None  # the index, from before the move
+    locks = bool(then) and SHELL is not None  # the index, from before the move
     token = index_token(new)
-    if then and SHELL is not None:
-        script, was = (THEN_OR_BACK, [old or ZERO, str(git_dir), token]) if back else (THEN, [])
+    if locks and SHELL is not None:
+        script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir), token]
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:

@@ -130,4 +130,4 @@ def test_a_commit_when_the_branch_moved_and_the_index_not_yet_reverts_nothing(
     assert "index.lock': File exists" in said.read_text()  # refused, as during git merge
     assert two.git("status", "--porcelain=v1", "--", "notes/mine.md") == "A  notes/mine.md\n"
     assert not (two.root / ".git" / "index.lock").exists()
-    assert not (two.root / ".git" / "memidx-merge-index").exists()
+    assert not (two.root / ".git" / "memidx-follow-index").exists()
