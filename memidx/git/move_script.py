@@ -20,12 +20,13 @@ from pathlib import Path
 
 FAILED = "memidx: the command run with the move failed"
 # $1 the reflog message, $2 the new commit, $3 the commit it was built on, $4 the git dir,
-# $5 what memidx wrote in index.lock, then the git command to run once HEAD is there, on a
+# then the git command to run once HEAD is there (index_token: what memidx wrote in
+# index.lock, this shell's pid in it), on a
 # copy of the index that replaces it once the command did its work (update-ref's answers go
 # to memidx; its exit status does not tell a commit from an abort)
 _FOLLOW = (
     'git update-ref -m "$1" --stdin; '
-    "said=$1 new=$2 old=$3 dir=$4 token=$5; shift 5; "
+    'said=$1 new=$2 old=$3 dir=$4 token="memidx $$ $2"; shift 4; '
     "lock=$dir/index.lock; copy=$dir/memidx-follow-index; "
     'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
     'if [ "$(git rev-parse -q --verify HEAD)" != "$new" ]; then mine && rm -f "$lock"; exit 0; fi; '
@@ -42,9 +43,22 @@ THEN_OR_BACK = (
 )
 
 
-def index_token(new: str) -> str:
-    """What memidx writes in the index.lock it takes for the move to `new`."""
-    return f"memidx {os.getpid()} {new}"
+def index_token(pid: int, new: str) -> str:
+    """What memidx writes in the index.lock it takes for the move to `new`: the pid of the
+    shell that lets it go (memidx.git.lock_holders reads it: no git may run for an instant
+    while the shell holds it, which is no lock a killed git left)."""
+    return f"memidx {pid} {new}"
+
+
+def held_by_memidx(lock: Path) -> bool:
+    """Whether `lock` is one memidx took and the shell that lets it go still runs (Linux)."""
+    try:
+        with lock.open("rb") as file:
+            said = file.read(128).split()
+    except OSError:
+        return False
+    pid = said[1].decode(errors="replace") if len(said) == 3 and said[0] == b"memidx" else ""
+    return pid.isdigit() and Path(f"/proc/{pid}").is_dir()
 
 
 def take_index_lock(git_dir: Path, token: str) -> bool:

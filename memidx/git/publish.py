@@ -68,13 +68,13 @@ def move_head(
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     locks = bool(then) and SHELL is not None  # the index, from before the move
-    token = index_token(new)
     if locks and SHELL is not None:
-        script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir), token]
+        script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
+        token = index_token(git.pid, new)  # the shell's, which lets the lock go
         try:
             git.stdin.write(f"start\nupdate HEAD {new} {old or ZERO}\nprepare\n")
             git.stdin.flush()
