@@ -30,6 +30,7 @@ _FOLLOW = (
     "lock=$dir/index.lock; copy=$dir/memidx-follow-index; "
     'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
     'if [ "$(git rev-parse -q --verify HEAD)" != "$new" ]; then mine && rm -f "$lock"; exit 0; fi; '
+    'mine && rm -f "$copy.lock"; '  # a killed shell's: the copy is memidx's while it holds the lock
     'if mine && { [ ! -e "$dir/index" ] || cp "$dir/index" "$copy"; } && '
     'GIT_INDEX_FILE=$copy git "$@" && mv -f "$copy" "$dir/index"; then rm -f "$lock"; exit 0; fi; '
     'rm -f "$copy"; '

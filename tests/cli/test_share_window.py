@@ -131,3 +131,17 @@ def test_a_commit_when_the_branch_moved_and_the_index_not_yet_reverts_nothing(
     assert two.git("status", "--porcelain=v1", "--", "notes/mine.md") == "A  notes/mine.md\n"
     assert not (two.root / ".git" / "index.lock").exists()
     assert not (two.root / ".git" / "memidx-follow-index").exists()
+
+
+def test_a_copy_s_lock_a_killed_move_left_stops_no_later_share(tmp_path: Path) -> None:
+    """share's merge follows on a copy of the index (.git/memidx-follow-index) while memidx
+    holds index.lock: a shell killed mid-way left the copy's lock, and every later share's
+    read-tree failed on it (git: Unable to create '.../memidx-follow-index.lock'), was read as
+    another git holding the index and tried again until share gave up."""
+    two = behind(tmp_path, diverged=True)
+    (two.root / ".git" / "memidx-follow-index.lock").write_text("a killed shell's\n")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert THEIRS in two.git("ls-files")
+    assert two.git("status", "--porcelain=v1", "--", "notes") == ""
