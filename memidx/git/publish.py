@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
+from memidx.git.move_script import FAILED, THEN, THEN_OR_BACK, index_token, take_index_lock
 from memidx.git.newcomers import COMMITTING, arrived, last_pid, lately, subcommand
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
@@ -43,24 +44,6 @@ ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
 REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
 HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
-
-
-# $1 the reflog message, $2 the new commit, then the git command to run once HEAD is there
-# (update-ref's answers go to memidx; its exit status does not tell a commit from an abort)
-THEN = (
-    'git update-ref -m "$1" --stdin; '
-    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
-    'shift 2; exec git "$@"'
-)
-FAILED = "memidx: the command run with the move failed"
-# the same, and when that git command fails, HEAD goes back to $3 (from $2): share's merge,
-# whose work tree and index did not follow the move, is undone rather than left half made
-THEN_OR_BACK = (
-    'git update-ref -m "$1" --stdin; '
-    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
-    'said=$1 new=$2 old=$3; shift 3; git "$@" && exit 0; '
-    f'git update-ref -m "$said (undone)" HEAD "$old" "$new"; echo "{FAILED}" >&2'
-)
 
 
 def move_head(
@@ -87,12 +70,14 @@ def move_head(
     if committing(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
-    if then and SHELL is not None:
-        script, was = (THEN_OR_BACK, [old or ZERO]) if back else (THEN, [])
+    locks = bool(then) and SHELL is not None  # the index, from before the move
+    if locks and SHELL is not None:
+        script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
+        token = index_token(git.pid, new)  # the shell's, which lets the lock go
         try:
             git.stdin.write(f"start\nupdate HEAD {new} {old or ZERO}\nprepare\n")
             git.stdin.flush()
@@ -103,6 +88,7 @@ def move_head(
                 switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
                 busy = busy or lately(root) or arrived(root, since)  # last: right before it
+                busy = busy or (locks and not take_index_lock(git_dir, token))
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
