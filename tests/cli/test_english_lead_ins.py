@@ -76,3 +76,17 @@ def test_ui_strings_beside_their_english_labels_pass(repo: NotesRepo) -> None:
     done = repo.memidx("check", "english", "notes/labels.md")
 
     assert done.code == 0, done
+
+
+def test_ui_verb_phrases_beside_their_english_labels_pass(repo: NotesRepo) -> None:
+    """Two-word German UI strings with no function word passed before values were read alone,
+    then were refused as German (62%)."""
+    items = ["Save changes: Änderungen speichern", "Open file: Datei öffnen"]
+    items += ["Close window: Fenster schließen", "Delete account: Konto löschen"]
+    body = "The strings our translator sent for the settings screen.\n\n"
+    repo.note("strings.md", "German UI strings", body + "".join(f"- {i}\n" for i in items))
+    repo.git("add", "-A")
+
+    done = repo.memidx("check", "english", "notes/strings.md")
+
+    assert done.code == 0, done

@@ -157,6 +157,18 @@ ENGLISH = {
         "Save As: Speichern unter",
         "Print: Drucken",
     ],
+    "ui verb phrases": [  # refused as German once each value was read alone (wt-reng5)
+        "Save changes: Änderungen speichern",
+        "Open file: Datei öffnen",
+        "Close window: Fenster schließen",
+        "Delete account: Konto löschen",
+    ],
+    "ui strings, half of them phrases": [
+        "Save: Speichern",
+        "Open file: Datei öffnen",
+        "Close window: Fenster schließen",
+        "Settings: Einstellungen",
+    ],
     "names beside speakers": [
         "Speaker 1: Jürgen Müller",
         "Speaker 2: François Lefèvre",
