@@ -23,6 +23,7 @@ LEAD_IN = re.compile(
 )
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
+_ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
 # A UI string of two words holding no language's function word (`- Open file: Datei öffnen`)
 # is a term too when every value of the list is a term: a German UI glossary of verb phrases
@@ -110,7 +111,19 @@ def _a_term(value: str) -> bool:
         len(words) == 1
         or (named(value) and len(words) <= MAX_NAME_WORDS)
         or (caseless and len(value) <= MAX_TERM_CHARS)
+        or _a_place(words)
     )
+
+
+def _a_place(words: Sequence[str]) -> bool:
+    """Whether words are a name with its particles in lower case (`Palacio de Congresos`,
+    `Musée d'Orsay`, `Fontana di Trevi`): first and last capitalised, each word in lower case a
+    function word of a listed language. Read alone, a trip's places beside English labels
+    were refused as Spanish, French or Italian; read with their labels, they passed before."""
+    if not 2 <= len(words) <= MAX_NAME_WORDS + 2 or not words[0][0].isupper():
+        return False
+    particles = (_ELIDED.split(word.lower())[0] for word in words if not word[0].isupper())
+    return words[-1][0].isupper() and all(word in ANY_FUNCTION_WORD for word in particles)
 
 
 def _cased(text: str) -> bool:

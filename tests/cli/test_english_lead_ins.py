@@ -90,3 +90,16 @@ def test_ui_verb_phrases_beside_their_english_labels_pass(repo: NotesRepo) -> No
     done = repo.memidx("check", "english", "notes/strings.md")
 
     assert done.code == 0, done
+
+
+def test_places_with_particles_beside_english_labels_pass(repo: NotesRepo) -> None:
+    """Read alone, `Fontana di Trevi` and the like made a trip note Italian (59%)."""
+    items = ["Morning: Piazza della Rotonda", "Lunch: Trattoria da Enzo"]
+    items += ["Afternoon: Musei Vaticani", "Evening: Fontana di Trevi", "Late: Campo de' Fiori"]
+    body = "Places the team wants to see after the meetup on Thursday.\n\n"
+    repo.note("rome.md", "Rome visit", body + "".join(f"- {i}\n" for i in items))
+    repo.git("add", "-A")
+
+    done = repo.memidx("check", "english", "notes/rome.md")
+
+    assert done.code == 0, done
