@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
-from memidx.notes.titlecase import named, prose_in_title_case
+from memidx.notes.titlecase import ANY_FUNCTION_WORD, named, prose_in_title_case
 
 Detect = Callable[[str], tuple[str, float]]
 
@@ -23,7 +23,13 @@ LEAD_IN = re.compile(
 )
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
+_ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
+# A UI string of two words holding no language's function word (`- Open file: Datei öffnen`)
+# is a term too when every value of the list is a term: a German UI glossary of verb phrases
+# passed before values were read alone, then was refused as German; prose cut in pieces holds
+# function words in some of its pieces
+MAX_PHRASE_WORDS = 2
 MIN_PAIRS = 2  # one pair is a sentence with a colon as likely as a list
 MIN_SHARED_LABELS = 3  # `Open File`, `Save File`: two labels may share a word
 # Names beside labels lose a cut note's function words only when its language is this sure:
@@ -76,16 +82,22 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     (after labels_for_pairs): the item says what its value says, and an English lead-in before
     each piece of another language's prose (`- Step one: bitte vor dem`, `- Build: bitte vor
     dem`) made the pieces read as English. But for a glossary's terms (_glossary_terms: `-
-    Save: enregistrer`), which the item reads as it is, label and term."""
+    Save: enregistrer`), which the item reads as it is, label and term, and its phrases
+    (_a_phrase: `- Open file: Datei öffnen`, when every value is a term or one), read by
+    their labels."""
     found = [_pair(unit) or _lead_in(unit) for unit in units]  # a list: twice counts twice
     if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
         return list(units)
     terms = [value for _, value in pairs if _a_term(value)]
+    if all(_a_term(value) or _a_phrase(value) for _, value in pairs):
+        terms = [value for _, value in pairs]
     if not _glossary_terms([label for label, _ in pairs], terms, detect):
         terms = list[str]()
-    kept = set(terms)
+    # a phrase beside its label read with it outweighed the label (`Änderungen speichern`)
+    phrases = {term for term in terms if len(LETTER_WORD.findall(term)) > 1 and _a_phrase(term)}
+    whole = set(terms) - phrases
     return [
-        unit if pair is None or pair[1] in kept else pair[1]
+        unit if pair is None or pair[1] in whole else pair[0] if pair[1] in phrases else pair[1]
         for unit, pair in zip(units, found, strict=True)
     ]
 
@@ -99,7 +111,33 @@ def _a_term(value: str) -> bool:
         len(words) == 1
         or (named(value) and len(words) <= MAX_NAME_WORDS)
         or (caseless and len(value) <= MAX_TERM_CHARS)
+        or _a_place(words)
     )
+
+
+def _a_place(words: Sequence[str]) -> bool:
+    """Whether words are a name with its particles in lower case (`Palacio de Congresos`,
+    `Musée d'Orsay`, `Fontana di Trevi`): first and last capitalised, each word in lower case a
+    function word of a listed language. Read alone, a trip's places beside English labels
+    were refused as Spanish, French or Italian; read with their labels, they passed before."""
+    if not 2 <= len(words) <= MAX_NAME_WORDS + 2 or not words[0][0].isupper():
+        return False
+    particles = (_ELIDED.split(word.lower())[0] for word in words if not word[0].isupper())
+    return words[-1][0].isupper() and all(word in ANY_FUNCTION_WORD for word in particles)
+
+
+def _cased(text: str) -> bool:
+    """Whether every letter of text is of a script with capitals, whose function words
+    memidx.notes.titlecase lists (a caseless script's words are not cut by spaces)."""
+    return all(ch.isupper() or ch.islower() for ch in text if ch.isalpha())
+
+
+def _a_phrase(value: str) -> bool:
+    """Whether a value is a UI string of MAX_PHRASE_WORDS words without a function word of any
+    language (`Datei öffnen`, `Konto löschen`), which prose cut in pieces seldom is throughout."""
+    words = LETTER_WORD.findall(value.lower())
+    short = len(words) <= MAX_PHRASE_WORDS and _cased(value)
+    return short and not ANY_FUNCTION_WORD.intersection(words)
 
 
 def _glossary_terms(labels: Sequence[str], terms: Sequence[str], detect: Detect) -> bool:

@@ -76,3 +76,30 @@ def test_ui_strings_beside_their_english_labels_pass(repo: NotesRepo) -> None:
     done = repo.memidx("check", "english", "notes/labels.md")
 
     assert done.code == 0, done
+
+
+def test_ui_verb_phrases_beside_their_english_labels_pass(repo: NotesRepo) -> None:
+    """Two-word German UI strings with no function word passed before values were read alone,
+    then were refused as German (62%)."""
+    items = ["Save changes: Änderungen speichern", "Open file: Datei öffnen"]
+    items += ["Close window: Fenster schließen", "Delete account: Konto löschen"]
+    body = "The strings our translator sent for the settings screen.\n\n"
+    repo.note("strings.md", "German UI strings", body + "".join(f"- {i}\n" for i in items))
+    repo.git("add", "-A")
+
+    done = repo.memidx("check", "english", "notes/strings.md")
+
+    assert done.code == 0, done
+
+
+def test_places_with_particles_beside_english_labels_pass(repo: NotesRepo) -> None:
+    """Read alone, `Fontana di Trevi` and the like made a trip note Italian (59%)."""
+    items = ["Morning: Piazza della Rotonda", "Lunch: Trattoria da Enzo"]
+    items += ["Afternoon: Musei Vaticani", "Evening: Fontana di Trevi", "Late: Campo de' Fiori"]
+    body = "Places the team wants to see after the meetup on Thursday.\n\n"
+    repo.note("rome.md", "Rome visit", body + "".join(f"- {i}\n" for i in items))
+    repo.git("add", "-A")
+
+    done = repo.memidx("check", "english", "notes/rome.md")
+
+    assert done.code == 0, done
