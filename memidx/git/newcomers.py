@@ -34,7 +34,7 @@ def last_pid() -> int | None:
 def arrived(root: Path, since: int | None) -> bool:
     """Whether a process that started after `since` (last_pid's) may be a git committing in
     the clone at `root`: a git committing there (or naming a clone in its arguments: it has not
-    gone there yet), or any other process there (a shell's child that may exec `git commit`
+    gone there yet), or a fork there not exec'd yet (a shell's child that may exec `git commit`
     next). True too when the ids wrapped or came in a burst, or kept coming (unknown: taken as
     busy); False where the last id cannot be read."""
     if since is None:
@@ -103,28 +103,46 @@ def _parents(pid: str) -> list[str]:
 
 def _may_commit(proc: Path, root: Path) -> bool:
     """Whether process `proc` (its /proc folder) may be a git committing in the clone: a git
-    committing there (or naming a clone: not gone there yet), or another process there."""
+    committing there (or naming a clone: not gone there yet), or a fork there that has not
+    exec'd yet (a shell's child that may exec `git commit` next). One that exec'd another
+    program (an editor's `sleep`, a build's compiler, a prompt's helper) is no git: waiting
+    for each one that started left every `remember` pending beside a `git status` loop."""
     try:
-        if _thread(proc):
+        status = _status(proc)
+        if status.get("Tgid", proc.name) != proc.name:
             return False  # a thread of a process that was there for the look
         name = (proc / "comm").read_text().strip()
         cwd = (proc / "cwd").readlink()
-        argv = (proc / "cmdline").read_bytes().split(b"\0")
+        line = (proc / "cmdline").read_bytes()
+        here = cwd == root or root in cwd.parents
+        if name != "git":
+            return here and _unexeced(proc, status.get("PPid", "0"), line)
     except OSError:
         return False  # ended, another user's, or a zombie
-    here = cwd == root or root in cwd.parents
-    if name != "git":
-        return here
+    argv = line.split(b"\0")
     named = not ELSEWHERE.isdisjoint(arg.decode("utf-8", "replace") for arg in argv[1:])
     return subcommand(argv) in COMMITTING and (here or named)
 
 
-def _thread(proc: Path) -> bool:
-    """Whether `proc` is a thread (its thread group is another process)."""
+def _status(proc: Path) -> dict[str, str]:
+    """The first word of each `Key:` line of /proc/<pid>/status (Tgid, PPid, ...)."""
+    found: dict[str, str] = {}
     for line in (proc / "status").read_text(errors="replace").splitlines():
-        if line.startswith("Tgid:"):
-            return line.split()[1] != proc.name
-    return False
+        key, _, value = line.partition(":")
+        found[key] = value.split()[0] if value.split() else ""
+    return found
+
+
+def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
+    """Whether `proc` (command line `argv`) runs its parent's program and command line still:
+    forked, not exec'd yet (OSError once `proc` is gone; False when its parent cannot be read:
+    another user's). Not `bash x.sh` under an interactive bash: the command lines differ."""
+    parent_dir = Path(f"/proc/{parent}")
+    try:
+        theirs = (parent_dir / "exe").readlink(), (parent_dir / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return ((proc / "exe").readlink(), argv) == theirs
 
 
 def subcommand(argv: list[bytes]) -> str:
