@@ -31,22 +31,29 @@ def last_pid() -> int | None:
         return None
 
 
-def arrived(root: Path, since: int | None) -> bool:
+def arrived(
+    root: Path,
+    since: int | None,
+    commands: frozenset[str] = COMMITTING,
+    also: tuple[Path, ...] = (),
+) -> bool:
     """Whether a process that started after `since` (last_pid's) may be a git committing in
     the clone at `root`: a git committing there (or naming a clone in its arguments: it has not
     gone there yet), or a fork there not exec'd yet (a shell's child that may exec `git commit`
     next). True too when the ids wrapped or came in a burst, or kept coming (unknown: taken as
-    busy); False where the last id cannot be read."""
+    busy); False where the last id cannot be read. `commands`: the git commands waited for;
+    `also`: other work trees of the clone, looked at as `root` is."""
     if since is None:
         return False
-    top = root.resolve()
+    tops = (root.resolve(), *(tree.resolve() for tree in also))
     for _ in range(ROUNDS):
         now = last_pid()
         if now is None or now == since:
             return False
         if now < since or now - since > BURST:
             return True
-        if any(_may_commit(Path(f"/proc/{pid}"), top) for pid in range(since + 1, now + 1)):
+        new = range(since + 1, now + 1)
+        if any(_may_commit(Path(f"/proc/{pid}"), tops, commands) for pid in new):
             return True
         since = now
     return True
@@ -74,7 +81,7 @@ def lately(root: Path) -> bool:
             continue
         if int(fields[20]) < now - RECENT * TICKS:
             continue  # an old one: the person's shell, not a new git
-        if fields[2] != me and pid_dir.name not in mine and _may_commit(pid_dir, top):
+        if fields[2] != me and pid_dir.name not in mine and _may_commit(pid_dir, (top,)):
             return True  # a git too: it may have exec'd since the look for gits passed it
     return False
 
@@ -101,7 +108,7 @@ def _parents(pid: str) -> list[str]:
     return found
 
 
-def _may_commit(proc: Path, root: Path) -> bool:
+def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = COMMITTING) -> bool:
     """Whether process `proc` (its /proc folder) may be a git committing in the clone: a git
     committing there (or naming a clone: not gone there yet), or a fork there that has not
     exec'd yet (a shell's child that may exec `git commit` next). One that exec'd another
@@ -114,14 +121,14 @@ def _may_commit(proc: Path, root: Path) -> bool:
         name = (proc / "comm").read_text().strip()
         cwd = (proc / "cwd").readlink()
         line = (proc / "cmdline").read_bytes()
-        here = cwd == root or root in cwd.parents
+        here = any(cwd == top or top in cwd.parents for top in tops)
         if name != "git":
             return here and _unexeced(proc, status.get("PPid", "0"), line)
     except OSError:
         return False  # ended, another user's, or a zombie
     argv = line.split(b"\0")
     named = not ELSEWHERE.isdisjoint(arg.decode("utf-8", "replace") for arg in argv[1:])
-    return subcommand(argv) in COMMITTING and (here or named)
+    return subcommand(argv) in commands and (here or named)
 
 
 def _status(proc: Path) -> dict[str, str]:
