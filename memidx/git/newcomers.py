@@ -71,13 +71,16 @@ def lately(root: Path) -> bool:
     except (OSError, ValueError, IndexError):
         return False
     top, me = root.resolve(), str(os.getpid())
-    mine = {me, *_parents(me)}
-    for pid_dir in Path("/proc").glob("[0-9]*"):
+    mine, here = {me, *_parents(me)}, str(top)
+    under = here.rstrip("/") + "/"
+    for pid_dir in Path("/proc").iterdir():  # no glob, no cwd.parents: under HEAD's lock
+        if not pid_dir.name.isdigit():
+            continue
         try:  # the folder first: reading a process's stat costs more (~80 us under load)
-            cwd = (pid_dir / "cwd").readlink()
+            cwd = str((pid_dir / "cwd").readlink())
         except OSError:
             continue  # ended, or another user's
-        if not (cwd == top or top in cwd.parents) or len(fields := _stat(pid_dir)) < 21:
+        if not (cwd == here or cwd.startswith(under)) or len(fields := _stat(pid_dir)) < 21:
             continue
         if int(fields[20]) < now - RECENT * TICKS:
             continue  # an old one: the person's shell, not a new git
