@@ -117,16 +117,18 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
     exec'd yet (a shell's child that may exec `git commit` next). One that exec'd another
     program (an editor's `sleep`, a build's compiler, a prompt's helper) is no git: waiting
     for each one that started left every `remember` pending beside a `git status` loop."""
-    try:
+    try:  # the cheap reads first: most processes are neither git nor in the clone
+        name = (proc / "comm").read_text().strip()
+        cwd = (proc / "cwd").readlink()
+        here = any(cwd == top or top in cwd.parents for top in tops)
+        if name != "git" and not here:
+            return False
         status = _status(proc)
         if status.get("Tgid", proc.name) != proc.name:
             return False  # a thread of a process that was there for the look
-        name = (proc / "comm").read_text().strip()
-        cwd = (proc / "cwd").readlink()
         line = (proc / "cmdline").read_bytes()
-        here = any(cwd == top or top in cwd.parents for top in tops)
         if name != "git":
-            return here and _unexeced(proc, status.get("PPid", "0"), line)
+            return _unexeced(proc, status.get("PPid", "0"), line)
     except OSError:
         return False  # ended, another user's, or a zombie
     argv = line.split(b"\0")
@@ -135,11 +137,14 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
 
 
 def _status(proc: Path) -> dict[str, str]:
-    """The first word of each `Key:` line of /proc/<pid>/status (Tgid, PPid, ...)."""
+    """Tgid and PPid of /proc/<pid>/status (the lines before them: not the ~50 after)."""
     found: dict[str, str] = {}
     for line in (proc / "status").read_text(errors="replace").splitlines():
         key, _, value = line.partition(":")
-        found[key] = value.split()[0] if value.split() else ""
+        if key in ("Tgid", "PPid"):
+            found[key] = value.strip()
+            if len(found) == 2:
+                break
     return found
 
 
