@@ -31,22 +31,29 @@ def last_pid() -> int | None:
         return None
 
 
-def arrived(root: Path, since: int | None) -> bool:
+def arrived(
+    root: Path,
+    since: int | None,
+    commands: frozenset[str] = COMMITTING,
+    also: tuple[Path, ...] = (),
+) -> bool:
     """Whether a process that started after `since` (last_pid's) may be a git committing in
     the clone at `root`: a git committing there (or naming a clone in its arguments: it has not
-    gone there yet), or any other process there (a shell's child that may exec `git commit`
+    gone there yet), or a fork there not exec'd yet (a shell's child that may exec `git commit`
     next). True too when the ids wrapped or came in a burst, or kept coming (unknown: taken as
-    busy); False where the last id cannot be read."""
+    busy); False where the last id cannot be read. `commands`: the git commands waited for;
+    `also`: other work trees of the clone, looked at as `root` is."""
     if since is None:
         return False
-    top = root.resolve()
+    tops = (root.resolve(), *(tree.resolve() for tree in also))
     for _ in range(ROUNDS):
         now = last_pid()
         if now is None or now == since:
             return False
         if now < since or now - since > BURST:
             return True
-        if any(_may_commit(Path(f"/proc/{pid}"), top) for pid in range(since + 1, now + 1)):
+        new = range(since + 1, now + 1)
+        if any(_may_commit(Path(f"/proc/{pid}"), tops, commands) for pid in new):
             return True
         since = now
     return True
@@ -64,17 +71,20 @@ def lately(root: Path) -> bool:
     except (OSError, ValueError, IndexError):
         return False
     top, me = root.resolve(), str(os.getpid())
-    mine = {me, *_parents(me)}
-    for pid_dir in Path("/proc").glob("[0-9]*"):
+    mine, here = {me, *_parents(me)}, str(top)
+    under = here.rstrip("/") + "/"
+    for pid_dir in Path("/proc").iterdir():  # no glob, no cwd.parents: under HEAD's lock
+        if not pid_dir.name.isdigit():
+            continue
         try:  # the folder first: reading a process's stat costs more (~80 us under load)
-            cwd = (pid_dir / "cwd").readlink()
+            cwd = str((pid_dir / "cwd").readlink())
         except OSError:
             continue  # ended, or another user's
-        if not (cwd == top or top in cwd.parents) or len(fields := _stat(pid_dir)) < 21:
+        if not (cwd == here or cwd.startswith(under)) or len(fields := _stat(pid_dir)) < 21:
             continue
         if int(fields[20]) < now - RECENT * TICKS:
             continue  # an old one: the person's shell, not a new git
-        if fields[2] != me and pid_dir.name not in mine and _may_commit(pid_dir, top):
+        if fields[2] != me and pid_dir.name not in mine and _may_commit(pid_dir, (top,)):
             return True  # a git too: it may have exec'd since the look for gits passed it
     return False
 
@@ -101,30 +111,53 @@ def _parents(pid: str) -> list[str]:
     return found
 
 
-def _may_commit(proc: Path, root: Path) -> bool:
+def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = COMMITTING) -> bool:
     """Whether process `proc` (its /proc folder) may be a git committing in the clone: a git
-    committing there (or naming a clone: not gone there yet), or another process there."""
-    try:
-        if _thread(proc):
-            return False  # a thread of a process that was there for the look
+    committing there (or naming a clone: not gone there yet), or a fork there that has not
+    exec'd yet (a shell's child that may exec `git commit` next). One that exec'd another
+    program (an editor's `sleep`, a build's compiler, a prompt's helper) is no git: waiting
+    for each one that started left every `remember` pending beside a `git status` loop."""
+    try:  # the cheap reads first: most processes are neither git nor in the clone
         name = (proc / "comm").read_text().strip()
         cwd = (proc / "cwd").readlink()
-        argv = (proc / "cmdline").read_bytes().split(b"\0")
+        here = any(cwd == top or top in cwd.parents for top in tops)
+        if name != "git" and not here:
+            return False
+        status = _status(proc)
+        if status.get("Tgid", proc.name) != proc.name:
+            return False  # a thread of a process that was there for the look
+        line = (proc / "cmdline").read_bytes()
+        if name != "git":
+            return _unexeced(proc, status.get("PPid", "0"), line)
     except OSError:
         return False  # ended, another user's, or a zombie
-    here = cwd == root or root in cwd.parents
-    if name != "git":
-        return here
+    argv = line.split(b"\0")
     named = not ELSEWHERE.isdisjoint(arg.decode("utf-8", "replace") for arg in argv[1:])
-    return subcommand(argv) in COMMITTING and (here or named)
+    return subcommand(argv) in commands and (here or named)
 
 
-def _thread(proc: Path) -> bool:
-    """Whether `proc` is a thread (its thread group is another process)."""
+def _status(proc: Path) -> dict[str, str]:
+    """Tgid and PPid of /proc/<pid>/status (the lines before them: not the ~50 after)."""
+    found: dict[str, str] = {}
     for line in (proc / "status").read_text(errors="replace").splitlines():
-        if line.startswith("Tgid:"):
-            return line.split()[1] != proc.name
-    return False
+        key, _, value = line.partition(":")
+        if key in ("Tgid", "PPid"):
+            found[key] = value.strip()
+            if len(found) == 2:
+                break
+    return found
+
+
+def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
+    """Whether `proc` (command line `argv`) runs its parent's program and command line still:
+    forked, not exec'd yet (OSError once `proc` is gone; False when its parent cannot be read:
+    another user's). Not `bash x.sh` under an interactive bash: the command lines differ."""
+    parent_dir = Path(f"/proc/{parent}")
+    try:
+        theirs = (parent_dir / "exe").readlink(), (parent_dir / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return ((proc / "exe").readlink(), argv) == theirs
 
 
 def subcommand(argv: list[bytes]) -> str:

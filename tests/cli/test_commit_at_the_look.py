@@ -11,7 +11,9 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 import time
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -89,15 +91,36 @@ def test_no_process_started_since_the_look_is_no_arrival(repo: NotesRepo) -> Non
     assert not arrived(repo.root, since)
 
 
-def test_a_process_started_in_the_clone_since_the_look_is_an_arrival(repo: NotesRepo) -> None:
+FORKS = """import os, sys, time
+child = os.fork()
+if child == 0:
+    time.sleep(5)  # forked, not exec'd: may exec `git commit` next
+    os._exit(0)
+print(child, flush=True)
+time.sleep(5)
+os.kill(child, 9)
+"""
+
+
+@contextlib.contextmanager
+def forked_in(folder: Path) -> Generator[int]:
+    """A process in `folder` that forked a child which has not exec'd (as a shell's child
+    before its exec of `git commit`); the child's pid."""
+    argv = [sys.executable, "-c", FORKS]
+    parent = subprocess.Popen(argv, cwd=folder, stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        yield int(parent.stdout.readline())
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+def test_a_fork_started_in_the_clone_since_the_look_is_an_arrival(repo: NotesRepo) -> None:
     since = last_pid()
     assert since is not None
-    shell = subprocess.Popen(["sleep", "5"], cwd=repo.root)  # may exec `git commit` next
-    try:
+    with forked_in(repo.root):
         assert arrived(repo.root, since)
-    finally:
-        shell.kill()
-        shell.wait()
 
 
 def test_a_process_started_elsewhere_since_the_look_is_no_arrival(
@@ -136,13 +159,10 @@ def stop(pid: int) -> None:
 
 def test_a_process_forked_lately_in_the_clone_is_waited_for(repo: NotesRepo) -> None:
     """A shell's child between its fork and its exec of `git commit` is no git yet."""
-    pid = orphan_in(repo.root)
-    try:
+    with forked_in(repo.root):
         assert lately(repo.root)
         time.sleep(RECENT + 0.05)
         assert not lately(repo.root)  # an old one is the person's shell, not a new git
-    finally:
-        stop(pid)
 
 
 def test_a_git_commit_started_lately_in_the_clone_is_waited_for(repo: NotesRepo) -> None:
