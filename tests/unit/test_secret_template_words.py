@@ -41,3 +41,31 @@ def test_the_words_inside_a_reference_are_none(text: str) -> None:
 )
 def test_the_words_after_a_reference_are_judged(text: str, secret: str) -> None:
     assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'DB_PASSWORD=${{DB_PASSWORD:-"{RANDOM}"}}',  # the shell's default, quoted
+        f"PASSWORD=${{PASSWORD:='{RANDOM}'}}",
+        f'  password: {{{{ .Values.db.password | default "{RANDOM}" | b64enc }}}}',  # Helm's
+        f'  password: {{{{ default "{RANDOM}" .Values.db.password }}}}',
+        f"          token: ${{{{ secrets.NPM_TOKEN || '{RANDOM}' }}}}",  # an Actions fallback
+    ],
+)
+def test_a_quoted_default_a_reference_gives_is_judged(text: str) -> None:
+    """Each was let through: the quote ended the value a reference leads."""
+    assert found(text) == [RANDOM]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'DB_PASSWORD=${DB_PASSWORD:-"postgres"}',
+        '  password: {{ .Values.db.password | default "changeme" | b64enc }}',
+        '  password: {{ required "db.password is required" .Values.db.password }}',
+        "  token: ${{ github.event_name == 'push' && secrets.TOKEN || '' }}",
+    ],
+)
+def test_a_placeholder_default_is_none(text: str) -> None:
+    assert found(text) == []
