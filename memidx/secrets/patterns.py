@@ -94,7 +94,10 @@ URL_PASSWORD = re.compile(
 # runs of digits or more between letters (`Zq8vT2mW9pL`); a name holds one (`s3Client`,
 # `oauth2Token`, `v1beta1`).
 MEMBER = re.compile(r"(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+")
-RANDOM_PART = re.compile(r"(?<=[A-Za-z])[0-9]++[A-Za-z]++[0-9]++(?=[A-Za-z])")
+# Between two of them a name's letters are a word (`V2beta2HorizontalPodAutoscaler`,
+# `v2Api3Key` were refused as random), a random string's are not (`8vT2`, `2mw9`)
+RANDOM_PART = re.compile(r"(?<=[A-Za-z])[0-9]++(?=([A-Za-z]++)[0-9]++[A-Za-z])")
+NAME_WORD = re.compile(r"[A-Z][a-z]{2,}+|[a-z]{3,}+")
 PORT = re.compile(r"[0-9]{1,5}")
 HOST_WITH_PORT = re.compile(r"(?:\[[^\]\s/@]*\]|[^\s:/@?#\[\]]+):[0-9]")  # `@cache:6379`
 
@@ -202,8 +205,8 @@ def referred(value: str) -> bool:
     password shaped as a call (memidx.secrets.calls)."""
     if password_call(value):
         return False
-    if MEMBER.fullmatch(value):
-        return RANDOM_PART.search(value) is None
+    if MEMBER.fullmatch(value):  # each run between digits (overlapping: a lookahead)
+        return all(NAME_WORD.fullmatch(run[1]) for run in RANDOM_PART.finditer(value))
     return bool(REFERENCE.search(value) or CALLED.search(value)) or (
         value.count(")") > value.count("(")
     )

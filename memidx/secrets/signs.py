@@ -77,18 +77,29 @@ PERSONAL = frozenset({"password", "passwords", "passwd", "pwd", "pw", "pass", "p
 PERSONAL_SHAPE = re.compile(r"[A-Za-z]++[0-9]++|[\w.-]*+@[0-9]++")
 
 
-@lru_cache(maxsize=4096)
 def personal(name: str) -> bool:
     """Whether `name`'s last word names a person's password (PERSONAL)."""
+    return _personal(name) if len(name) <= CACHED_LENGTH else _last_personal(name)
+
+
+def _last_personal(name: str) -> bool:
     return (WORD.findall(name)[-1:] or [""])[0].lower() in PERSONAL
 
 
-# Each value is judged once: a long run repeats its values (`token=!a&b=` repeated, each name's
-# value read to 200 characters: 95,000 judged, 1.4 s of the 2.5 s a megabyte cost)
-@lru_cache(maxsize=4096)
+# Only short arguments are kept: each cached run of megabytes stayed in memory for the life of
+# the process (an MCP server's, a pre-commit run's), up to 4,096 of them (40 notes of a 1 MB
+# value held 40 MB after their check)
+CACHED_LENGTH = 256
+_personal = lru_cache(maxsize=4096)(_last_personal)
+
+
 def no_password(rest: str, *, person: bool = False) -> bool:
     """Whether a sign-led value is a path, an entity, a filter or a field's name; a path of
     PERSONAL_SHAPE's names none when given to a person's password (`person`)."""
+    return _no_password(rest, person) if len(rest) <= CACHED_LENGTH else _judged(rest, person)
+
+
+def _judged(rest: str, person: bool) -> bool:
     # a share's path, `\\host\share\pw`, on backslashes too; elsewhere a backslash is a
     # password's sign (`@hunter2\secret9`, `!zq8xq2\abcdef` were let through as paths)
     names = (SLASHES if rest.startswith("\\\\") else SLASH).split(rest.lstrip(SIGNS))
@@ -102,6 +113,11 @@ def no_password(rest: str, *, person: bool = False) -> bool:
     ):
         return True
     return NO_PASSWORD.search(rest) is not None or _names_a_field(rest)
+
+
+# Each value is judged once: a long run repeats its values (`token=!a&b=` repeated, each name's
+# value read to 200 characters: 95,000 judged, 1.4 s of the 2.5 s a megabyte cost)
+_no_password = lru_cache(maxsize=4096)(_judged)
 
 
 def selector(name: str, value: str) -> bool:

@@ -52,8 +52,33 @@ def template_led(line: str, named: Callable[[str], bool]) -> Iterator[str]:
         start, end = match.span(1)
         if named(line[(line.rfind(".", start, end) + 1) or start : end]):
             yield match[2]
-            if line[match.start(2) - 1] not in "\"'`":  # a plain scalar: its words after it
-                yield from _words_after(line, match.end())
+            after = _reference_end(line, match.start(2))
+            yield from _quoted_defaults(line[match.start(2) : after if after != -1 else None])
+            if after != -1 and line[match.start(2) - 1] not in "\"'`":  # a plain scalar:
+                yield from _words_after(line, max(after, match.end()))  # its words after it
+
+
+def _reference_end(line: str, at: int) -> int:
+    """Where the reference that opens at `at` closes (-1: never on its line). The words
+    inside one are no literal: Helm's `{{ randAlphaNum 16 | b64enc }}`, Ansible's
+    `{{ lookup('password', '/tmp/pw chars=ascii_letters') }}` and GitHub Actions'
+    `${{ steps.app-token.outputs.token }}` were refused, a word inside judged as a value."""
+    close = "}}" if line.startswith(("{{", "${{"), at) else "}"
+    end = line.find(close, at)
+    return -1 if end == -1 else end + len(close)
+
+
+# A quoted default a reference gives (group 2): the shell's `${X:-"v4lue"}`, Helm's
+# `{{ .Values.x | default "v4lue" }}` or `{{ default "v4lue" .Values.x }}`, an Actions
+# expression's `${{ secrets.X || 'v4lue' }}`; each was let through, the quotes ending the value
+# (a message with spaces, `required "x is required"`, is none)
+QUOTED_DEFAULT = re.compile(r"""(?:\bdefault|\|\||:?+[-=])[ \t(]*+(["'])([^\s"'{}]++)\1""")
+
+
+def _quoted_defaults(reference: str) -> Iterator[str]:
+    """The quoted literals `reference` gives as its value's default (QUOTED_DEFAULT)."""
+    for match in QUOTED_DEFAULT.finditer(reference):
+        yield match[2]
 
 
 # a word after a plain value a reference leads, on its line, up to a comment

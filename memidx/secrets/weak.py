@@ -23,4 +23,6 @@ def common_password(value: str) -> bool:
     """Whether `value` is one of COMMON_PASSWORDS with a sign or digits before or after it
     (`!letmein`, `letmein!`, `iloveyou2`): alone, a word in small letters is judged as any."""
     word = value.strip(SIGNS + "0123456789")
+    if value == "@" + word:  # a mention of a person, `token_owner: @jennifer`, was refused
+        return False
     return word != value and word.lower() in COMMON_PASSWORDS

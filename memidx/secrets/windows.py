@@ -40,9 +40,15 @@ def _secret_words() -> re.Pattern[str]:
     return re.compile("(?i)(?:" + "|".join([*library.keyword_words(), *extra]) + ")")
 
 
-@lru_cache(maxsize=4096)  # a long run repeats its names: each read once
 def secret_word(name: str) -> bool:
     """Whether a name holds a secret-sounding word (`db_password`, `GITHUB_TOKEN`)."""
+    return _named(name) if len(name) <= 256 else _secret_words().search(name) is not None
+
+
+# a long run repeats its names: each read once; a long name is not kept (a cached run of
+# megabytes stayed in memory for the process's life)
+@lru_cache(maxsize=4096)
+def _named(name: str) -> bool:
     return _secret_words().search(name) is not None
 
 

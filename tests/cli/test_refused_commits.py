@@ -118,6 +118,8 @@ def test_a_line_the_review_found_let_through_is_refused(hooked: NotesRepo, body:
         'pwd: "@/projects/app2"',  # a path from the bundler's alias of the project
         'storeSecret("prod/db-password", value)',  # a secret's name in a store
         "filter=credentials%3Ais_expired%3Dtrue",  # a condition
+        "  password: {{ randAlphaNum 16 | b64enc | quote }}",  # words inside Helm's reference
+        "  token: ${{ steps.app-token.outputs.token }}",  # and a GitHub Actions expression
     ],
 )
 def test_a_line_the_review_found_refused_commits(hooked: NotesRepo, body: str) -> None:

@@ -8,8 +8,9 @@ import time
 
 from memidx.secrets import keywords
 from memidx.secrets.assignments import extra_keyword_values
-from memidx.secrets.signs import no_password, personal
-from memidx.secrets.windows import secret_word
+from memidx.secrets.signs import _no_password as no_password  # pyright: ignore[reportPrivateUsage]
+from memidx.secrets.signs import _personal as personal  # pyright: ignore[reportPrivateUsage]
+from memidx.secrets.windows import _named, secret_word  # pyright: ignore[reportPrivateUsage]
 
 MB = 1 << 20
 
@@ -27,7 +28,7 @@ def test_a_long_lines_stems_find_it_once() -> None:
 
 
 def test_a_long_runs_repeated_values_and_names_are_judged_once() -> None:
-    for judged in (no_password, personal, secret_word):
+    for judged in (no_password, personal, _named):
         judged.cache_clear()
 
     list(extra_keyword_values("token=!a&b=" * 20_000, secret_word))
@@ -35,4 +36,4 @@ def test_a_long_runs_repeated_values_and_names_are_judged_once() -> None:
 
     assert no_password.cache_info().misses < 50
     assert personal.cache_info().misses < 10
-    assert secret_word.cache_info().misses < 10
+    assert _named.cache_info().misses < 10
