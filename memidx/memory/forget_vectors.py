@@ -56,6 +56,7 @@ def drop_forgotten_vectors(
 def _drop(config: Config, text_hashes: list[str]) -> None:
     from memidx.index.connection import transaction, trouble_reported
     from memidx.index.open import writable_index
+    from memidx.index.vectors import VectorStore
 
     store = writable_index(config)
     with (
@@ -63,8 +64,4 @@ def _drop(config: Config, text_hashes: list[str]) -> None:
         trouble_reported(config.index_path, write=True),
         transaction(store.conn),
     ):
-        store.conn.executemany(
-            """DELETE FROM vectors WHERE text_hash = ?
-               AND NOT EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?)""",
-            ((text_hash, text_hash) for text_hash in text_hashes),
-        )
+        VectorStore(store.conn).drop_texts(text_hashes)
