@@ -70,6 +70,16 @@ class VectorStore:
             ((h, model, blob) for h, blob in vectors),
         )
 
+    def put_held(self, model: str, vectors: Iterable[tuple[str, bytes]]) -> None:
+        """Store only the vectors of texts a chunk holds now (checked in the write itself):
+        an embed that read its chunks before a forget dropped them writes no vector of the
+        forgotten text back."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO vectors (text_hash, model, vector) SELECT ?, ?, ? "
+            "WHERE EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?)",
+            ((h, model, blob, h) for h, blob in vectors),
+        )
+
     def text_hashes(self, kind: str, refs: Iterable[str]) -> set[str]:
         """The text hashes of the chunks of these documents."""
         found: set[str] = set()
