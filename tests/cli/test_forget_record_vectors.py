@@ -54,6 +54,12 @@ def assert_as_rebuilt(repo: NotesRepo, models_dir: Path, tmp_path: Path) -> None
     assert vectors(repo.root) == vectors(copy)
 
 
+def matrices(root: Path) -> bytes:
+    """The bytes of the vector matrix files beside the index."""
+    folder = root / ".memidx" / "index.sqlite-vectors"
+    return b"".join(path.read_bytes() for path in sorted(folder.glob("*.mxv")))
+
+
 def test_a_forgotten_turn_leaves_the_index_as_a_rebuild_gives_it(
     tmp_path: Path, models_dir: Path
 ) -> None:
@@ -64,12 +70,38 @@ def test_a_forgotten_turn_leaves_the_index_as_a_rebuild_gives_it(
     gone = turn(repo, models_dir, "what is the zebra passphrase", SECRET)
     turn(repo, models_dir, "how do caches evict", "They evict by LRU.")
     run(repo, models_dir, "embed")
-    before = len(vectors(repo.root))
+    before = vectors(repo.root)
 
     run(repo, models_dir, "forget", gone)
 
-    assert len(vectors(repo.root)) == before - 1  # was before: the forgotten turn's stayed
+    after = vectors(repo.root)
+    assert len(after) == len(before) - 1  # was before: the forgotten turn's stayed
+    (forgotten,) = [row[2] for row in before if row not in after]
+    assert isinstance(forgotten, bytes)
+    assert forgotten not in matrices(repo.root)  # the matrix file kept it until an embed
+    assert after[0][2] in matrices(repo.root)  # written again, not merely removed
     assert_as_rebuilt(repo, models_dir, tmp_path)
+
+
+def test_a_forgotten_note_leaves_no_vector_in_the_matrix_file(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("keep.md", "Keep", "Caches evict by LRU.")
+    repo.note("secret.md", "Secret", SECRET)
+    repo.commit("notes")
+    run(repo, models_dir, "ingest")
+    run(repo, models_dir, "embed")
+    before = vectors(repo.root)
+    assert all(row[2] in matrices(repo.root) for row in before)
+
+    run(repo, models_dir, "forget", "notes/secret.md")
+
+    after = vectors(repo.root)
+    (forgotten,) = [row[2] for row in before if row not in after]
+    assert isinstance(forgotten, bytes)
+    assert forgotten not in matrices(repo.root)
+    assert all(row[2] in matrices(repo.root) for row in after)
 
 
 def test_a_turn_forgotten_on_another_clone_leaves_its_vectors_there_too(
