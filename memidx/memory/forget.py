@@ -193,12 +193,14 @@ def _head_moved(ref: str) -> MemidxError:
 def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
     from memidx.haystack.filing import file
     from memidx.haystack.frames import new_record
+    from memidx.memory.forget_vectors import drop_from_matrices
 
     record_id, before = _record_id(config, ref)
     if before is not None:  # done already: a second tombstone would add nothing
         return Forgotten("record", record_id, tombstone=before, already=True)
     tombstone = replace(new_record("forget", f"forgets {record_id}"), forgets=record_id)
-    filed = file(config, tombstone, notice)
+    filed = file(config, tombstone, notice)  # indexed: the record and its vectors dropped
+    drop_from_matrices(config, record_id, notice)
     return Forgotten("record", record_id, tombstone=filed.id)
 
 

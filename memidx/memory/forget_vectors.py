@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
@@ -44,6 +45,7 @@ def drop_forgotten_vectors(
         return
     try:
         _drop(config, text_hashes)
+        drop_from_matrices(config, ref, say)
     except (MemidxError, sqlite3.Error, OSError) as exc:
         why = exc.message if isinstance(exc, MemidxError) else str(exc)
         if say is not None:
@@ -56,6 +58,7 @@ def drop_forgotten_vectors(
 def _drop(config: Config, text_hashes: list[str]) -> None:
     from memidx.index.connection import transaction, trouble_reported
     from memidx.index.open import writable_index
+    from memidx.index.vectors import VectorStore
 
     store = writable_index(config)
     with (
@@ -63,8 +66,33 @@ def _drop(config: Config, text_hashes: list[str]) -> None:
         trouble_reported(config.index_path, write=True),
         transaction(store.conn),
     ):
-        store.conn.executemany(
-            """DELETE FROM vectors WHERE text_hash = ?
-               AND NOT EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?)""",
-            ((text_hash, text_hash) for text_hash in text_hashes),
-        )
+        VectorStore(store.conn).drop_texts(text_hashes)
+
+
+def drop_from_matrices(config: Config, ref: str, say: Callable[[str], None] | None) -> None:
+    """Write the vector matrix files again from the index as it is now: search ignores one
+    made before a forget, but its bytes held the forgotten text's vectors until the next
+    embed. Where they cannot be written (no numpy, a full disk) they are removed: the next
+    embed writes them, and search reads the index meanwhile."""
+    folder = Path(f"{config.index_path}-vectors")
+    if not folder.is_dir():
+        return
+    try:
+        from memidx.embed.matrix import scrub_matrices
+        from memidx.index.store import open_store
+
+        store, _ = open_store(config.index_path, write=False)
+        with closing(store.conn):
+            scrub_matrices(store.conn, config.index_path, durable=config.fsync)
+        return
+    except (ImportError, MemidxError, sqlite3.Error, OSError):
+        pass  # removed below
+    try:
+        for path in folder.glob("*.mxv"):
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        if say is not None:
+            say(
+                f"warning: {ref} is forgotten, but the vector files in {folder} may hold the "
+                f"vectors of its text until the next embed: {exc} (run `memidx embed`)"
+            )
