@@ -110,9 +110,9 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
     """Commit `data` at `ref` on `branch` (refs/heads/<name>), on top of its tip, moving the
     ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
     (the tip itself when it holds this very file already), None when a work tree checked the
-    branch out meanwhile (nothing committed), or a `git branch -d` took it with the commit. MemidxError when the branch holds another file
-    at `ref`; GitBusy when it kept moving, its ref's lock or commit.lock stayed held;
-    IndexLockLeft when a killed git left its ref's lock."""
+    branch out meanwhile (nothing committed) or a `git branch -d` took it with the commit.
+    MemidxError when the branch holds another file at `ref`; GitBusy when it kept moving, its
+    ref's lock or commit.lock stayed held; IndexLockLeft when a killed git left its ref's lock."""
     repo = GitRepo(config.root)
     name = branch.removeprefix("refs/heads/")
     undone = f"{ref} was not committed on {name}"
