@@ -110,7 +110,7 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
     """Commit `data` at `ref` on `branch` (refs/heads/<name>), on top of its tip, moving the
     ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
     (the tip itself when it holds this very file already), None when a work tree checked the
-    branch out meanwhile (nothing committed) or a `git branch -d` took it with the commit.
+    branch out meanwhile (nothing committed), or it was deleted, before or with the commit.
     MemidxError when the branch holds another file at `ref`; GitBusy when it kept moving, its
     ref's lock or commit.lock stayed held; IndexLockLeft when a killed git left its ref's lock."""
     repo = GitRepo(config.root)
@@ -120,7 +120,9 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
     with serialized(config, deadline, undone):
         moved = 0
         while moved < TRIES:
-            tip = _tip(repo, branch, undone)
+            tip = _tip(repo, branch)
+            if not tip:  # deleted since it was looked at: the note waits, for the branch here
+                return None
             blob = repo.run("hash-object", "-w", f"--path={ref}", "--stdin", input_bytes=data)
             blob_id = blob.decode().strip()
             there = repo.run("rev-parse", "--verify", "-q", f"{tip}:{ref}", check=False)
@@ -134,7 +136,7 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             commit = _build(config, tip, ref, blob_id, subject)
             message = f"memidx: {subject}"
             repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
-            if _tip(repo, branch, undone) == commit:
+            if _tip(repo, branch) == commit:
                 note = (ref, blob_id)
                 kept = _kept_unless_checked_out(repo, branch, commit, tip, note, deadline=deadline)
                 return kept if kept is None else _not_deleted(repo, branch, kept, deadline)
@@ -277,10 +279,9 @@ def _rebased_from(repo: GitRepo, commit: str) -> bool:
     return any(_read(found / name) == commit for found in git_dirs(repo) for name in heads)
 
 
-def _tip(repo: GitRepo, branch: str, undone: str) -> str:
+def _tip(repo: GitRepo, branch: str) -> str:
+    """The branch's commit; "" once it is gone (it raised, and the pending note was dropped)."""
     found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
-    if not found.strip():
-        raise MemidxError(f"{branch} is gone; {undone}", "commit it yourself")
     return found.decode().strip()
 
 

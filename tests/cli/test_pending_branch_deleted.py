@@ -77,3 +77,51 @@ def test_a_note_committed_on_a_branch_being_deleted_stays_pending_and_lands(
     assert again.code == 0, again.err
     assert repo.git("show", f"main:{REF}") == TEXT
     assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+def _holds_open(pid: int, name: str) -> bool:
+    """Whether process `pid` has a file called `name` open (Linux /proc)."""
+    try:
+        return any(link.readlink().name == name for link in Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+
+
+def test_a_note_whose_branch_is_deleted_as_memidx_commits_on_it_is_not_dropped(
+    tmp_path: Path,
+) -> None:
+    """Its branch looked at, there; deleted before memidx read its tip: "refs/heads/side is
+    gone; commit it yourself", and a pending note not the remember's own was dropped as failed,
+    its file untracked for good (chaos.py, seed 3). The gap is held open by commit.lock."""
+    from memidx.git.commit_lock import LOCK
+    from memidx.portable import file_lock
+
+    repo = started_memory(tmp_path)
+    repo.git("branch", "side")
+    repo.write(REF, TEXT)
+    config = load_config(repo.root, env={})
+    keep(config, REF, "Disk full", TEXT, "refs/heads/side")
+    env = clean_env(MEMIDX_ROOT=str(repo.root))
+    with file_lock(config.state_dir / LOCK) as taken:
+        assert taken
+        synced = subprocess.Popen(
+            [str(MEMIDX_BIN), "sync"], cwd=repo.root, env=env, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not _holds_open(synced.pid, LOCK):  # past its look at side: waits for it
+                _until(synced.poll() is None, "memidx to wait for commit.lock", deadline)
+                time.sleep(0.05)
+            repo.git("branch", "-q", "-D", "side")
+        except BaseException:
+            synced.kill()
+            raise
+    _, err = synced.communicate(timeout=60)
+    assert synced.returncode == 0, err
+    assert "is gone" not in err, err  # it said "commit it yourself" of a note it then dropped
+
+    again = repo.memidx("sync")  # the branch gone: committed on the one checked out
+
+    assert again.code == 0, again.err
+    assert repo.git("show", f"main:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
