@@ -43,6 +43,10 @@ def follow(
     from memidx.git.publish import DETACHED, head_names
 
     if branch is not None:
+        # the look at HEAD once git's index is free: looked at while a person's merge held it,
+        # a switch after the merge moved HEAD before the reset below, which then staged the
+        # forgotten note's deletion on the side branch, its file left untracked (chaos seed 2)
+        _index_free(Path(str(repo.git_dir)) / "index.lock", max(deadline, time.monotonic()))
         if switching := _switching(root):  # it read HEAD before the move, maybe
             wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
         if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
@@ -57,6 +61,15 @@ def follow(
     until = max(deadline, time.monotonic() + LATE_FLOOR)
     update_user_index(repo, paths, commit, until, done=done, shows=shows)
     return []
+
+
+def _index_free(lock: Path, deadline: float) -> None:
+    """Wait while another git holds git's index (until `deadline`; the reset after waits
+    for a lock still held, and says so)."""
+    for _ in range(100_000):  # bounded by the deadline
+        if not lock.exists() or time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
 
 
 def _files(repo: Any, commit: str, paths: Sequence[str]) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """The person's habits in tests/benchmark/chaos.py, as a person at a terminal has them: a pull,
 rebase or merge that stops on a conflict is resolved (each conflicted file taken theirs or ours,
-`git add`, `--continue`) or aborted before they do anything else, and a switch back or merge
+`git add`, `--continue`) or aborted before they do anything else, a conflicted autostash apply
+is settled the same way (theirs or ours, `git add`), and a switch back or merge
 that git refuses because their own edit is in the way is retried after they commit that edit.
 Never `git stash`: memidx never stashes a person's work, and neither does this person."""
 
@@ -74,7 +75,27 @@ def take(m: Person, path: str, side: str) -> None:
 
 
 def settle(m: Person, rng: random.Random) -> None:
-    """Whatever git left stopped on a conflict is concluded or aborted, bounded."""
+    """Whatever git left stopped on a conflict is concluded or aborted, bounded; then what a
+    failed autostash apply left conflicted is settled too."""
+    stopped_on(m, rng)
+    unstash(m, rng)
+
+
+def unstash(m: Person, rng: random.Random) -> None:
+    """A conflicted autostash apply (`pull --autostash` said "Applying autostash resulted in
+    conflicts") stops nothing, but leaves files unmerged: the person takes each theirs (the
+    stash's) or ours and `git add`s it, as with a merge conflict; the stash entry git kept
+    stays (never `git stash`)."""
+    if stopped(m):
+        return  # an abort that failed: the person is already reported stuck
+    paths = conflicted(m)
+    for path in paths:
+        take(m, path, rng.choice(("--theirs", "--ours")))
+    if paths:
+        count(m, "autostash conflict resolved")
+
+
+def stopped_on(m: Person, rng: random.Random) -> None:
     for _ in range(ROUNDS):
         what = stopped(m)
         if not what:

@@ -82,6 +82,27 @@ def test_a_conflict_git_stopped_on_is_resolved_or_aborted(
     assert clone.failures == []
 
 
+@pytest.mark.parametrize("pull", ["merge", "rebase"])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_conflicted_autostash_apply_is_settled(clone: Clone, pull: str, seed: int) -> None:
+    git(clone.root, clone.env, "switch", "-q", "-c", "side", "HEAD")
+    commit(clone, "notes/shared.md", "the side's line\n")
+    git(clone.root, clone.env, "switch", "-q", "main")
+    (clone.root / "notes/shared.md").write_text("the person's line\n")
+    done = git(clone.root, clone.env, pull, "-q", "--autostash", "side")
+    assert "Applying autostash resulted in conflicts" in done.err
+    assert stopped(clone) == ""  # nothing stopped, yet the file is unmerged
+
+    settle(clone, random.Random(seed))
+
+    assert git(clone.root, clone.env, "diff", "--name-only", "--diff-filter=U").out == ""
+    held = (clone.root / "notes/shared.md").read_text()
+    assert held in ("the side's line\n", "the person's line\n")
+    assert git(clone.root, clone.env, "stash", "list").out.count("\n") == 1  # git kept it
+    assert clone.settled == {"autostash conflict resolved": 1}
+    assert clone.failures == []
+
+
 def test_a_switch_back_refused_for_the_persons_edit_goes_on_after_they_commit_it(
     clone: Clone,
 ) -> None:
