@@ -203,7 +203,7 @@ def _not_deleted(repo: GitRepo, branch: str, commit: str, deadline: float) -> st
     two went with the branch, unreachable, its pending note dropped (chaos.py, seed 1)."""
     from memidx.git.publish import committers
 
-    trees = _work_trees(repo)
+    trees = work_trees(repo)
     for _ in range(100_000):  # bounded by the deadline
         if not trees or time.monotonic() >= deadline:
             break
