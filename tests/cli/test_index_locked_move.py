@@ -60,3 +60,32 @@ def test_a_commit_between_remember_s_move_and_its_index_does_not_delete_the_note
     assert "index.lock': File exists" in said.read_text()  # refused, as during git merge
     assert repo.git("status", "--porcelain=v1", "--", "notes") == "A  notes/mine.md\n"
     assert not (repo.root / ".git" / "index.lock").exists()
+
+
+def test_a_file_changed_after_its_add_still_shows_changed_once_remember_s_index_follows(
+    repo: NotesRepo,
+) -> None:
+    """git tells a change made in the second of the add (same size) by the index's own time
+    (racy git): the index copy memidx brings to its commit bore the time of the copy, so
+    `git diff` and `git commit -a` no longer saw the person's change (it keeps the time now)."""
+    repo.note("seed.md", "Seed", "a first note about docker layers")
+    repo.commit("seed")
+    repo.git("config", "core.trustctime", "false")
+    then = 1_700_000_000_123_456_789  # the add, the change and the index in one instant
+    work = repo.root / "draft.txt"
+    work.write_text("aaaa\n")
+    os.utime(work, ns=(then, then))
+    repo.git("add", "draft.txt")
+    work.write_text("bbbb\n")  # the same size
+    os.utime(work, ns=(then, then))
+    os.utime(repo.root / ".git" / "index", ns=(then, then))
+
+    done = remember(
+        load_config(repo.root, env={}),
+        "Build cache keys",
+        "The build cache is keyed by the lock file, so a changed lock file rebuilds it all.\n",
+    )
+
+    assert done.commit is not None
+    assert repo.git("diff", "--name-only") == "draft.txt\n"
+    assert repo.git("status", "--porcelain=v1", "--", "draft.txt") == "AM draft.txt\n"
