@@ -76,3 +76,15 @@ def take_index_lock(git_dir: Path, token: str) -> bool:
     finally:
         os.close(held)
     return True
+
+
+def let_go(git_dir: Path, token: str) -> None:
+    """Remove the index.lock memidx took (`token` in it) once the shell that lets it go has
+    ended: a shell killed before its end left it, and every git of the person was refused
+    ("index.lock: File exists") until they removed it by hand."""
+    lock = git_dir / "index.lock"
+    try:
+        if lock.read_bytes() == token.encode():
+            lock.unlink()
+    except OSError:
+        return
