@@ -73,6 +73,9 @@ def take_index_lock(git_dir: Path, token: str) -> bool:
         return False
     try:
         os.write(held, token.encode())
+    except OSError:  # a full disk: the lock, left empty, no shell would ever let go of
+        (git_dir / "index.lock").unlink(missing_ok=True)
+        raise
     finally:
         os.close(held)
     return True
