@@ -7,7 +7,9 @@ as it was on top of the new commit, reverting it (share's merge: without the oth
 notes, and share pushed that commit, which deleted them from the remote; remember's: without
 the remembered note). So, as git's own merge does, memidx takes `.git/index.lock` before the move
 (take_index_lock, while git holds HEAD's lock), the script brings a copy of the index to the
-new commit (`GIT_INDEX_FILE`, the work tree following), renames that copy over the index and
+new commit (`GIT_INDEX_FILE`, the work tree following; the copy keeps the index's time, by
+which git tells a file changed in the second of its add: a copy dated now hid such a change
+from `git diff` and `git commit -a`), renames that copy over the index and
 only then lets the lock go: a person's git that wants the index meanwhile is refused at once
 ("index.lock: File exists"), as during any git merge. When the command fails, the index
 stays as it was (share's HEAD goes back); in every case the lock goes, and only when it is
@@ -31,7 +33,7 @@ _FOLLOW = (
     'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
     'if [ "$(git rev-parse -q --verify HEAD)" != "$new" ]; then mine && rm -f "$lock"; exit 0; fi; '
     'mine && rm -f "$copy.lock"; '  # a killed shell's: the copy is memidx's while it holds the lock
-    'if mine && { [ ! -e "$dir/index" ] || cp "$dir/index" "$copy"; } && '
+    'if mine && { [ ! -e "$dir/index" ] || cp -p "$dir/index" "$copy"; } && '
     'GIT_INDEX_FILE=$copy git "$@" && mv -f "$copy" "$dir/index"; then rm -f "$lock"; exit 0; fi; '
     'rm -f "$copy"; '
 )
@@ -71,6 +73,21 @@ def take_index_lock(git_dir: Path, token: str) -> bool:
         return False
     try:
         os.write(held, token.encode())
+    except OSError:  # a full disk: the lock, left empty, no shell would ever let go of
+        (git_dir / "index.lock").unlink(missing_ok=True)
+        raise
     finally:
         os.close(held)
     return True
+
+
+def let_go(git_dir: Path, token: str) -> None:
+    """Remove the index.lock memidx took (`token` in it) once the shell that lets it go has
+    ended: a shell killed before its end left it, and every git of the person was refused
+    ("index.lock: File exists") until they removed it by hand."""
+    lock = git_dir / "index.lock"
+    try:
+        if lock.read_bytes() == token.encode():
+            lock.unlink()
+    except OSError:
+        return

@@ -33,7 +33,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
-from memidx.git.move_script import FAILED, THEN, THEN_OR_BACK, index_token, take_index_lock
+from memidx.git.move_script import (
+    FAILED,
+    THEN,
+    THEN_OR_BACK,
+    index_token,
+    let_go,
+    take_index_lock,
+)
 from memidx.git.newcomers import COMMITTING, arrived, last_pid, lately, subcommand
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
@@ -98,6 +105,8 @@ def move_head(
             pass
         finally:
             errors = _close(git)
+            if locks:  # the shell ended: a lock it did not let go (killed) is let go here
+                let_go(git_dir, token)
     if outcome == MOVED and HOOK_REFUSED in errors:
         raise HookRefused(errors)
     if back and FAILED in errors:

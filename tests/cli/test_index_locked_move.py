@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
 
 from memidx.config import load_config
+from memidx.git import publish
 from memidx.memory.remember import remember
 from tests.helpers import NotesRepo
 
@@ -60,3 +62,59 @@ def test_a_commit_between_remember_s_move_and_its_index_does_not_delete_the_note
     assert "index.lock': File exists" in said.read_text()  # refused, as during git merge
     assert repo.git("status", "--porcelain=v1", "--", "notes") == "A  notes/mine.md\n"
     assert not (repo.root / ".git" / "index.lock").exists()
+
+
+def test_a_file_changed_after_its_add_still_shows_changed_once_remember_s_index_follows(
+    repo: NotesRepo,
+) -> None:
+    """git tells a change made in the second of the add (same size) by the index's own time
+    (racy git): the index copy memidx brings to its commit bore the time of the copy, so
+    `git diff` and `git commit -a` no longer saw the person's change (it keeps the time now)."""
+    repo.note("seed.md", "Seed", "a first note about docker layers")
+    repo.commit("seed")
+    repo.git("config", "core.trustctime", "false")
+    then = 1_700_000_000_123_456_789  # the add, the change and the index in one instant
+    work = repo.root / "draft.txt"
+    work.write_text("aaaa\n")
+    os.utime(work, ns=(then, then))
+    repo.git("add", "draft.txt")
+    work.write_text("bbbb\n")  # the same size
+    os.utime(work, ns=(then, then))
+    os.utime(repo.root / ".git" / "index", ns=(then, then))
+
+    done = remember(
+        load_config(repo.root, env={}),
+        "Build cache keys",
+        "The build cache is keyed by the lock file, so a changed lock file rebuilds it all.\n",
+    )
+
+    assert done.commit is not None
+    assert repo.git("diff", "--name-only") == "draft.txt\n"
+    assert repo.git("status", "--porcelain=v1", "--", "draft.txt") == "AM draft.txt\n"
+
+
+def test_the_index_lock_of_a_killed_move_shell_is_let_go_and_the_index_follows(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shell that lets memidx's index.lock go, killed once memidx took it, left the lock:
+    every `git add` of the person was refused until they removed it by hand."""
+    repo.note("seed.md", "Seed", "a first note about docker layers")
+    repo.commit("seed")
+    take = publish.take_index_lock
+
+    def take_then_kill_the_shell(git_dir: Path, token: str) -> bool:
+        taken = take(git_dir, token)
+        os.kill(int(token.split()[1]), signal.SIGKILL)  # "memidx <the shell's pid> <new>"
+        return taken
+
+    monkeypatch.setattr(publish, "take_index_lock", take_then_kill_the_shell)
+
+    done = remember(
+        load_config(repo.root, env={}),
+        "Build cache keys",
+        "The build cache is keyed by the lock file, so a changed lock file rebuilds it all.\n",
+    )
+
+    assert done.commit is not None
+    assert not (repo.root / ".git" / "index.lock").exists()
+    assert repo.git("status", "--porcelain=v1") == ""
