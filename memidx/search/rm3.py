@@ -32,9 +32,10 @@ class Expansion:
 def feeds_back(scores: Sequence[float], words: int, how: Expansion) -> bool:
     """Whether a query of `words` words, whose first pass scored `scores` (best first), grows:
     it has `how.least` words or more, and its `how.docs`-th document (its last, with fewer)
-    scores `how.flat` of the best or more. A best far ahead of the rest marks a question
-    with one answer, whose neighbours the feedback would bring in."""
-    if words < how.least or not scores:
+    scores `how.flat` of the best or more (never with `how.docs` 0: nothing to feed back). A
+    best far ahead of the rest marks a question with one answer, whose neighbours the
+    feedback would bring in."""
+    if words < how.least or not scores or how.docs <= 0:  # no document to feed back
         return False
     if how.flat <= 0:
         return True

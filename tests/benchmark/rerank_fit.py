@@ -12,7 +12,8 @@ its refitted weights (tests/benchmark/refits.py).
 each document's signals and judgment (one JSON line per query); `--sets nfcorpus-train` keeps
 NFCorpus' train split (2,590 queries) in a file of its own. `--candidate NAME` collects the pools
 of a ranking candidate's lists (candidates.py: its words' query grown by RM3, its BM25 constants
-or coverage bonus), for a re-ranker refitted on them (keep them apart with `--out`).
+or coverage bonus), for a re-ranker refitted on them (keep them apart with `--out`); one that
+changes anything else of the lists (its mode, fusion, depth, fields) is refused.
 `fit` is a pairwise logistic regression on feature differences of (relevant, non-relevant)
 documents of the same query in the pools of the fitted sets (dev splits, and the train split
 where a set names it): each query weighs the same within its set, each set the same in the fit;
@@ -27,7 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Container, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from statistics import mean
 
@@ -62,6 +63,20 @@ class Recorder:
     def order(self, pool: Pool) -> list[int]:
         self.pools.append(pool)
         return list(pool.docs)
+
+
+HELD = ("bonus", "saturation", "expansion")  # what collect's searcher takes of a candidate
+REFITTED = ("reranker", "cross")  # what the pools are for: the order they would give is not used
+
+
+def unheld(candidate: Candidate) -> list[str]:
+    """The fields in which `candidate` differs from the default and collect would not apply."""
+    plain = Candidate()
+    return [
+        f.name
+        for f in fields(Candidate)
+        if f.name not in HELD + REFITTED and getattr(candidate, f.name) != getattr(plain, f.name)
+    ]
 
 
 def collect(
@@ -243,6 +258,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: Path = args.out or args.work
     if args.candidate and args.candidate not in CANDIDATES:
         parser.error(f"--candidate: no ranking candidate {args.candidate!r} (candidates.py)")
+    if args.candidate and (ignored := unheld(CANDIDATES[args.candidate])):
+        parser.error(
+            f"--candidate: {args.candidate!r} changes {', '.join(ignored)}, which collect does"
+            f" not apply (it applies {', '.join(HELD)}): name one that changes only those"
+        )
     if args.step == "collect":
         lists = CANDIDATES[args.candidate] if args.candidate else None
         for name in args.sets.split(","):

@@ -54,3 +54,40 @@ def test_an_unknown_candidate_is_a_usage_error(capsys: pytest.CaptureFixture[str
         rerank_fit.main(["collect", "--candidate", "rm3 nope"])
     assert stopped.value.code == 2
     assert "--candidate: no ranking candidate 'rm3 nope'" in capsys.readouterr().err
+
+
+def _collected(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """What main hands collect, one tuple of arguments a call (set "mini"; nothing runs)."""
+    calls: list[tuple[object, ...]] = []
+
+    def collect(*args: object) -> int:
+        calls.append(args)
+        return 0
+
+    def mini(work: Path, data: Path) -> None:
+        return None
+
+    monkeypatch.setattr(rerank_fit, "collect", collect)
+    monkeypatch.setitem(rerank_fit.SETS, "mini", mini)
+    return calls
+
+
+@pytest.mark.parametrize("name", ["convex 0.5", "bm25 rm3 10/10/0.8", "rrf depth 10"])
+def test_a_candidate_whose_lists_collect_would_not_apply_is_a_usage_error(
+    name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its fusion, mode or depth would be dropped without a word: the pools would be the
+    default's (or hybrid's), and a re-ranker refitted on them fitted to the wrong lists."""
+    collected = _collected(monkeypatch)
+    with pytest.raises(SystemExit) as stopped:
+        rerank_fit.main(["collect", "--sets", "mini", "--candidate", name])
+    assert stopped.value.code == 2
+    assert f"--candidate: {name!r} changes " in capsys.readouterr().err
+    assert collected == []
+
+
+def test_a_candidate_of_rm3_collects_its_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    collected = _collected(monkeypatch)
+    name = "rm3 10/10/0.8 flat 0.5"
+    assert rerank_fit.main(["collect", "--sets", "mini", "--candidate", name]) == 0
+    assert [args[-1] for args in collected] == [rerank_fit.CANDIDATES[name]]

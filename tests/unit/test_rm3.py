@@ -207,6 +207,8 @@ def test_two_forms_of_one_word_grow_the_query_as_the_word_does(notes: Store) -> 
         ([10.0], 3, Expansion(docs=3, flat=0.5), True),  # one document: nothing ahead of it
         ([0.0, 0.0], 3, Expansion(flat=0.5), False),
         ([10.0, 9.0, 9.0], 2, Expansion(docs=3, least=3, flat=0.5), False),
+        ([10.0, 9.0], 3, Expansion(docs=0, flat=0.5), False),  # not the last by scores[-1]
+        ([10.0, 9.0], 3, Expansion(docs=0), False),  # nothing fed back: not "or"
     ],
 )
 def test_a_query_grows_when_long_enough_and_its_first_hits_close(
