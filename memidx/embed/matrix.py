@@ -181,15 +181,29 @@ def refresh_matrix(
     durable: bool = True,
 ) -> Matrix:
     """Make the file current for the index as it is now (`durable`: write_matrix's); returns
-    the matrix."""
+    the matrix. When the vectors changed between its read and its write (a forget that
+    rewrote the file meanwhile), the file it put in place may hold the forgotten vectors over
+    the forget's: it is written again, at most three times in all."""
     path = matrix_path(index_path, model)
     current = map_matrix(path, current_stamp(conn, model, fingerprint))
     if current is not None:
         return current
+    matrix, generation = _write_current(conn, path, model, fingerprint, dim, durable=durable)
+    for _ in range(2):
+        if VectorStore(conn).generation() == generation:
+            break
+        matrix, generation = _write_current(conn, path, model, fingerprint, dim, durable=durable)
+    return matrix
+
+
+def _write_current(
+    conn: sqlite3.Connection, path: Path, model: str, fingerprint: str, dim: int, *, durable: bool
+) -> tuple[Matrix, int]:
+    """The matrix read from the index, written to `path`; and the generation it was read at."""
     matrix, generation = read_matrix(conn, model, dim)
     stamp = Stamp(VectorStore(conn).index_id(), model, fingerprint, generation)
     write_matrix(path, stamp, matrix, durable=durable)
-    return matrix
+    return matrix, generation
 
 
 def scrub_matrices(conn: sqlite3.Connection, index_path: Path, *, durable: bool) -> None:

@@ -8,7 +8,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pytest
+
 from memidx.config import load_config
+from memidx.embed import matrix
 from memidx.embed.job import embed_index
 from memidx.index.store import open_store
 from memidx.index.sync import ingest, note_source
@@ -85,3 +88,37 @@ def test_a_turn_forgotten_while_embedding_gets_no_vector_back(repo: NotesRepo) -
     embed_while(repo, filed.out.strip())
 
     assert orphans(repo) == []
+
+
+def test_an_embeds_matrix_file_read_before_a_forget_is_written_again(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embed read every vector for its matrix file, the forget rewrote the file without the
+    forgotten note's, then the embed put its file (forgotten vector included) over it."""
+    repo.note("secret.md", "Secret", SECRET)
+    repo.note("keep.md", "Keep", "Caches evict by LRU.")
+    repo.commit("notes")
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    try:
+        ingest(config, store, note_source(config))
+        embed_index(config, store, embedder=FakeEmbedder())  # the matrix file is there
+        repo.note("more.md", "More", "Queues drop the oldest item.")
+        repo.commit("more")
+        ingest(config, store, note_source(config))
+        real, pending = matrix.write_matrix, [True]
+
+        def forget_first(*args: Any, **kwargs: Any) -> None:
+            if pending.pop() if pending else False:
+                assert repo.memidx("forget", "notes/secret.md").code == 0
+            real(*args, **kwargs)
+
+        monkeypatch.setattr(matrix, "write_matrix", forget_first)
+        embed_index(config, store, embedder=FakeEmbedder())
+        path = matrix.matrix_path(config.index_path, FakeEmbedder().name)
+        stamp = matrix.current_stamp(store.conn, FakeEmbedder().name, FakeEmbedder().fingerprint)
+        on_disk = matrix.map_matrix(path, stamp)
+    finally:
+        store.conn.close()
+    assert pending == []  # the forget ran between the embed's read and its write
+    assert on_disk is not None and len(on_disk.chunk_ids) == 2  # keep.md's and more.md's
