@@ -4,10 +4,10 @@ commit on a rebase's detached HEAD took the file, and `git rebase --abort` reset
 `git reset --hard` takes one `git add` staged): the next `memidx sync` said "changed or was
 removed" and dropped the entry, the note left in an orphaned commit alone. A reset cannot be
 told from a person's `rm`; `memidx forget <path>` drops a pending note either way. Only a
-file that is nowhere (HEAD lacks the path, the index holds nothing there or this very note) is
-written again: a tracked file deleted is the person's deletion, and one `git stash -u` took
-waits for `git stash pop` to bring it back (written again, the pop refused: "already
-exists")."""
+file that is nowhere (HEAD lacks the path, the index holds nothing there or this very note,
+and no other path holds it: a person's `mv`) is written again: a tracked file deleted is the
+person's deletion, and one `git stash -u` took waits for `git stash pop` to bring it back
+(written again, the pop refused: "already exists")."""
 
 from __future__ import annotations
 
@@ -40,7 +40,38 @@ def gone(config: Config, note: PendingNote) -> bool:
         return False
     if staged not in (None, blob_id(config, note.ref, note.text.encode("utf-8"))):
         return False
-    return committed_there(config, note) is None  # its branch has it: a memidx stopped there
+    if committed_there(config, note) is not None:  # its branch has it: a memidx stopped there
+        return False
+    return not moved(config, note)
+
+
+def moved(config: Config, note: PendingNote) -> bool:
+    """Whether this very note is at another path: in git's index (`git add`, then `git mv`), or
+    an untracked file of the same bytes under the notes folder (an `mv`): the person's, and
+    written again it was in memory twice."""
+    from memidx.git.repo import GitRepo
+
+    repo, data = GitRepo(config.root), note.text.encode("utf-8")
+    blob = (blob_id(config, note.ref, data) or "").encode()
+    for entry in repo.run("ls-files", "-s", "-z", check=False).split(b"\0"):
+        fields, _, name = entry.partition(b"\t")  # `<mode> <blob> <stage>\t<path>`
+        if blob and fields.split(b" ")[1:2] == [blob] and name != os.fsencode(note.ref):
+            return True
+    listed = repo.run(
+        "ls-files", "-o", "--exclude-standard", "-z", "--", config.notes_dir, check=False
+    )
+    for name in listed.split(b"\0")[:10_000]:  # bounded: read only files of its size
+        path = config.root / os.fsdecode(name)
+        try:
+            if (
+                name
+                and len(data) <= path.stat().st_size <= 2 * len(data)
+                and path.read_bytes().replace(b"\r\n", b"\n") == data.replace(b"\r\n", b"\n")
+            ):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def written_again(

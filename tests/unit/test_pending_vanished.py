@@ -36,7 +36,9 @@ def _subjects(repo: NotesRepo) -> list[str]:
     return repo.git("log", "--format=%s", "--", REF).splitlines()
 
 
-@pytest.mark.parametrize("how", ["rm", "staged then reset --hard", "folder removed"])
+@pytest.mark.parametrize(
+    "how", ["rm", "staged then reset --hard", "staged then rm", "folder removed"]
+)
 def test_a_pending_note_whose_file_is_gone_is_written_again_and_committed(
     repo: NotesRepo, how: str
 ) -> None:
@@ -49,6 +51,9 @@ def test_a_pending_note_whose_file_is_gone_is_written_again_and_committed(
         (repo.root / "notes").rmdir()
         repo.git("add", "-A")  # the person staged the deletion of notes/start.md too
         repo.git("commit", "-q", "--no-verify", "-m", "start gone")
+    elif how == "staged then rm":
+        repo.git("add", REF)
+        (repo.root / REF).unlink()
     else:
         repo.git("add", REF)
         repo.git("reset", "-q", "--hard")
@@ -92,4 +97,22 @@ def test_a_file_saved_at_the_path_meanwhile_is_never_overwritten(repo: NotesRepo
     said: list[str] = []
     assert commit_pending(config, None, said.append).commits == {}
     assert (repo.root / REF).read_text(encoding="utf-8") == "the person's own file\n"
+    assert len(said) == 1 and "changed or was removed" in said[0], said
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_a_pending_note_the_person_moved_is_not_written_again(
+    repo: NotesRepo, staged: bool
+) -> None:
+    """An `mv` (or `git add`, then `git mv`) to another name: written again, the note was in
+    memory twice, under both names."""
+    config = _kept(repo)
+    if staged:
+        repo.git("add", REF)
+        repo.git("mv", REF, "notes/disk-was-full.md")
+    else:
+        (repo.root / REF).rename(repo.root / "notes" / "disk-was-full.md")
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert not (repo.root / REF).exists() and pending(config) == []
     assert len(said) == 1 and "changed or was removed" in said[0], said
