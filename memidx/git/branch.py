@@ -75,6 +75,14 @@ def rebased_branch(root: Path) -> str | None:
     return None
 
 
+def applying(root: Path) -> bool:
+    """Whether a `git rebase --apply` runs now that names no branch yet: that backend writes
+    rebase-apply/head-name only once it stops (git 2.39), so rebased_branch finds none."""
+    found = GitRepo(root).run("rev-parse", "--path-format=absolute", "--git-path", "rebase-apply")
+    folder = Path(found.decode().strip())
+    return folder.is_dir() and not (folder / "head-name").exists() and _running(root)
+
+
 def _broken_rebase(folder: Path, undone: str, *, unseen: bool = False) -> MemidxError:
     """A rebase folder without its head-name, which `git pull --rebase --autostash` leaves when
     it stops as it starts ("cannot rebase: You have unstaged changes"): `git rebase --abort` and

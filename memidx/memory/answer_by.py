@@ -12,7 +12,7 @@ import time
 
 from memidx.config import Config
 from memidx.errors import GitBusy, MemidxError
-from memidx.git.branch import REBASE_WAIT, on_a_branch, rebased_branch
+from memidx.git.branch import REBASE_WAIT, applying, on_a_branch, rebased_branch
 from memidx.memory.pending_notes import BEHIND_WAIT, Committed
 
 LEAST_WAIT = 0.2  # seconds a remember past its answer time still gives git: a brief one
@@ -36,6 +36,12 @@ def branch_for(config: Config, undone: str, deadline: float | None) -> tuple[str
         if deadline is None:
             raise
         rebased = rebased_branch(config.root)
+        if rebased is None and applying(config.root):  # it said only "a rebase is under way"
+            raise MemidxError(
+                "a `git rebase --apply` is under way (HEAD is detached; git names the branch "
+                f"it rebases only once it stops, none to keep the note for), so {undone}",
+                "try again once that git command ends",
+            ) from None
         if rebased is None:  # none runs now: it ended (or stopped) since the first look, which
             return on_a_branch(config.root, undone), False  # refused a note for its branch
         return rebased, True

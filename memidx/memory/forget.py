@@ -60,7 +60,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         raise MemidxError(f"{config.root} is not a git repository", "notes are forgotten by commit")
     path = config.root / ref
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
-    if not committed and not path.is_file():  # well formed, naming nothing: exit 1, as show
+    if not committed and not path.is_file() and not _pending(config, ref):  # nothing: exit 1
         raise MemidxError(f"no note {ref} in memory", "give a note's path as search shows it")
     if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)
@@ -138,6 +138,14 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
         for note in kept:  # else its commit, tried later, warned of a note removed
             note.entry.unlink(missing_ok=True)
     return True
+
+
+def _pending(config: Config, ref: str) -> bool:
+    """Whether a note `remember` left pending is at `ref`: its file gone (a reset), it is
+    written again before its commit, so this is how a person drops it."""
+    from memidx.memory.pending_notes import pending
+
+    return any(note.ref == ref for note in pending(config))
 
 
 def _branches_holding(config: Config, ref: str) -> list[str]:

@@ -13,10 +13,10 @@ or revert is stopped on a conflict, or a sequence of them is in progress (but it
 A `remember` killed mid-commit leaves its entry too.
 
 An entry is committed only while its file is the very note remembered (note_state's
-the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
-entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
-second commit. An entry is committed only on the branch it was remembered on (never on a
-detached HEAD, which the next `git switch` leaves behind, taking the file off the disk): with
+the_same_note): one a person edited, staged otherwise or deleted from HEAD is theirs, its
+entry gone; one committed makes no second commit; one gone (a reset took it) is written again
+(memory/pending_vanished.py). It is committed only on the branch it was remembered on (not on
+a detached HEAD, which the next `git switch` leaves behind, taking the file off the disk): with
 another checked out, on its own by plumbing, its file taken out of this work tree
 (memory/pending_elsewhere.py; it waited for its branch, for ever on one never checked out
 again), while that branch is there (renamed or deleted, it never comes back). Deleting .memidx/
@@ -154,9 +154,8 @@ def commit_pending(
     for note in notes:
         if here is None or (left and note != raise_for):
             continue  # detached: it waits for a branch (the next `git switch` leaves the commit)
-        if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
-            _changed(config, note, notice, only_commit=only_commit, said=note == raise_for)
-            continue
+        if not _to_commit(config, note, notice, only_commit=only_commit, said=note == raise_for):
+            continue  # a person's now, or stashed
         try:
             if elsewhere(config, note, here, notice, done):  # a person switched since
                 continue
@@ -187,24 +186,29 @@ def commit_pending(
     return done
 
 
-def _changed(
+def _to_commit(
     config: Config,
     note: PendingNote,
     notice: Callable[[str], None],
     *,
     only_commit: bool,
     said: bool,
-) -> None:
-    """A note a person edited, staged otherwise or removed: its entry goes, and a warning says
-    so unless its `remember` says it (`said`); the finisher's (`only_commit`) keeps it, as
-    `git stash -u` took it (dropped, it stayed untracked after a pop)."""
-    if only_commit:
-        return
+) -> bool:
+    """Whether the file is the very note (or, gone, written again from its entry). One a person
+    edited, staged otherwise or removed: its entry goes, said unless its `remember` says it
+    (`said`), kept by the finisher (`only_commit`); one a stash took waits for the pop."""
+    from memidx.memory.pending_elsewhere import committed_there  # they import this module
+    from memidx.memory.pending_vanished import written_again
+
+    if the_same_note(config, note.ref, note.text):
+        return True
+    back = written_again(config, note, notice, quiet=only_commit)
+    if back is not None or only_commit:
+        return bool(back)
     note.entry.unlink(missing_ok=True)
     if not said:
-        from memidx.memory.pending_elsewhere import committed_there  # it imports this module
-
         notice(f"warning: {note.ref} {committed_there(config, note) or CHANGED}")
+    return False
 
 
 def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:
@@ -234,8 +238,13 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         return Committed({})  # a rebase under way: its post-rewrite hook comes once it is done
     if _picking(config):
         return Committed({})  # a commit now failed git's next pick (exit 128): a later one
-    if stopped_pick(git_dir(config.root)):  # a `git am` (its post-applypatch hook) or a pick
-        _finisher_for_git(config, notice)
+    if stopped_pick(git_dir(config.root)):  # a `git am` (its post-applypatch hook) or a pick:
+        # a finisher commits them once git ends: a `git am --continue` whose last patch's hook
+        # committed one died ("Dirty index: cannot apply patches", its index read before the
+        # hook), no hook follows an am, and the finisher `remember` started ends after 10 min
+        from memidx.memory.pending_finisher import start_finisher
+
+        start_finisher(config, notice)
         return Committed({})
     mark = config.state_dir / FOLDER / HOOK_CAME
     ensure_folder(mark.parent)  # `rm -rf .memidx` leaves the entries
@@ -245,15 +254,6 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
             return Committed({})
         mark.unlink(missing_ok=True)  # this hook commits them: no remember need try again
         return commit_pending(config, HOOK_WAIT, notice)
-
-
-def _finisher_for_git(config: Config, notice: Callable[[str], None]) -> None:
-    """A finisher that commits the notes once git ends: a `git am --continue` whose last patch's
-    hook committed one died ("Dirty index: cannot apply patches", its index read before the
-    hook), and no hook follows an am; the one `remember` started ends after 10 minutes."""
-    from memidx.memory.pending_finisher import start_finisher
-
-    start_finisher(config, notice)
 
 
 def _picking(config: Config) -> bool:

@@ -87,3 +87,18 @@ def test_a_forget_before_its_pending_note_is_committed_leaves_nothing_pending(
     synced = repo.memidx("sync")
     assert synced.code == 0 and "was removed" not in synced.err, synced.err
     assert repo.git("log", "--format=%s") == "start\n"
+
+
+def test_a_forget_drops_a_pending_note_whose_file_is_gone(repo: NotesRepo) -> None:
+    """A reset took the file away: sync writes it again from its entry; forget is how the
+    person drops it, where it said "no note ... in memory" and left it to be written again."""
+    (repo.root / REF).unlink()
+
+    forgotten = repo.memidx("forget", REF)
+
+    assert forgotten.code == 0, forgotten.err
+    assert not any_pending(load_config(repo.root, env={}))
+    synced = repo.memidx("sync")
+    assert synced.code == 0 and "written again" not in synced.err, synced.err
+    assert not (repo.root / REF).exists()
+    assert repo.git("log", "--format=%s") == "start\n"

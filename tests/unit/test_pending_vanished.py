@@ -1,0 +1,118 @@
+"""A pending note whose file is gone before its commit (memory/pending_vanished.py): written
+again from its entry and committed, unless a stash holds it (it waits for the pop) or HEAD
+holds its path (the person's deletion, theirs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.memory.pending_notes import commit_pending, keep, pending
+from tests.helpers import NotesRepo
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
+REF = "notes/disk-full.md"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.write("notes/start.md", "# Start\n\nThe first note.\n")
+    repo.commit("start")
+    return repo
+
+
+def _kept(repo: NotesRepo) -> Config:
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+    return config
+
+
+def _subjects(repo: NotesRepo) -> list[str]:
+    return repo.git("log", "--format=%s", "--", REF).splitlines()
+
+
+@pytest.mark.parametrize(
+    "how", ["rm", "staged then reset --hard", "staged then rm", "folder removed"]
+)
+def test_a_pending_note_whose_file_is_gone_is_written_again_and_committed(
+    repo: NotesRepo, how: str
+) -> None:
+    config = _kept(repo)
+    if how == "rm":
+        (repo.root / REF).unlink()
+    elif how == "folder removed":
+        for path in (repo.root / "notes").iterdir():
+            path.unlink()
+        (repo.root / "notes").rmdir()
+        repo.git("add", "-A")  # the person staged the deletion of notes/start.md too
+        repo.git("commit", "-q", "--no-verify", "-m", "start gone")
+    elif how == "staged then rm":
+        repo.git("add", REF)
+        (repo.root / REF).unlink()
+    else:
+        repo.git("add", REF)
+        repo.git("reset", "-q", "--hard")
+    said: list[str] = []
+    done = commit_pending(config, None, said.append)
+    assert list(done.commits) == [REF] and pending(config) == [], said
+    assert len(said) == 1 and "written again from its pending entry" in said[0], said
+    assert f"memidx forget {REF}" in said[0]
+    assert (repo.root / REF).read_text(encoding="utf-8") == TEXT
+    assert _subjects(repo) == ["memidx remember: Disk full"]
+    assert repo.git("status", "--porcelain", "-uall") == ""
+
+
+def test_a_pending_note_a_stash_took_waits_for_the_pop(repo: NotesRepo) -> None:
+    """Written again while `git stash -u` holds it, the pop failed: "already exists"."""
+    config = _kept(repo)
+    repo.git("stash", "-u", "-q")
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert len(pending(config)) == 1 and not (repo.root / REF).exists()
+    assert len(said) == 1 and "`git stash pop` brings it back" in said[0], said
+    repo.git("stash", "pop", "-q")
+    assert list(commit_pending(config, None, said.append).commits) == [REF]
+    assert _subjects(repo) == ["memidx remember: Disk full"] and pending(config) == []
+
+
+def test_a_pending_note_the_person_committed_then_deleted_is_theirs(repo: NotesRepo) -> None:
+    """HEAD holds the path: its file gone is a deletion the person's next commit makes."""
+    config = _kept(repo)
+    repo.commit("the person's")
+    (repo.root / REF).unlink()
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert pending(config) == [] and not (repo.root / REF).exists()
+    assert len(said) == 1 and "changed or was removed" in said[0], said
+
+
+def test_a_file_saved_at_the_path_meanwhile_is_never_overwritten(repo: NotesRepo) -> None:
+    config = _kept(repo)
+    (repo.root / REF).write_text("the person's own file\n", encoding="utf-8")
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert (repo.root / REF).read_text(encoding="utf-8") == "the person's own file\n"
+    assert len(said) == 1 and "changed or was removed" in said[0], said
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_a_pending_note_the_person_moved_is_not_written_again(
+    repo: NotesRepo, staged: bool
+) -> None:
+    """An `mv` (or `git add`, then `git mv`) to another name: written again, the note was in
+    memory twice, under both names."""
+    config = _kept(repo)
+    if staged:
+        repo.git("add", REF)
+        repo.git("mv", REF, "notes/disk-was-full.md")
+    else:
+        (repo.root / REF).rename(repo.root / "notes" / "disk-was-full.md")
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert not (repo.root / REF).exists() and pending(config) == []
+    assert len(said) == 1 and "changed or was removed" in said[0], said
