@@ -201,13 +201,13 @@ def _not_deleted(repo: GitRepo, branch: str, commit: str, deadline: float) -> st
     runs (until `deadline`): `git branch -d` checks the tip it read is merged, then deletes
     the ref without checking it is still that tip (git 2.39), so a commit made between the
     two went with the branch, unreachable, its pending note dropped (chaos.py, seed 1)."""
-    from memidx.git.publish import committers
+    from memidx.git.branch_movers import branch_movers
 
     trees = work_trees(repo)
     for _ in range(100_000):  # bounded by the deadline
         if not trees or time.monotonic() >= deadline:
             break
-        if not committers(trees[0], BRANCHING, also=trees[1:]):
+        if not branch_movers(trees[0], also=trees[1:]):
             break
         time.sleep(LOCK_POLL)
     found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
@@ -215,9 +215,6 @@ def _not_deleted(repo: GitRepo, branch: str, commit: str, deadline: float) -> st
     if held == commit or (held and _reaches(repo, held, commit)):
         return commit
     return None
-
-
-BRANCHING = frozenset({"branch"})  # `git branch -d/-D/-m/-f`: it may move or delete a branch
 
 
 def _reaches(repo: GitRepo, tip: str, commit: str) -> bool:
