@@ -22,7 +22,7 @@ def branch_movers(root: Path, *, also: Sequence[Path] = ()) -> dict[str, str]:
     from memidx.git.publish import committers
 
     found = committers(root, frozenset({"branch"}), also=also)
-    return {pid: seen for pid, seen in found.items() if _moves(_argv(pid))}
+    return {pid: seen for pid, seen in found.items() if may_move(_argv(pid))}
 
 
 def _argv(pid: str) -> list[str]:
@@ -33,7 +33,7 @@ def _argv(pid: str) -> list[str]:
     return [word.decode("utf-8", "replace") for word in raw.split(b"\0")[1:] if word]
 
 
-def _moves(argv: Sequence[str]) -> bool:
+def may_move(argv: Sequence[str]) -> bool:
     """Whether a `git ... branch ...` command line may move, copy over or delete a branch (an
     option git would refuse as ambiguous counts: waiting for it costs nothing)."""
     return any(_moving(word) for word in _after_branch(argv))

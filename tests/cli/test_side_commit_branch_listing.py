@@ -11,10 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 from memidx.config import load_config
-from memidx.git.branch_movers import _moves  # pyright: ignore[reportPrivateUsage]
 from memidx.memory.pending_notes import keep
 from tests.helpers import MEMIDX_BIN, clean_env, started_memory
 
@@ -48,6 +45,7 @@ def test_a_listing_held_open_by_its_pager_does_not_hold_a_side_commit(tmp_path: 
             capture_output=True,
             text=True,
             timeout=60,
+            check=False,
         )
         took = time.monotonic() - started
     finally:
@@ -59,23 +57,3 @@ def test_a_listing_held_open_by_its_pager_does_not_hold_a_side_commit(tmp_path: 
     assert took < 5, f"sync took {took:.1f} s beside a listing git branch"
     assert repo.git("show", f"side:{REF}") == TEXT
     assert repo.memidx("status", "--json").json()["pending_notes"] == []
-
-
-@pytest.mark.parametrize(
-    ("argv", "moves"),
-    [
-        (["git", "branch"], False),
-        (["git", "branch", "--show-current"], False),
-        (["git", "-C", "x", "branch", "-vv", "--list", "--color=auto"], False),
-        (["git", "branch", "--format=%(refname)", "--contains", "HEAD"], False),
-        (["git", "branch", "-d", "side"], True),
-        (["git", "branch", "-qD", "side"], True),
-        (["git", "-c", "a.b=c", "branch", "-M", "side", "other"], True),
-        (["git", "branch", "--del", "side"], True),
-        (["git", "branch", "--move=x"], True),
-        (["git", "branch", "-f", "side", "HEAD"], True),
-        (["git", "-C", "branch", "branch", "--force", "side"], True),
-    ],
-)
-def test_which_git_branch_may_move_or_delete(argv: list[str], moves: bool) -> None:
-    assert _moves(argv[1:]) is moves
