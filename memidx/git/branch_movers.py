@@ -8,11 +8,13 @@ wait its whole deadline (10 s), the note committed late or left pending for noth
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 SHORT = frozenset("dDmMcCf")  # -d/-D delete, -m/-M move, -c/-C copy over, -f force
 LONG = ("--delete", "--move", "--copy", "--force")
+POLL = 0.05  # seconds between looks at /proc
 GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
 
 
@@ -23,6 +25,18 @@ def branch_movers(root: Path, *, also: Sequence[Path] = ()) -> dict[str, str]:
 
     found = committers(root, frozenset({"branch"}), also=also)
     return {pid: seen for pid, seen in found.items() if may_move(_argv(pid))}
+
+
+def settled(trees: Sequence[Path], until: float) -> bool:
+    """Whether no `git branch` that may move or delete a branch runs in the work trees `trees`
+    of a clone, waited for until `until` (monotonic): False when one still runs then."""
+    for _ in range(100_000):  # bounded by `until`
+        if not trees or not branch_movers(trees[0], also=trees[1:]):
+            return True
+        if time.monotonic() >= until:
+            return False
+        time.sleep(POLL)
+    return False
 
 
 def _argv(pid: str) -> list[str]:
