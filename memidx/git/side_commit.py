@@ -197,27 +197,22 @@ def _kept_unless_checked_out(
 
 
 def _not_deleted(repo: GitRepo, branch: str, commit: str, deadline: float) -> str | None:
-    """`commit`, or None when `branch` no longer holds it once no `git branch` of the clone
-    runs (until `deadline`): `git branch -d` checks the tip it read is merged, then deletes
-    the ref without checking it is still that tip (git 2.39), so a commit made between the
-    two went with the branch, unreachable, its pending note dropped (chaos.py, seed 1)."""
-    from memidx.git.publish import committers
+    """`commit`, or None when `branch` no longer holds it once no `git branch` that may delete
+    or move it runs, or one still runs (LATE_FLOOR past `deadline`): `git branch -d` checks the
+    tip it read is merged, then deletes the ref without checking it is still that tip (git
+    2.39), so a commit made between the two went with the branch, unreachable, its pending note
+    dropped (chaos.py, seed 1). None is safe: the note stays pending, and its next commit finds
+    it on the branch if the branch kept it (committed once)."""
+    from memidx.git.branch_movers import settled
+    from memidx.git.late import LATE_FLOOR
 
-    trees = work_trees(repo)
-    for _ in range(100_000):  # bounded by the deadline
-        if not trees or time.monotonic() >= deadline:
-            break
-        if not committers(trees[0], BRANCHING, also=trees[1:]):
-            break
-        time.sleep(LOCK_POLL)
+    if not settled(work_trees(repo), max(deadline, time.monotonic() + LATE_FLOOR)):
+        return None  # one outlasts the wait: the note waits (it said committed, then lost it)
     found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
     held = found.decode().strip()
     if held == commit or (held and _reaches(repo, held, commit)):
         return commit
     return None
-
-
-BRANCHING = frozenset({"branch"})  # `git branch -d/-D/-m/-f`: it may move or delete a branch
 
 
 def _reaches(repo: GitRepo, tip: str, commit: str) -> bool:

@@ -125,3 +125,43 @@ def test_a_note_whose_branch_is_deleted_as_memidx_commits_on_it_is_not_dropped(
     assert again.code == 0, again.err
     assert repo.git("show", f"main:{REF}") == TEXT
     assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+def test_a_note_is_not_said_committed_while_a_delete_of_its_branch_still_runs(
+    tmp_path: Path,
+) -> None:
+    """Its commit's deadline spent (commit.lock held 9.8 s by another memidx, say), memidx did
+    not look for the running `git branch -d` at all, or gave up on one still running: "committed
+    notes/disk-full.md on side", the pending note dropped, then the delete took the commit, the
+    note nowhere (not on main, not in the work tree, not pending). Here the delete outlasts
+    memidx's whole wait (held by the hook until memidx is done)."""
+    repo = started_memory(tmp_path)
+    repo.git("branch", "side")
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/side")
+    held, go = tmp_path / "held", tmp_path / "go"
+    hook = repo.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(HOLD.format(held=held, go=go))
+    hook.chmod(0o755)
+    args = ["git", "branch", "-q", "-d", "side"]
+    deleting = subprocess.Popen(args, cwd=repo.root, env=clean_env())
+    try:
+        deadline = time.monotonic() + 30
+        while not held.exists():  # checked merged, not deleted yet
+            _until(deleting.poll() is None, "git branch -d to hold", deadline)
+            time.sleep(0.05)
+        synced = repo.memidx("sync")  # it commits on side, then waits for the delete
+        go.touch()
+        assert deleting.wait(30) == 0
+    finally:
+        go.touch()
+        deleting.kill()
+        deleting.wait()
+    assert synced.code == 0, synced.err
+    assert "committed notes/disk-full.md on side" not in synced.err
+
+    again = repo.memidx("sync")  # the branch gone: committed on the one checked out
+
+    assert again.code == 0, again.err
+    assert repo.git("show", f"main:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []

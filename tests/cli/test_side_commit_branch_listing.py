@@ -1,0 +1,59 @@
+"""A side commit waits for a `git branch` that may delete or move its branch, not for one
+that lists: a listing held open by its pager (`git branch` in a terminal) made each pending
+note's commit on its branch wait the whole deadline (10 s: `memidx sync` took 10.9 s)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from memidx.config import load_config
+from memidx.memory.pending_notes import keep
+from tests.helpers import MEMIDX_BIN, clean_env, started_memory
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
+REF = "notes/disk-full.md"
+
+
+def test_a_listing_held_open_by_its_pager_does_not_hold_a_side_commit(tmp_path: Path) -> None:
+    repo = started_memory(tmp_path)
+    repo.git("branch", "side")
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/side")
+    leader, follower = pty.openpty()  # a terminal: git starts its pager only for one
+    env = clean_env(GIT_PAGER="sleep 60")
+    args = ["git", "-p", "branch"]
+    listing = subprocess.Popen(
+        args, cwd=repo.root, stdout=follower, env=env, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not list(Path(f"/proc/{listing.pid}/task").glob("*/children")):
+            assert time.monotonic() < deadline and listing.poll() is None
+            time.sleep(0.05)
+        time.sleep(0.3)  # its pager started
+        assert listing.poll() is None, "git branch should be held open by its pager"
+        started = time.monotonic()
+        synced = subprocess.run(
+            [str(MEMIDX_BIN), "sync"],
+            cwd=repo.root,
+            env=clean_env(MEMIDX_ROOT=str(repo.root)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        took = time.monotonic() - started
+    finally:
+        os.killpg(listing.pid, signal.SIGKILL)  # git and its pager
+        listing.wait()
+        os.close(leader)
+        os.close(follower)
+    assert synced.returncode == 0, synced.stderr
+    assert took < 5, f"sync took {took:.1f} s beside a listing git branch"
+    assert repo.git("show", f"side:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
