@@ -151,13 +151,24 @@ def _status(proc: Path) -> dict[str, str]:
 def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
     """Whether `proc` (command line `argv`) runs its parent's program and command line still:
     forked, not exec'd yet (OSError once `proc` is gone; False when its parent cannot be read:
-    another user's). Not `bash x.sh` under an interactive bash: the command lines differ."""
+    another user's). Not `bash x.sh` under an interactive bash: the command lines differ. Nor
+    a fork that forked a child of its own: a subshell running its commands (`$(git log | wc
+    -l)` in a script's loop, `( make; true )`), not a child about to exec `git commit`; taken
+    for one, a script that ran them in the clone left remembers waiting 4 s (median)."""
     parent_dir = Path(f"/proc/{parent}")
     try:
         theirs = (parent_dir / "exe").readlink(), (parent_dir / "cmdline").read_bytes()
     except OSError:
         return False
-    return ((proc / "exe").readlink(), argv) == theirs
+    return ((proc / "exe").readlink(), argv) == theirs and not _forked(proc)
+
+
+def _forked(proc: Path) -> bool:
+    """Whether `proc` has a child process (False where the kernel lists no children)."""
+    try:
+        return bool((proc / "task" / proc.name / "children").read_bytes().strip())
+    except OSError:
+        return False
 
 
 def subcommand(argv: list[bytes]) -> str:

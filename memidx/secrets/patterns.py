@@ -97,7 +97,8 @@ MEMBER = re.compile(r"(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+")
 # Between two of them a name's letters are a word (`V2beta2HorizontalPodAutoscaler`,
 # `v2Api3Key` were refused as random), a random string's are not (`8vT2`, `2mw9`)
 RANDOM_PART = re.compile(r"(?<=[A-Za-z])[0-9]++(?=([A-Za-z]++)[0-9]++[A-Za-z])")
-NAME_WORD = re.compile(r"[A-Z][a-z]{2,}+|[a-z]{3,}+")
+# with a vowel, as a word has one (`cfg.Hq7Xkrt3Lm`, a random string's, was let through)
+NAME_WORD = re.compile(r"(?=[^aeiouy]*+[aeiouy])(?:[A-Z][a-z]{2,}+|[a-z]{3,}+)")
 PORT = re.compile(r"[0-9]{1,5}")
 HOST_WITH_PORT = re.compile(r"(?:\[[^\]\s/@]*\]|[^\s:/@?#\[\]]+):[0-9]")  # `@cache:6379`
 

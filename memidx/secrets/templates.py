@@ -68,16 +68,23 @@ def _reference_end(line: str, at: int) -> int:
     return -1 if end == -1 else end + len(close)
 
 
-# A quoted default a reference gives (group 2): the shell's `${X:-"v4lue"}`, Helm's
-# `{{ .Values.x | default "v4lue" }}` or `{{ default "v4lue" .Values.x }}`, an Actions
-# expression's `${{ secrets.X || 'v4lue' }}`; each was let through, the quotes ending the value
-# (a message with spaces, `required "x is required"`, is none)
-QUOTED_DEFAULT = re.compile(r"""(?:\bdefault|\|\||:?+[-=])[ \t(]*+(["'])([^\s"'{}]++)\1""")
+# A quoted default a reference gives (group 2): Helm's `{{ .Values.x | default "v4lue" }}` or
+# `{{ default "v4lue" .Values.x }}`, an Actions expression's `${{ secrets.X || 'v4lue' }}`;
+# each was let through, the quotes ending the value (a message with spaces, `required "x is
+# required"`, is none); or the quoted literal a template's opens with, its value itself: `{{
+# "v4lue" }}`, `{{ "v4lue" | b64enc }}`, `${{ 'v4lue' }}` were let through once the words
+# inside a reference were no literal (not every quoted word inside one: `hashFiles('**/x')`)
+QUOTED_DEFAULT = re.compile(r"""(?:^\$?+\{\{-?+|\bdefault|\|\|)[ \t(]*+(["'])([^\s"'{}]++)\1""")
+# the shell's, `${X:-"v4lue"}` (`-`, `=`, with or without `:`): only in a shell's reference, as
+# a keyword argument in a template's is none (Ansible's `lookup('aws_ssm', '/db/pw',
+# region='eu-west-1')` was refused)
+SHELL_DEFAULT = re.compile(r"""^\$\{[^{}]*?:?+[-=][ \t]*+(["'])([^\s"'{}]++)\1""")
 
 
 def _quoted_defaults(reference: str) -> Iterator[str]:
-    """The quoted literals `reference` gives as its value's default (QUOTED_DEFAULT)."""
-    for match in QUOTED_DEFAULT.finditer(reference):
+    """The quoted literals `reference` gives as its value (QUOTED_DEFAULT, SHELL_DEFAULT)."""
+    shell = reference.startswith("${") and not reference.startswith("${{")
+    for match in (SHELL_DEFAULT if shell else QUOTED_DEFAULT).finditer(reference):
         yield match[2]
 
 

@@ -6,7 +6,10 @@ against 8 of 8 committed, 2.1 s, before the last look came in)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import sys
 import time
 
 from memidx.git.newcomers import arrived, last_pid, lately
@@ -51,3 +54,31 @@ def test_a_git_status_loop_in_the_clone_keeps_no_remember_waiting(repo: NotesRep
         stop(loop.pid)
         loop.wait()
     assert busy <= 3, f"{busy} of 10 looks waited for a `git status` loop"
+
+
+SUBSHELL = """import os, sys, time
+child = os.fork()
+if child == 0:  # a subshell: forked, runs a command of its own, never execs
+    os.execvp("sleep", ["sleep", "5"]) if os.fork() == 0 else os.wait()
+    os._exit(0)
+time.sleep(0.1)  # its own command started
+print(child, flush=True)
+time.sleep(5)
+"""
+
+
+def test_a_subshell_running_its_commands_in_the_clone_is_no_arrival(repo: NotesRepo) -> None:
+    """A fork that forked a child of its own (`$(git log | wc -l)` in a script's loop) runs
+    its commands: no shell's child about to exec `git commit`."""
+    since = last_pid()
+    assert since is not None
+    argv = [sys.executable, "-c", SUBSHELL]
+    shell = subprocess.Popen(argv, cwd=repo.root, stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        assert shell.stdout is not None
+        assert int(shell.stdout.readline())  # the subshell, with its `sleep`
+        assert not lately(repo.root)
+        assert not arrived(repo.root, since)
+    finally:
+        os.killpg(shell.pid, signal.SIGKILL)
+        shell.wait()

@@ -32,6 +32,8 @@ def test_a_members_name_with_words_between_its_digits_is_a_reference(text: str) 
         ("password = en_US.Zq8vT2mW9pL", "en_US.Zq8vT2mW9pL"),
         ("password = en_US.aB3xKpQ9mZt", "en_US.aB3xKpQ9mZt"),
         ("password = en_US.zq8vt2mw9plq", "en_US.zq8vt2mw9plq"),
+        ("password = cfg.Hq7Xkrt3Lm", "cfg.Hq7Xkrt3Lm"),  # no vowel: no word between digits
+        ("api_key = cfg.Tz4wxkq8Bn", "cfg.Tz4wxkq8Bn"),
     ],
 )
 def test_a_random_part_is_still_refused(text: str, secret: str) -> None:

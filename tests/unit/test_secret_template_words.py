@@ -69,3 +69,31 @@ def test_a_quoted_default_a_reference_gives_is_judged(text: str) -> None:
 )
 def test_a_placeholder_default_is_none(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'  password: {{{{ "{RANDOM}" }}}}',  # the value itself, a reference's only word
+        f"  token: ${{{{ '{RANDOM}' }}}}",
+        f'  password: {{{{ "{RANDOM}" | b64enc | quote }}}}',
+        f'  password: "{{{{- "{RANDOM}" -}}}}"',
+    ],
+)
+def test_the_quoted_literal_a_reference_opens_with_is_judged(text: str) -> None:
+    """Each was let through once the words inside a reference were no literal."""
+    assert found(text) == [RANDOM]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "  password: \"{{ lookup('aws_ssm', '/prod/db/password', region='eu-west-1') }}\"",
+        "  password: {{ lookup('hashi_vault', 'secret=db', url='https://vault:8200') }}",
+        "  token: ${{ github.ref == 'refs/heads/main' && secrets.A || secrets.B }}",
+        "  token: ${{ env.TOKEN_NAME == 'GITHUB_TOKEN2' && secrets.A }}",
+    ],
+)
+def test_a_keyword_argument_or_comparison_inside_a_template_is_no_default(text: str) -> None:
+    """The shell's `=`/`-` default is none in a template's reference: each was refused."""
+    assert found(text) == []
