@@ -68,6 +68,8 @@ def _take_out(config: Config, note: PendingNote) -> str:
     write through a file already open before the move, landing after the compare."""
     path = config.root / note.ref
     stays = f"remove {note.ref} before you switch back"
+    if note.unwritten and not path.exists() and not path.is_symlink():
+        return "its file was never written in this work tree"  # committed from its entry
     if not the_same_note(config, note.ref, note.text) or ids_at(config, note.ref) != (None, None):
         return stays
     aside = _room_aside(path)

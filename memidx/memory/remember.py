@@ -20,6 +20,7 @@ from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.git.branch import REBASE_WAIT, on_a_branch
 from memidx.index.ownership import keep_out_of_git
+from memidx.memory.fresh_note import commit_fresh, free_name, keep_fresh, written_before
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import committed_meanwhile, the_same_note
@@ -153,14 +154,13 @@ def remember(
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
         branch = on_a_branch(config.root, "the note was not written", wait=REBASE_WAIT)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
-        ref = _written_before(config, folder, title, text)
-        ref = ref or _write_new(config, folder, slugify(title), text)[0]
-        _check(config, ref, text, found)
-        older = bool(pending(config))  # a git held the clone past a remember's wait already
+        ref, there, older = _placed(config, folder, title, text, found)
         say = notice or _unsaid
         try:
-            kept = keep(config, ref, title, text, branch)
-            done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=kept)
+            kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
+            wait = BEHIND_WAIT if older else None
+            fresh = not there and commit_fresh(config, kept, say)
+            done = fresh or commit_pending(config, wait, say, raise_for=kept)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
                 start_finisher(config, say)
@@ -183,7 +183,8 @@ def remember(
     if commit is None:  # GitBusy's first words: what held the clone, unless HEAD left its branch
         why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
         away = None if done.busy else left_for_its_branch(config, ref, branch)
-        say(away or f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+        state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
+        say(away or f"{ref} is {state} but not committed yet: {why} ({PENDING_HINT})")
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
     elif not elsewhere:  # one on a branch not checked out is indexed once it is
         _index(config, ref, commit, notice)
@@ -256,19 +257,23 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
 
-def _written_before(config: Config, folder: PurePosixPath, title: str, text: str) -> str | None:
-    """This very note, under the name an earlier memidx gave it (`strae.md` for `Straße`),
-    when its name changed since: it wrote a twin (`strasse.md`) beside it. Every earlier
-    name there is read (it stopped at the first gap: `strae.md` gone, `strae-2.md` missed)."""
-    before = slugify(title, spelled=False)
-    if before == slugify(title) or not (config.root / folder).is_dir():
-        return None
-    named = re.compile(rf"{re.escape(before)}(?:-([0-9]+))?\.md")
-    found = (named.fullmatch(p.name) for p in (config.root / folder).iterdir())
-    for _, name in sorted((int(m.group(1) or 1), m.group()) for m in found if m):
-        if the_same_note(config, ref := (folder / name).as_posix(), text):
-            return ref
-    return None
+def _placed(
+    config: Config, folder: PurePosixPath, title: str, text: str, found: tuple[Redacted, ...]
+) -> tuple[str, bool, bool]:
+    """The note's ref, checked; whether its file is in the work tree (else it comes with its
+    commit: memory/fresh_note.py), and whether older notes are pending (committed first, this
+    one's file is written now, as it always was)."""
+    slug, older = slugify(title), bool(pending(config))
+    before = written_before(config, folder, slugify(title, spelled=False), slug, text)
+    ref, there = (before, True) if before or older else free_name(config, folder, slug, text)
+    if there or ref is None:
+        ref = ref or _write_new(config, folder, slug, text)[0]
+    try:
+        _check(config, ref, text, found)
+    except CheckFailed:  # the file is kept, for the person to fix
+        _ = there or _write_new(config, folder, slug, text)
+        raise
+    return ref, there, older
 
 
 def _fill(out: TextIO, text: str, *, durable: bool) -> None:

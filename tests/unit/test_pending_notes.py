@@ -13,6 +13,7 @@ import pytest
 
 from memidx.config import Config, load_config
 from memidx.git import underway
+from memidx.memory.pending_hook import finish_after_git
 from memidx.memory.pending_notes import (
     FOLDER,
     HOOK_CAME,
@@ -21,7 +22,6 @@ from memidx.memory.pending_notes import (
     Committed,
     after_a_hook,
     commit_pending,
-    finish_after_git,
     finish_now,
     keep,
     pending,
