@@ -34,7 +34,7 @@ from memidx.memory.pending_notes import (
 
 def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
     """The name remember's _write_new would take for the note, without writing it: (its ref,
-    whether a file is there already, this very note or no name was free)."""
+    whether a file is there already: this very note; "" when no name is free)."""
     target = config.root / folder
     names = [entry.name for entry in target.iterdir()] if target.is_dir() else []
     other_case = {name.casefold() for name in names if name != name.casefold()}
@@ -48,7 +48,7 @@ def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tu
                 return ref, True
             continue
         return ref, False
-    return (folder / f"{slug}.md").as_posix(), True  # remember's own loop says so
+    return "", True  # no name free: remember's _write_new says so
 
 
 def written_before(
@@ -69,14 +69,22 @@ def written_before(
     return None
 
 
-def commit_fresh(config: Config, note: PendingNote, say: Callable[[str], None]) -> Committed:
+def commit_fresh(
+    config: Config, note: PendingNote, say: Callable[[str], None], *, older: bool = False
+) -> Committed:
     """Commit `note`, kept unwritten, from its bytes, its file written with the move; when it
     cannot be, committed the pending way (commit_pending, `raise_for` it: its errors as
     remember always raised them), its file written first while HEAD is on its branch (a git
     that holds the clone for long: the person sees the note; a refusal: the file is kept).
-    After a `git switch` it stays unwritten, for its branch: no file in another's work tree."""
+    After a `git switch` it stays unwritten, for its branch: no file in another's work tree.
+    `older`: notes pending before it are committed first, each as commit_pending does."""
     from memidx.memory.pending_branch import head_branch
 
+    if older:  # this one last, from its bytes; left pending by a busy git: written now
+        done = commit_pending(config, BEHIND_WAIT, say, raise_for=note)
+        if done.busy and not isinstance(done.busy, SwitchedAway) and note.entry.exists():
+            written_now(config, note, head_branch(config) or "", say, write=True)
+        return done
     busy = switched = False
     try:
         commit = commit_note(config, note, None, note.branch)

@@ -159,7 +159,7 @@ def remember(
         try:
             kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
             wait = BEHIND_WAIT if older else None
-            fresh = not there and commit_fresh(config, kept, say)
+            fresh = not there and commit_fresh(config, kept, say, older=older)
             done = fresh or commit_pending(config, wait, say, raise_for=kept)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
@@ -261,12 +261,11 @@ def _placed(
     config: Config, folder: PurePosixPath, title: str, text: str, found: tuple[Redacted, ...]
 ) -> tuple[str, bool, bool]:
     """The note's ref, checked; whether its file is in the work tree (else it comes with its
-    commit: memory/fresh_note.py), and whether older notes are pending (committed first, this
-    one's file is written now, as it always was)."""
+    commit: memory/fresh_note.py), and whether older notes are pending (committed first)."""
     slug, older = slugify(title), bool(pending(config))
     before = written_before(config, folder, slugify(title, spelled=False), slug, text)
-    ref, there = (before, True) if before or older else free_name(config, folder, slug, text)
-    if there or ref is None:
+    ref, there = (before, True) if before else free_name(config, folder, slug, text)
+    if there:  # no name free (""): _write_new says so
         ref = ref or _write_new(config, folder, slug, text)[0]
     try:
         _check(config, ref, text, found)
