@@ -60,16 +60,11 @@ TRACE_DIR = """trace_dir() { # $XDG_STATE_HOME/memidx/traces/<name>-<FNV-1a of i
 # memidx does not own (memidx.index.failures refuses both)
 OWN = """own() { [ ! -h "$1" ] && { [ -f "$1" ] || [ ! -e "$1" ]; }; }
 state() { # made whole: a folder of this shell's, its .gitignore written, renamed into place
-  [ -d "$1" ] && return 0 # (made, then filled: another took it as done, and a full disk left it
-  made="$1.$$.tmp" # bare); a failure removes this shell's own alone, never another's .gitignore
-  case "$1" in */*) made_in="${1%/*}" ;; *) made_in=. ;; esac
-  { mkdir -p "$made_in" && { mkdir "$made" || [ -d "$made" ]; }; } 2>/dev/null || return 1
-  printf '%s\\n' "$IGNORE_ALL" '*' >"$made/.gitignore" &&
-    { [ -e "$1" ] || [ -h "$1" ] || mv "$made" "$1"; }
-  for made in "$made" "$1/${made##*/}"; do # not moved, or moved into another's
-    [ -d "$made" ] && rm -f "$made/.gitignore" && rmdir "$made"
-  done
-  [ -d "$1" ]
+  [ -d "$1" ] && return 0; made="$1.$$.tmp" up="${1%/*}"; [ "$up" = "$1" ] && up=.
+  { mkdir -p "$up" && { mkdir "$made" || [ -d "$made" ]; }; } 2>/dev/null || return 1
+  printf '%s\\n' "$IGNORE_ALL" '*' >"$made/.gitignore" && { [ -e "$1" ] || [ -h "$1" ] ||
+    mv "$made" "$1"; }; for made in "$made" "$1/${made##*/}"; do # not moved: its own alone
+    [ -d "$made" ] && rm -f "$made/.gitignore" && rmdir "$made"; done; [ -d "$1" ]
 } 2>/dev/null
 IGNORE_ALL="# memidx's index and state: derived, never committed"
 """  # state(): .memidx made ignoring itself, as memidx.state_folder makes it

@@ -70,18 +70,19 @@ def written_before(
 
 
 def commit_fresh(
-    config: Config, note: PendingNote, say: Callable[[str], None], *, older: bool = False
+    config: Config, note: PendingNote, say: Callable[[str], None], *, behind: float | None = None
 ) -> Committed:
     """Commit `note`, kept unwritten, from its bytes, its file written with the move; when it
     cannot be, committed the pending way (commit_pending, `raise_for` it: its errors as
     remember always raised them), its file written first while HEAD is on its branch (a git
     that holds the clone for long: the person sees the note; a refusal: the file is kept).
     After a `git switch` it stays unwritten, for its branch: no file in another's work tree.
-    `older`: notes pending before it are committed first, each as commit_pending does."""
+    `behind`: notes pending before it are committed first, each as commit_pending does,
+    waiting that long for git (remember's BEHIND_WAIT)."""
     from memidx.memory.pending_branch import head_branch
 
-    if older:  # this one last, from its bytes; left pending by a busy git: written now
-        done = commit_pending(config, BEHIND_WAIT, say, raise_for=note)
+    if behind is not None:  # this one last, from its bytes; left pending by a busy git: written
+        done = commit_pending(config, behind, say, raise_for=note)
         if done.busy and not isinstance(done.busy, SwitchedAway) and note.entry.exists():
             written_now(config, note, head_branch(config) or "", say, write=True)
         return done

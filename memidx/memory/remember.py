@@ -159,7 +159,7 @@ def remember(
         try:
             kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
             wait = BEHIND_WAIT if older else None
-            fresh = not there and commit_fresh(config, kept, say, older=older)
+            fresh = not there and commit_fresh(config, kept, say, behind=wait)
             done = fresh or commit_pending(config, wait, say, raise_for=kept)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
