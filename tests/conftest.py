@@ -36,6 +36,17 @@ def repo(tmp_path: Path) -> NotesRepo:
 
 
 PROJECT = Path(__file__).resolve().parent.parent
+# Every process a test starts imports the memidx under test, wherever it stands: `python -m
+# memidx` put its working directory first on sys.path (the checkout pytest ran in, whatever
+# code PYTHONPATH named), and a venv's editable install names one checkout of its own.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [
+        str(PROJECT),
+        *[str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p],
+    ]
+)
+if os.environ.get("DATA"):  # read from each test's own folder (user_home): `DATA=../shared/data`
+    os.environ["DATA"] = str(Path(os.environ["DATA"]).resolve())
 # The environment the suite started with: only the model is looked up in it (read, never written).
 STARTING_ENV = dict(os.environ)
 USER_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
@@ -48,6 +59,9 @@ def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     """A throwaway HOME with its XDG folders for every test (and the processes it starts)."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    # no test stands in the checkout: a process started without -C or a cwd, or an in-process
+    # Path.cwd(), found the project's own memory and its index (chunks, vectors or none)
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
     for variable, folder in zip(
         USER_VARIABLES[1:], (".config", ".cache", ".local/share", ".local/state"), strict=True
     ):

@@ -68,7 +68,8 @@ def run_hook_arguments(arguments: Sequence[str], directory: Path | None = None) 
     if len(arguments) == 2 and not any(a.startswith("-") for a in arguments):
         return run_hook(arguments[0], arguments[1], directory)
     agent, event = [*arguments, "?", "?"][:2]
-    _trace(None, agent, event, f"takes an agent and an event, not: {shlex.join(arguments)}")
+    line = f"takes an agent and an event, not: {shlex.join(arguments)}"
+    _trace(None, agent, event, line, directory)
     return _finish(_nothing(agent, event))
 
 
@@ -90,7 +91,7 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
         found = adapter(agent)
         limit = _deadline(found, event)
     except (KeyError, ImportError, ValueError) as exc:
-        _trace(None, agent, event, f"unknown agent or event: {exc}")
+        _trace(None, agent, event, f"unknown agent or event: {exc}", directory)
         return _finish(_nothing(agent, event))
     worker = threading.Thread(
         target=_work,
@@ -102,14 +103,14 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     worker.start()
     worker.join(max(0.0, started + limit - time.monotonic()))
     config = cast(Config | None, holder.get("config"))
-    _keep_said(config, agent, event, said.getvalue())
+    _keep_said(config, agent, event, said.getvalue(), directory)
     failed = found.failed(event) if found.failed else ""
     if worker.is_alive():
-        _trace(config, agent, event, f"no answer within {limit:g} s: gave up")
+        _trace(config, agent, event, f"no answer within {limit:g} s: gave up", directory)
         return _finish(failed)
     error = holder.get("error")
     if isinstance(error, BaseException):
-        _trace(config, agent, event, f"{type(error).__name__}: {error}")
+        _trace(config, agent, event, f"{type(error).__name__}: {error}", directory)
         return _finish(failed)
     return _finish(str(holder.get("output") or ""))
 
@@ -123,12 +124,14 @@ def _quiet() -> io.StringIO:
     return said
 
 
-def _keep_said(config: Config | None, agent: str, event: str, said: str) -> None:
+def _keep_said(
+    config: Config | None, agent: str, event: str, said: str, directory: Path | None
+) -> None:
     """Each line the work said, in the hook's trace: a notice as one (which `memidx status`
     does not show as a failure), so what a command would have said is not lost."""
     for line in said.splitlines():
         if text := line.strip().removeprefix("memidx: "):
-            _trace(config, agent, event, text)
+            _trace(config, agent, event, text, directory)
 
 
 def _deadline(found: Adapter, event: str) -> float:
@@ -167,20 +170,26 @@ def _payload(data: bytes) -> dict[str, object]:
     return cast(dict[str, object], loaded)
 
 
-def _trace(config: Config | None, agent: str, event: str, message: str) -> None:
+def _trace(
+    config: Config | None, agent: str, event: str, message: str, directory: Path | None = None
+) -> None:
     from memidx.index.failures import fallback_trace, record_failure
 
     if config is None:  # the hook failed before it found its memory: the one in reach
-        config = _memory_in_reach()
+        config = _memory_in_reach(directory)
     path = _trace_path(config)
     if path is not None:  # a memory that cannot be written: the trace in the user's state folder
         fallback = None if config is None else fallback_trace(config.root, path)
         record_failure(path, f"{agent} {event}", message, fallback=fallback)
 
 
-def _memory_in_reach() -> Config | None:
+def _memory_in_reach(directory: Path | None) -> Config | None:
+    """The memory -C names, else the one around; None when -C names no folder: its trace
+    went into the memory of the working directory, another memory than the one named."""
+    if directory is not None and not directory.is_dir():
+        return None
     with contextlib.suppress(Exception):
-        return load_config()
+        return load_config(directory)
     return None
 
 
@@ -188,7 +197,7 @@ def trace_path(config: Config | None) -> Path | None:
     """Where a failed hook leaves its line: its memory's trace, else (no memory in reach) the
     user's cache, else (no home either) this user's private runtime folder; None when that is
     no private folder, which another user could have made to read or plant the trace."""
-    return _trace_path(_memory_in_reach() if config is None else config)
+    return _trace_path(_memory_in_reach(None) if config is None else config)
 
 
 def _trace_path(config: Config | None) -> Path | None:

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from memidx.cli.notice import say_notice
+from memidx.cli.unembedded import say_unembedded
 from memidx.config import Config
 from memidx.errors import UsageError
 
@@ -35,6 +36,7 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
         if not done:
             done.append(_ingest_all(config, store))
             mark_index_built(config, store)
+        say_unembedded(config, store)  # a rebuilt index has no vector: `make index` embeds
     finally:
         store.conn.close()
     report, records = done[0]
@@ -89,6 +91,8 @@ def sync(args: argparse.Namespace, config: Config) -> int:
         records = sync_records(config, store)
         report, records = filled[0] if filled else (report, records)  # a new index: its fill
         mark_index_built(config, store)
+        if filled:  # rebuilt: no vector is left, and sync starts no background embed
+            say_unembedded(config, store)
     finally:
         bar.close()
         store.conn.close()

@@ -248,8 +248,13 @@ def _mcp_server(status: Status) -> str:
 
 
 def _agent_rows(status: Status) -> list[tuple[str, str]]:
-    agent = status.agent_failure
-    return [] if agent is None else [("agent hook", agent_line(agent))]
+    agent, elsewhere = status.agent_failure, status.agent_failure_no_memory
+    rows = [] if agent is None else [("agent hook", agent_line(agent))]
+    if elsewhere is not None:  # a hook that found no memory, this one's maybe: said where
+        where = display(status.agent_trace_no_memory)
+        said = f"by a hook that found no memory (remove {where} once it finds one)"
+        rows.append(("agent hook", f"{agent_line(elsewhere)}; {said}"))
+    return rows
 
 
 def agent_line(agent: HookFailure) -> str:

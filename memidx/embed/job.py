@@ -68,8 +68,8 @@ def embed_missing(
         if current is not None and not current():
             raise IndexReplaced(REPLACED, REPLACED_HINT)
         matrix = embedder.embed([text for _, text in group])
-        with transaction(store.conn):
-            vectors.put(
+        with transaction(store.conn):  # a chunk forgotten since `todo` was read gets none
+            vectors.put_held(
                 embedder.name,
                 ((h, encode_vector(v)) for (h, _), v in zip(group, matrix, strict=True)),
             )

@@ -58,6 +58,23 @@ def on_a_branch(root: Path, undone: str, *, wait: float = 0.0) -> str:
     )
 
 
+def rebased_branch(root: Path) -> str | None:
+    """The branch (refs/heads/<name>) a rebase a git of the clone runs now rewrites, read from
+    its head-name; None when none runs, or it names none (`git rebase --apply` until it
+    stops, a rebase of a detached HEAD)."""
+    repo = GitRepo(root)
+    paths = repo.run("rev-parse", "--path-format=absolute", "--git-path", "rebase-merge",
+                     "--git-path", "rebase-apply").decode().splitlines()  # fmt: skip
+    for folder in (Path(path) for path in paths):
+        try:
+            name = (folder / "head-name").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if name.startswith("refs/heads/") and _running(root):
+            return name
+    return None
+
+
 def _broken_rebase(folder: Path, undone: str, *, unseen: bool = False) -> MemidxError:
     """A rebase folder without its head-name, which `git pull --rebase --autostash` leaves when
     it stops as it starts ("cannot rebase: You have unstaged changes"): `git rebase --abort` and

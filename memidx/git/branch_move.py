@@ -8,7 +8,8 @@ bytes staged against the rewritten HEAD, for the person's next commit. So the mo
 a switch cannot end meanwhile) and, once prepared, is committed only when HEAD names another
 branch and no `git switch`, `git checkout` or `git worktree` of this clone is under way (Linux
 /proc), in this work tree or another (whose HEAD git cannot lock with it: a look at its HEAD,
-its rebase, its index lock and its gits)."""
+its rebase, its index lock and its gits), and last at each process that started since that
+look began (a switch that started during it: memidx.git.newcomers)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
     """Move `ref` from `old` to `new`; False when it moved meanwhile, HEAD names it now or a
     switch is under way (nothing changed)."""
     from memidx.children import start_piped
+    from memidx.git.newcomers import last_pid
 
     root = repo.root
     git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
@@ -38,7 +40,8 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
             if git.stdout.readline().strip() == "start: ok" and (
                 git.stdout.readline().strip() == "prepare: ok"
             ):
-                free = _nowhere_else(repo, git_dir, ref)
+                since = last_pid()  # a switch that starts during the look is looked at last
+                free = _nowhere_else(repo, git_dir, ref) and not _arrived(repo, since)
                 git.stdin.write("commit\n" if free else "abort\n")
                 git.stdin.flush()
                 moved = free and git.stdout.readline().strip() == "commit: ok"
@@ -50,6 +53,17 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
             except BrokenPipeError:  # it had ended already
                 git.wait()
     return moved
+
+
+def _arrived(repo: GitRepo, since: int | None) -> bool:
+    """Whether a git that checks a branch out (or a fork not exec'd yet) started in a work tree
+    of the clone since `since` (memidx.git.newcomers): the look passed it, it read the branch."""
+    from memidx.git.newcomers import arrived
+    from memidx.git.publish import SWITCHING
+    from memidx.git.side_commit import work_trees
+
+    trees = work_trees(repo)
+    return bool(trees) and arrived(trees[0], since, SWITCHING, also=tuple(trees[1:]))
 
 
 def _nowhere_else(repo: GitRepo, git_dir: Path, ref: str) -> bool:

@@ -31,7 +31,7 @@ from memidx.git.index_follow import follow
 from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
-from memidx.git.switched import switched_away
+from memidx.git.switched import refuse_a_switch, switched_away
 from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries
 from memidx.git.underway import refuse_a_stopped_pick
 
@@ -54,7 +54,8 @@ def commit_paths(
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
     these paths' index entries changes; no hook runs (the caller checks and syncs in-process);
     GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS), or when
-    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move.
+    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move (or
+    when they change nothing there: not committed on `branch`).
     `written`: paths of `paths` committed with these bytes, not read from the work tree (the
     caller writes the file once it is committed: untracked meanwhile, it failed a `git pull`
     that brought the same file). Each error ends in `undone` (`x.md was not committed`)."""
@@ -125,21 +126,14 @@ def publish(
     (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
     DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
     a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone)."""
-    from memidx.git.publish import (
-        BUSY,
-        DETACHED,
-        DONE,
-        SWITCHED,
-        HookRefused,
-        head_names,
-        move_head,
-    )
+    from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
 
     head = head_of()
     commit = build(head)
     for attempt in range(10_000):  # bounded by the deadline; the count only bounds the loop
-        if commit == head:
-            return commit  # nothing to move
+        if commit == head:  # nothing to move, if HEAD is on the branch the paths are for
+            refuse_a_switch(git_dir, branch, undone)  # else they are not committed there
+            return commit
         try:
             outcome = move_head(
                 root, git_dir, commit, head, message, then=then(commit), branch=branch, back=back
@@ -162,10 +156,8 @@ def publish(
         else:  # HEAD moved, or a git holds HEAD's lock: a killed git's is never let go
             refuse_a_left_head_lock(root, git_dir, undone)
             _pause(min(attempt, 4))
-        now = head_of()
-        if now != head and branch is not None and (head_names(git_dir) or DETACHED) != branch:
-            raise switched_away(git_dir, branch, undone)  # built there, it would land there
-        if now != head:  # another commit landed first: build on top of it
+        if (now := head_of()) != head:  # another commit landed first: build on top of it
+            refuse_a_switch(git_dir, branch, undone)  # built there, it would land there
             head, commit = now, build(now)
     _still_busy(root, git_dir, undone)
     raise not_moved(root, git_dir, undone)

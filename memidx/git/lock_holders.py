@@ -13,11 +13,13 @@ def left_behind(lock: Path, work_tree: Path, also: Sequence[Path] = ()) -> bool:
     `work_tree` is the clone's: a git folder elsewhere (a submodule's `.git/modules/<name>`,
     `git init --separate-git-dir`) names no work tree a git could be running in. `also`:
     other work trees a git holding it may run in (a branch's lock: the clone's linked ones)."""
+    from memidx.git.move_script import held_by_memidx
+
     try:
         before = lock.stat()
     except FileNotFoundError:
         return False
-    if not _held_by_nobody(lock, work_tree, also):
+    if held_by_memidx(lock) or not _held_by_nobody(lock, work_tree, also):
         return False
     try:
         after = lock.stat()

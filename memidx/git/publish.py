@@ -9,8 +9,10 @@ HEAD only while no git process of this clone is committing (on Linux, from /proc
 `merge`, `cherry-pick`, `revert`, `am`, `rebase` or `pull`) and none holds index.lock, and it
 looks again while it holds the ref's own lock: `git update-ref --stdin` prepares the update
 (which locks the ref, and fails when HEAD moved), memidx looks, then the transaction is
-committed or aborted, so only a commit that starts within that instant can miss it (and one
-that does is waited for once HEAD moved: memidx/git/late.py). The ref
+committed or aborted; last, memidx looks at each process that started since its look began
+(memidx/git/newcomers.py), so only a commit that starts in the instant between that and git's
+rename of the lock can miss it (and one that does is waited for once HEAD moved:
+memidx/git/late.py). The ref
 stays locked for the look alone (~5 ms for 100 processes on a loaded machine), under the
 100 ms another git waits for a ref lock (core.filesRefLockTimeout) before it gives up.
 
@@ -31,6 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
+from memidx.git.move_script import FAILED, THEN, THEN_OR_BACK, index_token, take_index_lock
+from memidx.git.newcomers import COMMITTING, arrived, last_pid, lately, subcommand
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
@@ -40,24 +44,6 @@ ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
 REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
 HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
-
-
-# $1 the reflog message, $2 the new commit, then the git command to run once HEAD is there
-# (update-ref's answers go to memidx; its exit status does not tell a commit from an abort)
-THEN = (
-    'git update-ref -m "$1" --stdin; '
-    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
-    'shift 2; exec git "$@"'
-)
-FAILED = "memidx: the command run with the move failed"
-# the same, and when that git command fails, HEAD goes back to $3 (from $2): share's merge,
-# whose work tree and index did not follow the move, is undone rather than left half made
-THEN_OR_BACK = (
-    'git update-ref -m "$1" --stdin; '
-    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
-    'said=$1 new=$2 old=$3; shift 3; git "$@" && exit 0; '
-    f'git update-ref -m "$said (undone)" HEAD "$old" "$new"; echo "{FAILED}" >&2'
-)
 
 
 def move_head(
@@ -84,20 +70,25 @@ def move_head(
     if committing(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
-    if then and SHELL is not None:
-        script, was = (THEN_OR_BACK, [old or ZERO]) if back else (THEN, [])
+    locks = bool(then) and SHELL is not None  # the index, from before the move
+    if locks and SHELL is not None:
+        script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
+        token = index_token(git.pid, new)  # the shell's, which lets the lock go
         try:
             git.stdin.write(f"start\nupdate HEAD {new} {old or ZERO}\nprepare\n")
             git.stdin.flush()
             if git.stdout.readline().strip() == "start: ok" and (
                 git.stdout.readline().strip() == "prepare: ok"
             ):
+                since = last_pid()  # a git that starts during the look is looked at last
                 switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
+                busy = busy or lately(root) or arrived(root, since)  # last: right before it
+                busy = busy or (locks and not take_index_lock(git_dir, token))
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
@@ -197,10 +188,6 @@ def in_its_hook(pid: str) -> bool:
     return False
 
 
-# git commands that read HEAD when they start and move it from that value when they end
-COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
-
-
 def committing(root: Path) -> bool:
     """Whether a git process in this clone is committing (Linux /proc; elsewhere never). A git
     that memidx runs under (memidx in its hook) waits for memidx: it is not waited for."""
@@ -231,7 +218,7 @@ def committers(
         except OSError:
             continue  # another user's process, or one that just ended
         here = any(_in(cwd, root) for root in roots)
-        if here and (command := _subcommand(argv)) in commands:
+        if here and (command := subcommand(argv)) in commands:
             found[pid_dir.name] = f"{command} {started(pid_dir.name)}"
     return found
 
@@ -278,17 +265,3 @@ def _ancestors() -> set[str]:
             break
         pid = parent
     return found
-
-
-def _subcommand(argv: list[bytes]) -> str:
-    """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit)."""
-    words = [a.decode("utf-8", "replace") for a in argv[1:]]
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace"):
-            skip = True
-        elif not word.startswith("-"):
-            return word
-    return ""

@@ -45,6 +45,7 @@ def rewrite_unpushed(
     then: Callable[[], None] = lambda: None,
     *,
     branch: str | None = None,
+    wait: float | None = None,
 ) -> int:
     """Put the `replace` blobs into every unpushed commit of HEAD that holds the old ones under
     `folders`, point git's index at HEAD's blobs for `paths` (in the git that moves HEAD) and
@@ -53,7 +54,8 @@ def rewrite_unpushed(
     committing, never from a HEAD that moved since it was read: built again then); GitError
     when that cannot happen in time, and then nothing changed; GitBusy when HEAD names another
     branch than `branch` (memidx.git.branch.head_ref, read before the purge read anything):
-    a `git switch` meanwhile never gets the branch it took HEAD to rewritten."""
+    a `git switch` meanwhile never gets the branch it took HEAD to rewritten. It waits `wait`
+    seconds for git at most (WAIT_SECONDS when None)."""
     import git
 
     from memidx.git.commit import WAIT_SECONDS, index_follows, publish, update_user_index
@@ -73,7 +75,7 @@ def rewrite_unpushed(
             rebuilt[commit] = _rebuilt(repo, commit, folders, replace, rebuilt)
         return rebuilt.get(head, head)
 
-    deadline = time.monotonic() + WAIT_SECONDS
+    deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     undone = "the unpushed commits were not rewritten and no segment changed"
     with serialized(config, deadline, undone):  # no memidx commit moves HEAD meanwhile
         if repo.head() is None:

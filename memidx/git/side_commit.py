@@ -151,7 +151,7 @@ def _ref_lock(repo: GitRepo, branch: str) -> Path | None:
 def _let_go(repo: GitRepo, lock: Path | None, deadline: float) -> bool:
     """Whether another git's ref update held `lock` and let it go before `deadline` (it takes
     milliseconds: the tries that failed on it went by at once, and the note waited)."""
-    if lock is None or not lock.exists() or left_behind(lock, repo.root, _work_trees(repo)):
+    if lock is None or not lock.exists() or left_behind(lock, repo.root, work_trees(repo)):
         return False
     while lock.exists() and time.monotonic() < deadline:
         time.sleep(LOCK_POLL)
@@ -165,7 +165,7 @@ def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
     name, lock = branch.removeprefix("refs/heads/"), _ref_lock(repo, branch)
     if lock is None or not lock.exists():
         return GitBusy(f"{name} kept moving; {undone}", "try again")
-    trees = _work_trees(repo)  # a git in a linked one moving the branch: no killed git's
+    trees = work_trees(repo)  # a git in a linked one moving the branch: no killed git's
     if left_behind(lock, repo.root, trees):
         return IndexLockLeft(
             f"{lock} was left behind by a git process that was killed (no running process holds "
@@ -218,12 +218,12 @@ def _switching(repo: GitRepo, dirs: list[Path] | None = None) -> bool:
     own callers aside: a post-checkout hook's switch); `dirs`: their git folders, read."""
     from memidx.git.publish import SWITCHING, committers, in_its_hook
 
-    trees = _work_trees(repo, dirs)
+    trees = work_trees(repo, dirs)
     found = committers(trees[0], SWITCHING, also=trees[1:]) if trees else {}
     return any(not in_its_hook(pid) for pid in found)
 
 
-def _work_trees(repo: GitRepo, dirs: list[Path] | None = None) -> list[Path]:
+def work_trees(repo: GitRepo, dirs: list[Path] | None = None) -> list[Path]:
     """Each work tree of the clone (where a git that moves one of its branches may run);
     `dirs`: their git folders, read."""
     found: list[Path] = []

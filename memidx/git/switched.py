@@ -24,6 +24,14 @@ def switched_away(git_dir: Path, meant: str | None, undone: str) -> SwitchedAway
     )
 
 
+def refuse_a_switch(git_dir: Path, meant: str | None, undone: str) -> None:
+    """switched_away's GitBusy when HEAD names another branch than `meant` (when given)."""
+    from memidx.git.publish import DETACHED, head_names
+
+    if meant is not None and (head_names(git_dir) or DETACHED) != meant:
+        raise switched_away(git_dir, meant, undone)
+
+
 def _short(ref: str | None) -> str | None:
     """`main` for refs/heads/main; None for a detached HEAD."""
     from memidx.git.publish import DETACHED

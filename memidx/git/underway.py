@@ -141,3 +141,28 @@ def busy_with(root: Path) -> str | None:
     if committing(root):
         return "a git commit is under way"
     return None
+
+
+def quiet_by(root: Path, deadline: float) -> None:
+    """Wait until `deadline` (time.monotonic()) at most for the clone's git to let go of its
+    index and end its commits, what a memidx commit waits for: done before a lock others wait
+    on is taken (a purge's writer lock, which filings waited 10 s and more behind). A lock a
+    killed git left is not waited on: the commit says it."""
+    import time
+
+    for _ in range(10_000):  # bounded by the deadline
+        if not git_holds(root) or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
+
+
+def git_holds(root: Path) -> bool:
+    """Whether a git of the clone holds its index (not a lock a killed git left) or commits."""
+    from memidx.git.lock_holders import left_behind
+    from memidx.git.publish import committers
+
+    folder = git_dir(root)
+    lock = folder / "index.lock" if folder is not None else None
+    if lock is not None and lock.exists():
+        return not left_behind(lock, root)
+    return bool(committers(root))

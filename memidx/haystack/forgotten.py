@@ -11,7 +11,7 @@ from pathlib import Path
 from memidx.drafts import read_whole
 from memidx.haystack.frames import FORGET, Located, Record, scan_bytes
 from memidx.haystack.segments import segments
-from memidx.index.store import RecordStore, Store
+from memidx.index.store import RecordStore, Store, VectorStore
 
 
 def kept(located: Located, gone: set[str]) -> bool:
@@ -32,8 +32,18 @@ def forget_in_index(store: Store, record_id: str) -> int:
     """Drop the record with this id from the index (not its tombstone); returns how many rows."""
     rows = RecordStore(store.conn).refs_of_id(record_id)
     for kind, ref in rows:
-        store.delete(kind, [ref])
+        drop_record(store, kind, ref)
     return len(rows)
+
+
+def drop_record(store: Store, kind: str, ref: str, *, forgotten: bool = True) -> None:
+    """Drop a record's row and chunks; a forgotten one's also the vectors of its text that no
+    other chunk holds: the cache that spares a restored note its embedding is no place for
+    text forgotten for good, of which a rebuild has no vector."""
+    vectors = VectorStore(store.conn)
+    text_hashes = vectors.text_hashes(kind, [ref]) if forgotten else set[str]()
+    store.delete(kind, [ref])
+    vectors.drop_texts(text_hashes)
 
 
 def tombstones_on_disk(folder: Path) -> set[str]:

@@ -14,7 +14,7 @@ from memidx.errors import MemidxError
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
 from memidx.haystack.filing_errors import not_indexed, refused, write_failed
-from memidx.haystack.forgotten import forget_in_index, forgotten, kept
+from memidx.haystack.forgotten import drop_record, forget_in_index, forgotten, kept
 from memidx.haystack.frames import FORGET, HEADER, KINDS, Damage, Located, Record, frame, scan_file
 from memidx.haystack.left_segments import catch_up, caught_up, left_refs
 from memidx.haystack.redaction import redacted
@@ -274,10 +274,11 @@ def _sync_segment(
     indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
     gone = forgotten(store, scan.records)
     wanted = {f"{ref}@{r.offset}": r for r in scan.records if kept(r, gone)}
+    dropped = {f"{ref}@{r.offset}" for r in scan.records if not kept(r, gone)}
     for doc_ref, (kind, _) in indexed.items():
         located = wanted.get(doc_ref)
         if located is None or located.record.kind != kind:
-            store.delete(kind, [doc_ref])
+            drop_record(store, kind, doc_ref, forgotten=doc_ref in dropped)
             report.deleted += 1
     for doc_ref, located in wanted.items():  # by the frame's bytes: any change is read again
         if indexed.get(doc_ref) != (located.record.kind, located.digest):

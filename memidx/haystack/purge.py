@@ -28,9 +28,11 @@ from memidx.haystack.frames import Record
 from memidx.haystack.held import MAX_SEGMENT_BYTES, Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
+    LOCKED_WAIT,
     clone_writer_lock,
     named_branches,
     named_work_trees,
+    quiet_then,
     refuse_under_way,
     unreached,
     work_tree_config,
@@ -67,6 +69,7 @@ def purge(
     pushed: bool = False,
     branches: Sequence[str] = (),
     work_trees: Sequence[str] = (),
+    into: Purged | None = None,
 ) -> Purged:
     """Blank the forgotten records in this clone's segments and in HEAD's unpushed commits,
     and in those of the local `branches` named, and in the other `work_trees` named (each as
@@ -75,7 +78,8 @@ def purge(
     blanked bytes as a git blob and name the pair (old blob, new blob) for the history
     rewrite the README gives. UsageError for a branch or work tree that does not exist, and
     MemidxError for one that cannot be purged now, before any change; a work tree that fails
-    once others are purged is `failed` in what this returns."""
+    once others are purged is `failed` in what this returns. What it did is kept in `into`
+    when given, so an error's caller still has the records it read (forget_kept's)."""
     from memidx.git.branch import head_ref
     from memidx.git.publish import DETACHED
     from memidx.git.rewrite import rewrite_branch
@@ -88,12 +92,12 @@ def purge(
     # each HEAD's branch before anything is read: a `git switch` meanwhile gets none rewritten
     meant = {tree.path: tree.branch or DETACHED for tree in others}
     forgotten = purge_torn.forgotten_ids(config)
-    done = Purged()
+    done = Purged() if into is None else into
     if not forgotten:
         return done
     here = head_ref(config.root) if config.in_git else None
     writer = clone_writer(config)
-    with writer.locked():  # the records first: a blanked copy or segment has no text
+    with quiet_then(config, writer.locked):  # the records first: a blanked copy has no text
         places = [config, *(there for _, there in theirs)]
         done.records = purge_torn.forgotten_records(places, forgotten)
         forgotten = purge_torn.with_hashes(places, forgotten, done.records)
@@ -175,9 +179,7 @@ def _holding_in(there: Config, forgotten: set[str]) -> str | None:
 
     if _work_tree(there, forgotten, Purged(), False):
         return "in its segment files"
-    if purge_torn.holds_torn(
-        there, forgotten
-    ):  # a crash's copy of the text, which only its purge blanks
+    if purge_torn.holds_torn(there, forgotten):  # a crash's copy only its purge blanks
         return "in its .memidx/torn files"
     if not there.in_git:  # its `.git` is gone: git has no index there
         return None
@@ -220,8 +222,8 @@ def _purge_work_tree(
     """Blank the work tree's segment files and, in git (`history`), its HEAD's unpushed
     commits and the segments git's index stages; its files change only once HEAD has moved
     (memidx.git.rewrite), and HEAD's commits only while it names `branch`, as it did when the
-    purge began (else GitBusy)."""
-    from memidx.git.commit import WAIT_SECONDS
+    purge began (else GitBusy). Its caller holds the writer's lock: git is waited for
+    LOCKED_WAIT seconds at most (the caller waited for it first: quiet_then)."""
     from memidx.git.repo import GitRepo
     from memidx.git.rewrite import blank_staged, rewrite_unpushed
     from memidx.haystack.purge_foreign import commit_blanked, split_foreign
@@ -247,12 +249,13 @@ def _purge_work_tree(
         # committed stays staged (blanked below), never unstaged by a reset to HEAD
         paths = [ref for ref in refs if head is not None and repo.has(head, ref)]
         done.rewritten_commits = rewrite_unpushed(
-            config, history.folders, history.replace, paths, replace_files, branch=branch
-        )
-    deadline = time.monotonic() + WAIT_SECONDS
+            config, history.folders, history.replace, paths, replace_files, branch=branch,
+            wait=LOCKED_WAIT,
+        )  # fmt: skip
+    deadline = time.monotonic() + LOCKED_WAIT
     blank_staged(config.root, history.folders, history.blank, MAX_SEGMENT_BYTES, deadline)
     if others:  # after HEAD's rewrite: the commit goes on top of it
-        done.others.extend(blanked := commit_blanked(config, others, branch))
+        done.others.extend(blanked := commit_blanked(config, others, branch, LOCKED_WAIT))
         done.blanked |= blanked
 
 

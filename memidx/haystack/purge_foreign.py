@@ -157,12 +157,14 @@ def _blanked_uncommitted(
     return {p: v for p, v in found.items() if segment_ref(config, p) not in pushed}
 
 
-def commit_blanked(config: Config, files: Files, branch: str | None) -> dict[str, int]:
+def commit_blanked(
+    config: Config, files: Files, branch: str | None, wait: float | None = None
+) -> dict[str, int]:
     """Blank the other writers' segment files and commit them on HEAD (git plumbing: nothing
     else staged changes), only while HEAD names `branch` (memidx.git.branch.head_ref, read
     before the files were: never on a branch a `git switch` took HEAD to meanwhile); the
     records blanked per segment. When the commit fails, the files HEAD does not hold blanked
-    get their bytes back, and the error is raised: nothing changed."""
+    get their bytes back, and the error is raised: nothing changed. `wait`: commit_paths'."""
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
 
@@ -172,7 +174,9 @@ def commit_blanked(config: Config, files: Files, branch: str | None) -> dict[str
         replace_durably(path, new, "purge", durable=config.fsync)
     subject = f"haystack purge: forgotten records blanked in {counted(len(files), 'segment')}"
     try:
-        commit_paths(config, sorted(refs.values()), f"{subject} of other writers", branch=branch)
+        commit_paths(
+            config, sorted(refs.values()), f"{subject} of other writers", branch=branch, wait=wait
+        )
     except MemidxError as failed:
         repo = GitRepo(config.root)
         undone = False

@@ -6,8 +6,8 @@ is never rewritten), checked before anything changes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Generator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,32 @@ from memidx.haystack.held import Held, printable, shell_quote, work_tree_command
 
 if TYPE_CHECKING:
     from memidx.git.repo import GitRepo
+
+LOCKED_WAIT = 2.0  # seconds a purge waits for git while it holds a writer's lock
+
+
+@contextmanager
+def quiet_then(config: Config, lock: Callable[[], AbstractContextManager[None]]) -> Generator[None]:
+    """The writer's `lock`, taken once the clone's git lets go (WAIT_SECONDS at most): a purge
+    then waits LOCKED_WAIT at most under it. It waited 10 s for git under the lock, up to
+    three times, and every filing of the clone waited behind it (a hook past its deadline). A
+    git begun while the lock was waited for (a filing held it) is waited for again, the lock
+    let go, within the same WAIT_SECONDS: the purge refused ("try again") after LOCKED_WAIT."""
+    import time
+
+    from memidx.git.commit import WAIT_SECONDS
+    from memidx.git.underway import git_holds, quiet_by
+
+    deadline = time.monotonic() + WAIT_SECONDS
+    for _ in range(100):  # bounded by the deadline; the count only bounds the loop
+        if config.in_git:
+            quiet_by(config.root, deadline)
+        with lock():
+            if not config.in_git or time.monotonic() > deadline or not git_holds(config.root):
+                yield
+                return
+    with lock():  # never reached but by a git that begins again and again: as the deadline
+        yield
 
 
 def named_work_trees(
@@ -196,7 +222,7 @@ def clone_writer_lock(config: Config) -> AbstractContextManager[None]:
         (config.state_dir / PURGE_MARK).write_text(
             "memidx haystack purge --work-tree made this folder for its locks\n"
         )
-    return held_lock(config.state_dir / "haystack.lock")
+    return quiet_then(config, lambda: held_lock(config.state_dir / "haystack.lock"))
 
 
 def unreached(held: list[Held], failed: str, after: Sequence[str]) -> list[Held]:

@@ -70,6 +70,37 @@ class VectorStore:
             ((h, model, blob) for h, blob in vectors),
         )
 
+    def put_held(self, model: str, vectors: Iterable[tuple[str, bytes]]) -> None:
+        """Store only the vectors of texts a chunk holds now (checked in the write itself):
+        an embed that read its chunks before a forget dropped them writes no vector of the
+        forgotten text back."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO vectors (text_hash, model, vector) SELECT ?, ?, ? "
+            "WHERE EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?)",
+            ((h, model, blob, h) for h, blob in vectors),
+        )
+
+    def text_hashes(self, kind: str, refs: Iterable[str]) -> set[str]:
+        """The text hashes of the chunks of these documents."""
+        found: set[str] = set()
+        for ref in refs:
+            rows = self.conn.execute(
+                "SELECT c.text_hash FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                "WHERE d.source_kind = ? AND d.source_ref = ?",
+                (kind, ref),
+            )
+            found.update(str(row[0]) for row in rows)
+        return found
+
+    def drop_texts(self, text_hashes: Iterable[str]) -> None:
+        """Drop the vectors (any model's) of these texts that no chunk holds now: a forgotten
+        note's or record's, which a rebuild of the index never has."""
+        self.conn.executemany(
+            "DELETE FROM vectors WHERE text_hash = ? "
+            "AND NOT EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?)",
+            ((h, h) for h in text_hashes),
+        )
+
     def model(self, name: str) -> tuple[int, str] | None:
         row = self.conn.execute(
             "SELECT dim, fingerprint FROM models WHERE model = ?", (name,)

@@ -155,8 +155,10 @@ def remember(
     tags: Sequence[str] = (),
     folder: str | None = None,
     say: Say | None = None,
+    deadline: float | None = None,
 ) -> dict[str, object]:
-    """memidx.remember/1: the note written, checked and committed as `memidx remember` does."""
+    """memidx.remember/1: the note written, checked and committed as `memidx remember` does,
+    kept pending rather than waited for past `deadline` (memidx/memory/answer_by.py)."""
     from memidx.memory.json_objects import remember_data
     from memidx.memory.remember import parse_tags
     from memidx.memory.remember import remember as write_note
@@ -171,6 +173,7 @@ def remember(
         directory=folder or None,
         directory_arg="folder",
         notice=say,
+        deadline=deadline,
     )
     return remember_data(done)
 

@@ -4,6 +4,7 @@ hints; descriptions tell the model when to call each tool."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable
 from typing import Annotated, Any, Literal
 
@@ -39,6 +40,9 @@ SINCE = (
 )
 UNTIL = f"only up to the end of this date (2026-11-29 is the whole day) or this time; {LOCAL}"
 Json = dict[str, Any]
+# Seconds a remember waits for a person's git, counted from the call's arrival (one queued
+# behind others waits less), before it answers "written, pending": the finisher commits it.
+REMEMBER_WITHIN = 3.0
 
 
 def build_server(workers: Workers) -> MCPServer[Any]:
@@ -159,9 +163,10 @@ def _write_tools(server: MCPServer[Any], workers: Workers) -> None:
         have to rediscover: a cause found, a fix verified, a decision made. Search first and
         extend a note that exists instead of duplicating it. Returns memidx.remember/1;
         `redacted` names each secret or <private> span written as [REDACTED:<kind>]."""
+        by = time.monotonic() + REMEMBER_WITHIN  # from its arrival: one queued waits less
         return await _answer(workers.write(
             "remember", answers.remember, config, title, body, tags=tags or (), folder=folder,
-            say=_say,
+            say=_say, deadline=by,
         ))  # fmt: skip
 
     @server.tool(annotations=WRITE)

@@ -53,6 +53,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
+    from memidx.memory.forget_vectors import drop_forgotten_vectors, note_text_hashes
     from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
     if not config.in_git:
@@ -65,6 +66,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
     kept = path.read_bytes() if path.is_file() else None
+    text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
     subject = f"memidx forget: {ref}"
     before = reflog_top(config, branch)
     path.unlink(missing_ok=True)
@@ -103,6 +105,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             f"it: {why}",
             FOLLOW_HINT,
         )
+    drop_forgotten_vectors(config, ref, text_hashes, notice)
     return Forgotten("note", ref, commit=commit)
 
 
@@ -190,12 +193,14 @@ def _head_moved(ref: str) -> MemidxError:
 def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
     from memidx.haystack.filing import file
     from memidx.haystack.frames import new_record
+    from memidx.memory.forget_vectors import drop_from_matrices
 
     record_id, before = _record_id(config, ref)
     if before is not None:  # done already: a second tombstone would add nothing
         return Forgotten("record", record_id, tombstone=before, already=True)
     tombstone = replace(new_record("forget", f"forgets {record_id}"), forgets=record_id)
-    filed = file(config, tombstone, notice)
+    filed = file(config, tombstone, notice)  # indexed: the record and its vectors dropped
+    drop_from_matrices(config, record_id, notice)
     return Forgotten("record", record_id, tombstone=filed.id)
 
 

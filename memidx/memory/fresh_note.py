@@ -23,7 +23,6 @@ from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, MemidxError, SwitchedAway
 from memidx.memory.note_state import blob_id, ids_at, the_same_note
 from memidx.memory.pending_notes import (
-    BEHIND_WAIT,
     SUBJECT,
     Committed,
     PendingNote,
@@ -34,7 +33,7 @@ from memidx.memory.pending_notes import (
 
 def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
     """The name remember's _write_new would take for the note, without writing it: (its ref,
-    whether a file is there already: this very note; "" when no name is free)."""
+    whether a file is there already: this very note)."""
     target = config.root / folder
     names = [entry.name for entry in target.iterdir()] if target.is_dir() else []
     other_case = {name.casefold() for name in names if name != name.casefold()}
@@ -48,7 +47,7 @@ def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tu
                 return ref, True
             continue
         return ref, False
-    return "", True  # no name free: remember's _write_new says so
+    raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
 
 def written_before(
@@ -69,26 +68,46 @@ def written_before(
     return None
 
 
+def commit_kept(
+    config: Config,
+    note: PendingNote,
+    say: Callable[[str], None],
+    older: bool,
+    by: float | None,
+    *,
+    rebasing: bool,
+) -> Committed:
+    """Commit `note` as remember kept it: a new one from its bytes (commit_fresh); the others
+    the pending way, and one kept for a branch being rebased too (HEAD is detached: it stays
+    unwritten, no file to stop a pick). Each wait for git is shorter by the answer time `by`."""
+    from memidx.memory.answer_by import commit_wait
+
+    if note.unwritten and not rebasing:
+        return commit_fresh(config, note, say, older, by)
+    return commit_pending(config, commit_wait(older, by), say, raise_for=note)
+
+
 def commit_fresh(
-    config: Config, note: PendingNote, say: Callable[[str], None], *, behind: float | None = None
+    config: Config, note: PendingNote, say: Callable[[str], None], behind: bool, by: float | None
 ) -> Committed:
     """Commit `note`, kept unwritten, from its bytes, its file written with the move; when it
     cannot be, committed the pending way (commit_pending, `raise_for` it: its errors as
     remember always raised them), its file written first while HEAD is on its branch (a git
     that holds the clone for long: the person sees the note; a refusal: the file is kept).
     After a `git switch` it stays unwritten, for its branch: no file in another's work tree.
-    `behind`: notes pending before it are committed first, each as commit_pending does,
-    waiting that long for git (remember's BEHIND_WAIT)."""
+    `behind`: notes pending before it are committed first, each as commit_pending does. Each
+    wait for git is answer_by's: shorter by the answer time `by` (time.monotonic())."""
+    from memidx.memory.answer_by import commit_wait
     from memidx.memory.pending_branch import head_branch
 
-    if behind is not None:  # this one last, from its bytes; left pending by a busy git: written
-        done = commit_pending(config, behind, say, raise_for=note)
+    if behind:  # this one last, from its bytes; left pending by a busy git: written
+        done = commit_pending(config, commit_wait(True, by), say, raise_for=note)
         if done.busy and not isinstance(done.busy, SwitchedAway) and note.entry.exists():
             written_now(config, note, head_branch(config) or "", say, write=True)
         return done
     busy = switched = False
     try:
-        commit = commit_note(config, note, None, note.branch)
+        commit = commit_note(config, note, commit_wait(False, by), note.branch)
     except MemidxError as exc:
         if _landed(config, note):  # moved, but git's index did not follow: as before
             written_now(config, note, head_branch(config) or "", say)
@@ -100,7 +119,7 @@ def commit_fresh(
         return Committed({note.ref: commit})
     here = head_branch(config) or ""  # back on its branch after a switch: tried once more
     written_now(config, note, here, say, raise_for=note, write=not switched)
-    return commit_pending(config, BEHIND_WAIT if busy else None, say, raise_for=note)
+    return commit_pending(config, commit_wait(busy, by), say, raise_for=note)
 
 
 def commit_note(config: Config, note: PendingNote, wait: float | None, branch: str) -> str:

@@ -33,9 +33,15 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     keep_out_of_git(config.state_dir)
     notices: list[str] = []
     wait = None  # the upgrade that waits for room, `once`
+    filled: list[bool] = []  # this call built the index (new, rebuilt, a build completed)
+
+    def fill(config: Config, store: Store) -> None:
+        _fill(config, store)
+        filled.append(True)
+
     # an index whose build is not complete is filled under the creation lock, so a hook that
     # runs while `memidx ingest` or a filing fills it waits, never marking it built meanwhile
-    store = writable_index(config, notices.append, fill=_fill)
+    store = writable_index(config, notices.append, fill=fill)
     try:
         report = sync(config, store)
         records = None
@@ -55,7 +61,9 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     finally:
         store.conn.close()
     clear_unchanged(marks)
-    started = report.written or (records is not None and records.indexed)
+    # a fill wrote every chunk before the sync, which then found nothing to write: after
+    # `rm -rf .memidx` the hook rebuilt the index and left every chunk without a vector
+    started = filled or report.written or (records is not None and records.indexed)
     embed = start_background_embed(config, built=True) if started and config.hook_embed else []
     if once:  # only now: a hook that failed on the way (its embed's start too) said none
         from memidx.memory.upgrade_said import said_once

@@ -87,6 +87,7 @@ def status_data(status: Status) -> dict[str, object]:
         "upgrade_waits": None if status.upgrade_waits is None else status.upgrade_waits.to_json(),
         "mcp_server": None if status.mcp_server is None else status.mcp_server.to_json(),
         "agent_hook_failure": _hook_failure(status.agent_failure),
+        "agent_hook_failure_no_memory": _hook_failure(status.agent_failure_no_memory),
         "hook_failure": _hook_failure(status.hook_failure),
     }
 

@@ -18,22 +18,15 @@ import yaml
 from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
-from memidx.git.branch import REBASE_WAIT, on_a_branch
 from memidx.index.ownership import keep_out_of_git
-from memidx.memory.fresh_note import commit_fresh, free_name, keep_fresh, written_before
+from memidx.memory.answer_by import branch_for, clear_of_the_rebase, rebase_said
+from memidx.memory.fresh_note import commit_kept, free_name, keep_fresh, written_before
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import committed_meanwhile, the_same_note
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
-from memidx.memory.pending_notes import (
-    BEHIND_WAIT,
-    LOCK,
-    after_a_hook,
-    commit_pending,
-    keep,
-    pending,
-)
+from memidx.memory.pending_notes import LOCK, after_a_hook, keep, pending
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
@@ -122,10 +115,12 @@ def remember(
     directory_arg: str = "--dir",
     extra: dict[str, str] | None = None,
     notice: Callable[[str], None] | None = None,
+    deadline: float | None = None,
 ) -> Remembered:
     """Write the note, check it as the pre-commit checks do, commit it without touching the
     rest of the work tree, and index it; kept pending (`commit` None), not failed, while
-    another git command holds the clone past the wait (memory/pending_notes.py)."""
+    another git command holds the clone past the wait (memory/pending_notes.py), or past
+    `deadline` (time.monotonic(): when to answer, memory/answer_by.py), a running rebase too."""
     # a byte-order mark first (a title or body read from a file Notepad saved) is no text:
     # the title was stored with it, `"\uFEFFWSL memory grows"`, and the MCP tool's body too
     title, body = " ".join(title.removeprefix("\ufeff").split()), body.removeprefix("\ufeff")
@@ -152,21 +147,21 @@ def remember(
         folder = note_folder(config, directory, directory_arg)
         # read here, not before the wait: a person's `git switch` meanwhile left the note in
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
-        branch = on_a_branch(config.root, "the note was not written", wait=REBASE_WAIT)
+        branch, rebasing = branch_for(config, "the note was not written", deadline)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
-        ref, there, older = _placed(config, folder, title, text, found)
+        rebased = branch if rebasing else None  # HEAD detached: no commit tried, no file
+        ref, there, older = _placed(config, folder, title, text, found, rebased=rebased)
         say = notice or _unsaid
         try:
             kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
-            wait = BEHIND_WAIT if older else None
-            fresh = not there and commit_fresh(config, kept, say, behind=wait)
-            done = fresh or commit_pending(config, wait, say, raise_for=kept)
+            done = commit_kept(config, kept, say, older, deadline, rebasing=rebasing)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
                 start_finisher(config, say)
             _telling(exc, ref, found)
             raise
         gone = not kept.entry.exists()  # while no one else commits pending notes
+        rebase_said(done, ref, rebased)
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, kept, say, since) or done
     elsewhere = done.elsewhere.get(ref)  # HEAD went to another branch since it was read
@@ -258,15 +253,20 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
 
 
 def _placed(
-    config: Config, folder: PurePosixPath, title: str, text: str, found: tuple[Redacted, ...]
+    config: Config,
+    folder: PurePosixPath,
+    title: str,
+    text: str,
+    found: tuple[Redacted, ...],
+    *,
+    rebased: str | None,
 ) -> tuple[str, bool, bool]:
-    """The note's ref, checked; whether its file is in the work tree (else it comes with its
-    commit: memory/fresh_note.py), and whether older notes are pending (committed first)."""
+    """The note's ref, checked (refused while a rebase of `rebased` brings it); whether its file
+    is in the work tree (else it comes with its commit), and whether older notes are pending."""
     slug, older = slugify(title), bool(pending(config))
     before = written_before(config, folder, slugify(title, spelled=False), slug, text)
     ref, there = (before, True) if before else free_name(config, folder, slug, text)
-    if there:  # no name free (""): _write_new says so
-        ref = ref or _write_new(config, folder, slug, text)[0]
+    clear_of_the_rebase(config, ref, rebased, made=False)  # a file there: this note, found
     try:
         _check(config, ref, text, found)
     except CheckFailed:  # the file is kept, for the person to fix

@@ -153,6 +153,7 @@ def _merge(config: Config, here: str) -> str:
         made = merge_upstream(config, git_dir, here, time.monotonic() + WAIT_SECONDS)
         if made is not None:
             return made
+        _still_on(config, git_dir, here, undone)  # git merge merges into whatever HEAD names
         began = not merge_in_progress(config)
         merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0 and began and merge_in_progress(config):

@@ -34,10 +34,14 @@ class Merge:
     head: str
     theirs: str
     tree: str | None
+    # the paths the merge adds and the folders it makes for them (True) where nothing was
+    # when the look began: a file there since is in the way (memidx.memory.share_move)
+    absent: tuple[tuple[str, bool], ...] = ()
 
 
-def merge_look(config: Config, head: str | None = None) -> Merge | None:
-    """The merge of @{upstream} into HEAD (or `head`), computed without touching anything;
+def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | None:
+    """The merge of `branch`'s upstream into `branch` (refs/heads/<name>: the branch share
+    began on, not whatever HEAD names now) or into `head`, computed without touching anything;
     MemidxError when it would stop on a conflict or change what the person has not committed;
     None when git's own `git merge` must decide (nothing to merge, a merge, cherry-pick or
     revert in progress, histories with no common commit, or a git older than 2.38 without
@@ -45,8 +49,11 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
     for name in IN_PROGRESS:
         if _ok(config, "rev-parse", "-q", "--verify", name):
             return None
-    head = head or run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
-    theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
+    head = (
+        head
+        or run_git(config, "rev-parse", "-q", "--verify", f"{branch}^{{commit}}").stdout.strip()
+    )
+    theirs = run_git(config, "rev-parse", "-q", "--verify", upstream_of(branch)).stdout.strip()
     if not head or not theirs or _ok(config, "merge-base", "--is-ancestor", theirs, head):
         return None  # nothing to merge, or git names what is missing
     unmerged = sorted({line.split("\t", 1)[-1] for line in _paths(_unmerged(config))})
@@ -78,7 +85,7 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
                 "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make "
                 "sync again",
             )
-    in_the_way = _in_the_way(config, head, tree)
+    in_the_way, absent = _in_the_way(config, head, tree)
     if in_the_way:
         ignored = any("ignored" in path for path in in_the_way)
         raise MemidxError(
@@ -87,7 +94,12 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
             f"commit, move or delete them (git status{' --ignored' if ignored else ''}), "
             "then make sync again",
         )
-    return Merge(head, theirs, None if forward else tree)
+    return Merge(head, theirs, None if forward else tree, absent)
+
+
+def upstream_of(branch: str) -> str:
+    """`<name>@{upstream}` for refs/heads/<name> (git takes no full name before @{upstream})."""
+    return f"{branch.removeprefix('refs/heads/')}@{{upstream}}"
 
 
 def refuse_staged(config: Config, head: str, setting: str) -> None:
@@ -115,13 +127,19 @@ def merge_in_progress(config: Config) -> bool:
     return _ok(config, "rev-parse", "-q", "--verify", "MERGE_HEAD")
 
 
-def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
+def _in_the_way(
+    config: Config, head: str, tree: str
+) -> tuple[list[str], tuple[tuple[str, bool], ...]]:
     """The paths the merge changes where the person has work of their own: a staged or an
     unstaged change, an untracked or an ignored file (at the path, or where it needs a folder:
-    git's merge writes over an ignored file without a word)."""
+    git's merge writes over an ignored file without a word); and Merge.absent."""
     diff = run_git(config, "diff", "--name-status", "--no-renames", "-z", head, tree).stdout
     fields = _paths(diff)
     changed = dict(zip(fields[1::2], fields[0::2], strict=False))  # path: A, D, M or T
+    added = [path for path, how in changed.items() if how == "A"]
+    folders = {"/".join(p.split("/")[:end]) for p in added for end in range(1, p.count("/") + 1)}
+    wanted = [*((path, False) for path in added), *((folder, True) for folder in folders)]
+    absent = tuple((at, folder) for at, folder in wanted if not os.path.lexists(config.root / at))
     local: dict[str, str] = {}
     status = run_git(
         config, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"
@@ -136,7 +154,7 @@ def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
         if not held and how == "A":
             held = [_unlisted(config.root, at, path, changed, local) for at in (*folders, path)]
         found.update(said for said in held if said)
-    return sorted(_sparse(config, found, changed))
+    return sorted(_sparse(config, found, changed)), absent
 
 
 def _sparse(config: Config, found: set[str], changed: dict[str, str]) -> set[str]:
@@ -164,9 +182,10 @@ def _cone(config: Config) -> list[str] | None:
     cone = run_git(config, "config", "--type=bool", "core.sparseCheckoutCone").stdout.strip()
     if sparse != "true" or cone != "true":  # patterns of git's older mode: not read
         return None
-    listed = run_git(config, "sparse-checkout", "list")
-    folders = listed.stdout.splitlines()
-    return None if listed.returncode or any(f.startswith('"') for f in folders) else folders
+    from memidx.git.quoted import unquoted
+
+    listed = run_git(config, "sparse-checkout", "list")  # a folder git quotes read back
+    return None if listed.returncode else [unquoted(line) for line in listed.stdout.splitlines()]
 
 
 def _in_cone(path: str, cone: list[str]) -> bool:

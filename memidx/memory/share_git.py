@@ -16,10 +16,14 @@ LOOKS = (
     *("remote", "fetch", "symbolic-ref", "config"),
     *("rev-parse", "merge-base", "merge-tree", "diff", "status", "update-index"),
     *("commit-tree", "ls-files", "read-tree", "update-ref", "sparse-checkout"),
+    *("fmt-merge-msg", "stripspace"),
 )
 
 
-def run_git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
+def run_git(
+    config: Config, *args: str, given: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """git `args` in the clone, `given` on its input (else none)."""
     try:
         done = subprocess.run(
             ["git", *args],
@@ -27,6 +31,7 @@ def run_git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
             capture_output=True,
             text=True,
             check=False,
+            input=given,
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc

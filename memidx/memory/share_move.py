@@ -15,15 +15,17 @@ nothing was merged. Killed at any point, the clone is as before the merge or aft
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.publish import Undone
-from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged
+from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged, upstream_of
 from memidx.memory.share_git import reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"
+NO_FF = ("ours", "subtree")  # git's strategies that make a merge commit where it could ff
 BUSY = "git held the index"  # share's loop tries again
 # git merge leaves a submodule's work tree as it is whatever submodule.recurse says (a removed
 # one's files stay, untracked); read-tree would follow that setting, so it is told not to
@@ -39,32 +41,41 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
 
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
-    first = merge_look(config)
+    absent: list[tuple[str, bool]] = []  # where the merge writes, nothing at its look
+    first = _look(config, git_dir, here)
     if first is None:  # git merge decides: a --squash in mergeOptions is refused all the same
-        return "" if _up_to_date(config) else _refuse_in_options(config, here)
+        return "" if _up_to_date(config, here) else _refuse_in_options(config, here)
     setting = _git_merge_decides(config, here)
     if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
-        if _up_to_date(config):
+        if _up_to_date(config, here):
             return ""  # git merge run all the same merged what a person's pull fetched
         if setting.endswith("mergeOptions"):
             _refuse_no_commit(config, setting, forward=first.tree is None)
         if first.tree is not None or setting.endswith("mergeOptions"):
             refuse_staged(config, first.head, setting)
         return None
+    _refuse_strategy(config, forward=first.tree is None)
 
     def build(head: str | None) -> str:
-        merge = first if head == first.head else merge_look(config, head)
+        merge = first if head == first.head else _look(config, git_dir, here, head)
         if head is None or merge is None:  # up to date now: nothing to move
             return head or first.head
-        made = merge.theirs if merge.tree is None else _commit(config, merge.tree, merge)
+        made = merge.theirs if merge.tree is None else _commit(config, here, merge.tree, merge)
         built_on[:] = [head, made]
+        absent[:] = merge.absent
         return made
+
+    def then(new: str) -> tuple[str, ...]:
+        if not built_on:
+            return ()
+        _refuse_appeared(config.root, absent)  # the last look before the move
+        return (*FOLLOW, built_on[0], new)
 
     try:
         new = publish(
             config.root, git_dir, build, lambda: _head(config), "memidx share: merge",
             undone=UNDONE, deadline=deadline, branch=here, back=True,
-            then=lambda new: (*FOLLOW, built_on[0], new) if built_on else (),
+            then=then,
         )  # fmt: skip
         if SHELL is None and built_on and new == built_on[1]:
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
@@ -74,6 +85,47 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
     return ""
+
+
+def _look(config: Config, git_dir: Path, here: str, head: str | None = None) -> Merge | None:
+    """merge_look, whose refusal is said as a switch when HEAD no longer names `here`: the
+    work tree it looked at is another branch's (its files read as in the merge's way)."""
+    from memidx.git.switched import switched_away
+
+    try:
+        return merge_look(config, here, head)
+    except MemidxError:
+        if run_git(config, "symbolic-ref", "-q", "HEAD").stdout.strip() != here:
+            raise switched_away(git_dir, here, UNDONE) from None
+        raise
+
+
+def _refuse_appeared(root: Path, absent: list[tuple[str, bool]]) -> None:
+    """MemidxError when a file came since the look where the merge writes (a real folder where
+    it makes one does no harm): git read-tree, as git merge, writes over an ignored file."""
+    for path, folder in absent:
+        at = root / path
+        if os.path.lexists(at) and not (folder and at.is_dir() and not at.is_symlink()):
+            raise MemidxError(
+                f"{path} appeared since share looked, where its merge writes (git merge would "
+                f"write over it, were it ignored), {NOTHING}",
+                "commit, move or delete it (git status --ignored), then make sync again",
+            )
+
+
+def _refuse_strategy(config: Config, *, forward: bool) -> None:
+    """MemidxError when pull.twohead, which git merge reads too, names a strategy share's
+    merge-tree (ort) does not stand for: `ours` would keep this clone's notes and drop what
+    the others pushed. A fast-forward git makes under any but ours and subtree."""
+    named = run_git(config, "config", "--get", "pull.twohead").stdout.split()
+    if not named or named[0] in ("ort", "recursive") or (forward and named[0] not in NO_FF):
+        return  # git tries the next only when the first one stops: share stops there too
+    raise MemidxError(
+        f"pull.twohead names the merge strategy {named[0]}, with which git merge would merge "
+        f"here; share merges as git's default strategy (ort) does, {NOTHING}",
+        "merge with it by hand (git merge @{upstream}), or unset it for this clone (git "
+        "config --unset pull.twohead), then make sync again",
+    )
 
 
 def _git_merge_decides(config: Config, here: str) -> str:
@@ -87,15 +139,16 @@ def _git_merge_decides(config: Config, here: str) -> str:
     return "merge.verifySignatures" if verify == "true" else ""
 
 
-def _up_to_date(config: Config) -> bool:
-    """Whether HEAD holds the upstream already (and no merge is under way): nothing to merge.
+def _up_to_date(config: Config, here: str) -> bool:
+    """Whether `here` (refs/heads/<name>, the branch share began on: HEAD may name another
+    by now) holds its upstream already (and no merge is under way): nothing to merge.
     git's own merge, run then all the same, waits for no person's git: a `git pull` that
     fetched since the look had it merge what came, for real, under the pull's rebase, which
     left HEAD on the merge and its files untracked (tests/cli/test_share_up_to_date.py)."""
     from memidx.memory.share_check import merge_in_progress
 
-    head = run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
-    theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
+    head = run_git(config, "rev-parse", "-q", "--verify", f"{here}^{{commit}}").stdout.strip()
+    theirs = run_git(config, "rev-parse", "-q", "--verify", upstream_of(here)).stdout.strip()
     if not head or not theirs or merge_in_progress(config):
         return False
     return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
@@ -106,7 +159,7 @@ def _refuse_in_options(config: Config, here: str) -> None:
     older than 2.38): None, once mergeOptions is refused (_refuse_no_commit) if it must be."""
     setting = _git_merge_decides(config, here)
     if setting.endswith("mergeOptions"):
-        forward = run_git(config, "merge-base", "--is-ancestor", "HEAD", "@{upstream}")
+        forward = run_git(config, "merge-base", "--is-ancestor", here, upstream_of(here))
         _refuse_no_commit(config, setting, forward=forward.returncode == 0)
 
 
@@ -182,12 +235,11 @@ def _hidden(config: Config, said: str) -> str:
     )
 
 
-def _commit(config: Config, tree: str, merge: Merge) -> str:
+def _commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
     as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
     remote that requires signed commits refused share's push)."""
-    name = run_git(config, "rev-parse", "--abbrev-ref", "@{upstream}").stdout.strip()
-    message = f"Merge remote-tracking branch '{name or merge.theirs}'"
+    message = _message(config, here, merge.theirs)
     sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
     argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
     argv = (*argv, "-m", message)
@@ -195,6 +247,22 @@ def _commit(config: Config, tree: str, merge: Merge) -> str:
     if made.returncode != 0:
         raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")
     return made.stdout.strip()
+
+
+def _message(config: Config, here: str, theirs: str) -> str:
+    """git merge's message for merging the upstream into `here`, made by git's own
+    fmt-merge-msg as git merge makes it: ` into <branch>` but for main and master
+    (merge.suppressDest), the shortlog of what comes under merge.log, merge.branchdesc."""
+    name = run_git(config, "rev-parse", "--abbrev-ref", upstream_of(here)).stdout.strip()
+    plain = f"Merge remote-tracking branch '{name or theirs}'"
+    merged = f"{theirs}\t\tremote-tracking branch '{name}' of .\n"  # as git merge says it
+    into = ("--into-name", here.removeprefix("refs/heads/"))
+    made = run_git(config, "fmt-merge-msg", *into, given=merged)
+    if not name or made.returncode != 0:
+        return plain
+    # git merge credits no people when no editor opens: fmt-merge-msg's `# By` lines go
+    kept = run_git(config, "stripspace", "--strip-comments", given=made.stdout)
+    return kept.stdout if kept.returncode == 0 and kept.stdout.strip() else plain
 
 
 def _head(config: Config) -> str | None:

@@ -61,6 +61,9 @@ class Status:
     embed_cut_off: int | None = None  # the pid of a background embed killed mid-run (0: unknown)
     embed_cut_off_runs: int = 0  # background embeds cut off in a row without embedding anything
     agent_failure: HookFailure | None = None  # agents' hooks fail open: shown, not unhealthy
+    # of agent hooks that found no memory (a -C naming no folder): one trace for the user
+    agent_failure_no_memory: HookFailure | None = None
+    agent_trace_no_memory: str = ""
     behind: str | None = None
     memory: str = ""  # the memory's root, and how it was chosen (memidx.config.FOUND_BY)
     found_by: str = "flag"
@@ -82,6 +85,19 @@ class Status:
         return not broken and not drifted and self.hook_failure is None
 
 
+def no_memory_trace(config: Config) -> Path | None:
+    """Where the agent hooks that found no memory leave their line (memidx.agents.runner: a
+    `-C DIR` naming no folder, one the memory was moved from): every memory's status shows
+    its last, else a hook that names this memory's old place failed unseen at every turn."""
+    from memidx.errors import ConfigError
+    from memidx.locations import user_cache_dir
+
+    try:
+        return user_cache_dir() / config.agent_hook_error_path.name
+    except ConfigError:  # no home: nowhere to look
+        return None
+
+
 def gather(config: Config) -> Status:
     """Look at the notes source, the index and the hook trace; change nothing."""
     source = note_source(config)
@@ -93,6 +109,9 @@ def gather(config: Config) -> Status:
     status.unwritable = unwritable(config)
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
+    if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
+        status.agent_failure_no_memory = last_failure(trace)
+        status.agent_trace_no_memory = str(trace)
     status.mcp_server = shared_server(config)
     status.embed_cut_off = cut_off(config.state_dir)
     status.embed_cut_off_runs = cut_off_runs(config.state_dir)

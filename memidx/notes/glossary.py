@@ -11,16 +11,25 @@ from collections.abc import Callable, Sequence
 
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
-from memidx.notes.titlecase import named, prose_in_title_case
+from memidx.notes.titlecase import ANY_FUNCTION_WORD, named, prose_in_title_case
 
 Detect = Callable[[str], tuple[str, float]]
 
 PAIR = re.compile(
     r"^(?P<label>[^:=→]{1,60}?)\s*(?::|=|→|->|\u2014|\u2013| - )\s*(?P<value>\S.{0,59})$"
 )
+LEAD_IN = re.compile(
+    r"^(?P<label>[A-Za-z][A-Za-z0-9]*(?: [A-Za-z0-9]+){0,2})[.)]\s+(?P<value>\S.{0,59})$"
+)
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
+_ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
+# A UI string of two words holding no language's function word (`- Open file: Datei öffnen`)
+# is a term too when every value of the list is a term: a German UI glossary of verb phrases
+# passed before values were read alone, then was refused as German; prose cut in pieces holds
+# function words in some of its pieces
+MAX_PHRASE_WORDS = 2
 MIN_PAIRS = 2  # one pair is a sentence with a colon as likely as a list
 MIN_SHARED_LABELS = 3  # `Open File`, `Save File`: two labels may share a word
 # Names beside labels lose a cut note's function words only when its language is this sure:
@@ -28,36 +37,36 @@ MIN_SHARED_LABELS = 3  # `Open File`, `Save File`: two labels may share a word
 LANGUAGE_SCORE = MIN_SCORE
 
 
-def named_pair(unit: str) -> tuple[str, str] | None:
+def named_pair(unit: str) -> tuple[str, str, bool] | None:
     """The label and value of a list item `label: value` whose label is in Latin letters and
-    whose value is a name of MAX_NAME_WORDS words or fewer, or one short word in a caseless
-    script (then the value is returned as "")."""
-    if (found := PAIR.match(unit.strip())) is None:
+    whose value is a name of MAX_NAME_WORDS words or fewer (then True), or one short word in a
+    caseless script (then False)."""
+    if (pair := _pair(unit)) is None:
         return None
-    label, value = found["label"].strip(), found["value"].strip()
-    if not _LATIN_LABEL.fullmatch(label):
-        return None
+    label, value = pair
     if named(value) and len(LETTER_WORD.findall(value)) <= MAX_NAME_WORDS:
-        return label, value
+        return label, value, True
     caseless = value.isalpha() and not any(ch.isupper() or ch.islower() for ch in value)
-    return (label, "") if caseless and len(value) <= MAX_TERM_CHARS else None
+    return (label, value, False) if caseless and len(value) <= MAX_TERM_CHARS else None
 
 
 def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     """The units, a list of named pairs read by their labels when there are MIN_PAIRS or more,
-    no label twice (a glossary names each term once), the labels, read together, not surely
-    another language (German terms beside Russian ones are no English note), like a
-    glossary's (_glossary_labels) and the names without function words (`- Step one: Bitte Vor
-    Dem` cut from a German note)."""
+    no label nor value twice (a glossary names each term once; prose cut in pieces repeats its
+    words: `- Build: 의`, `- Deploy: 의`), the labels, read together, not surely another
+    language (German terms beside Russian ones are no English note), like a glossary's
+    (_glossary_labels) and the names without function words (`- Step one: Bitte Vor Dem` cut
+    from a German note)."""
     labels, seen, names, terms = dict[str, str](), set[str](), list[str](), 0
     for unit in units:
         if (pair := named_pair(unit)) is not None:
-            if (label := pair[0]) in seen:
+            label, value, name = pair
+            if (key := f"label:{label}") in seen or (term := f"value:{value}") in seen:
                 return list(units)  # at once: a megabyte of one item took a second
             labels[unit] = label
-            seen.add(label)
-            names += [pair[1]] if pair[1] else []
-            terms += 0 if pair[1] else len(unit.strip()) - len(label)
+            seen |= {key, term}
+            names += [value] if name else []
+            terms += 0 if name else len(unit.strip()) - len(label)
     if len(labels) < MIN_PAIRS or not _glossary_labels(list(labels.values()), terms):
         return list(units)
     if prose_in_title_case(names, detect, anywhere=True, sure=LANGUAGE_SCORE):
@@ -68,12 +77,111 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     return [labels.get(unit, unit) for unit in units]
 
 
+def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
+    """The units, each item `label: value` of a list of MIN_PAIRS or more read as its value
+    (after labels_for_pairs): the item says what its value says, and an English lead-in before
+    each piece of another language's prose (`- Step one: bitte vor dem`, `- Build: bitte vor
+    dem`) made the pieces read as English. But for a glossary's terms (_glossary_terms: `-
+    Save: enregistrer`), which the item reads as it is, label and term, and its phrases
+    (_a_phrase: `- Open file: Datei öffnen`, when every value is a term or one), read by
+    their labels."""
+    found = [_pair(unit) or _lead_in(unit) for unit in units]  # a list: twice counts twice
+    if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
+        return list(units)
+    terms = [value for _, value in pairs if _a_term(value)]
+    if all(_a_term(value) or _a_phrase(value) for _, value in pairs):
+        terms = [value for _, value in pairs]
+    if not _glossary_terms([label for label, _ in pairs], terms, detect):
+        terms = list[str]()
+    # a phrase beside its label read with it outweighed the label (`Änderungen speichern`)
+    phrases = {term for term in terms if len(LETTER_WORD.findall(term)) > 1 and _a_phrase(term)}
+    whole = set(terms) - phrases
+    return [
+        unit if pair is None or pair[1] in whole else pair[0] if pair[1] in phrases else pair[1]
+        for unit, pair in zip(units, found, strict=True)
+    ]
+
+
+def _a_term(value: str) -> bool:
+    """Whether a value is one word (`enregistrer`), a name (`Олег Бартунов`) or one short word
+    in a script without capitals (`保存`): what a glossary lists beside its labels."""
+    words = LETTER_WORD.findall(value)
+    caseless = value.isalpha() and not any(ch.isupper() or ch.islower() for ch in value)
+    return (
+        len(words) == 1
+        or (named(value) and len(words) <= MAX_NAME_WORDS)
+        or (caseless and len(value) <= MAX_TERM_CHARS)
+        or _a_place(words)
+    )
+
+
+def _a_place(words: Sequence[str]) -> bool:
+    """Whether words are a name with its particles in lower case (`Palacio de Congresos`,
+    `Musée d'Orsay`, `Fontana di Trevi`): first and last capitalised, each word in lower case a
+    function word of a listed language. Read alone, a trip's places beside English labels
+    were refused as Spanish, French or Italian; read with their labels, they passed before."""
+    if not 2 <= len(words) <= MAX_NAME_WORDS + 2 or not words[0][0].isupper():
+        return False
+    particles = (_ELIDED.split(word.lower())[0] for word in words if not word[0].isupper())
+    return words[-1][0].isupper() and all(word in ANY_FUNCTION_WORD for word in particles)
+
+
+def _cased(text: str) -> bool:
+    """Whether every letter of text is of a script with capitals, whose function words
+    memidx.notes.titlecase lists (a caseless script's words are not cut by spaces)."""
+    return all(ch.isupper() or ch.islower() for ch in text if ch.isalpha())
+
+
+def _a_phrase(value: str) -> bool:
+    """Whether a value is a UI string of MAX_PHRASE_WORDS words without a function word of any
+    language (`Datei öffnen`, `Konto löschen`), which prose cut in pieces seldom is throughout."""
+    words = LETTER_WORD.findall(value.lower())
+    short = len(words) <= MAX_PHRASE_WORDS and _cased(value)
+    return short and not ANY_FUNCTION_WORD.intersection(words)
+
+
+def _glossary_terms(labels: Sequence[str], terms: Sequence[str], detect: Detect) -> bool:
+    """Whether pairs are a glossary's: distinct labels sharing no word in more than half of
+    them, more than half of the values terms, no term twice (prose repeats its words: `- Build:
+    의`, `- Deploy: 의`), and terms that are not prose cut in pieces (one word or a few at a
+    time: 15% of them, one at least, end in a function word of the language they surely read
+    as, `- Build: vor`, `- Deploy: dem`, as a glossary's terms do not)."""
+    if len(set(labels)) < len(labels) or _shared_word(labels) or len(terms) * 2 <= len(labels):
+        return False
+    return len(set(terms)) == len(terms) and not prose_in_title_case(terms, detect)
+
+
+def _lead_in(unit: str) -> tuple[str, str] | None:
+    """The lead-in of up to three words in Latin letters and the rest of a list item whose
+    lead-in ends in a dot or a parenthesis (`Step one. bitte vor dem`, `Step 1) bitte`)."""
+    if (found := LEAD_IN.match(unit.strip())) is None:
+        return None
+    return found["label"], found["value"].strip()
+
+
+def _pair(unit: str) -> tuple[str, str] | None:
+    """The label in Latin letters and the value of a list item `label: value`, if it is one."""
+    if (found := PAIR.match(unit.strip())) is None:
+        return None
+    label = found["label"].strip()
+    return (label, found["value"].strip()) if _LATIN_LABEL.fullmatch(label) else None
+
+
+def _shared_word(labels: Sequence[str]) -> bool:
+    """Whether a word is in more than half of the labels, from MIN_SHARED_LABELS of them."""
+    counts = Counter(word for label in labels for word in {*LETTER_WORD.findall(label.lower())})
+    return (
+        bool(counts)
+        and (top := max(counts.values())) >= MIN_SHARED_LABELS
+        and top * 2 > len(labels)
+    )
+
+
 def _glossary_labels(labels: Sequence[str], terms: int) -> bool:
     """Whether labels look like a glossary's: no word in more than half of them, from
     MIN_SHARED_LABELS (`Item one`, `Item two` before each piece of a Japanese note), and no
     fewer letters than the characters of the terms in a caseless script (`Save: 保存`; the
     signs between them count with the terms)."""
-    counts = Counter(word for label in labels for word in {*LETTER_WORD.findall(label.lower())})
-    if counts and (top := max(counts.values())) >= MIN_SHARED_LABELS and top * 2 > len(labels):
+    if _shared_word(labels):
         return False
     return terms <= sum(len("".join(LETTER_WORD.findall(label))) for label in labels)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memidx.notes.english import LanguageVerdict
 from memidx.notes.language_names import LANGUAGE_NAMES
+from memidx.notes.quotation import SPACED_OUT
 
 # an error message pasted bare in an English note is refused by design: said how to keep it
 # (the refusal said only to translate it, which an error's text must not be)
@@ -22,6 +23,8 @@ def problem_message(path: str, verdict: LanguageVerdict, remedy: str = COMMIT_RE
     """The one-line report for a note that is not in English, ending with `remedy`."""
     if verdict.language is None:
         what = "a non-English script"
+    elif verdict.language == SPACED_OUT:
+        what = "letters spaced out one by one (`d i e s e r`), which cannot be read as words"
     else:
         name = LANGUAGE_NAMES.get(verdict.language)
         what = f"{verdict.language} ({name}?)" if name else verdict.language

@@ -70,6 +70,13 @@ _BEFORE_ALONE = r"(?=[^\W\d_](?![^\W\d_]))"
 _SPACED = re.compile(rf"{_AFTER_ALONE}(?:(?:[^\w\n]|_){_BEFORE_ALONE}|(?:[^\w\s]|_)(?=\s|$))")
 _SIGNED = re.compile(rf"{_AFTER_ALONE}(?:[^\w\s]|_)(?:{_BEFORE_ALONE}|(?=\s|$))")
 MIN_SPACED_RUNS, MIN_SPACED_SHARE = 8, 0.6
+# Spaced out with one space between words too (`d i e s e r`, `*d*i*e*` whose markup is a space
+# by then), the words run together ("dieserbuild...") and the model reads no language surely: 5
+# of 103 foreign notes passed. Such text is read as no language's: SPACED_OUT, surely
+SPACED_OUT = "spaced-out"
+# letters per run, on average: at most 8.4 in any paragraph of the labeled set (Turkish), 10.8 in
+# a Vietnamese one spaced out so ("Buildbiloitren CI tuhomqua, chacdocachenpm")
+MAX_MEAN_RUN = 9
 # invisible signs inside words (zero-width space and joiner, direction marks, soft hyphen) cut
 # each word in pieces the model does not know: 43 of 103 foreign notes passed with ZWJ in words;
 # NFKC: words in full-width (ｄｉｅ) or mathematical (𝐝𝐢𝐞) letters are the words the model knows;
@@ -93,17 +100,29 @@ MAX_READ, _SLICE = 2 * MAX_PIECE_CHARS, 512
 def words_for_the_model(text: str) -> str:
     """`text` as the language model should read it: words without the signs around them or
     inside them, in their usual letters (NFKC; Latin look-alikes: memidx.notes.lookalikes)."""
+    return _read_as(text)[0]
+
+
+def _read_as(text: str) -> tuple[str, bool]:
+    """words_for_the_model(text), and whether the spaces between its letters were taken out."""
     if not text.isascii():  # most units of an English note: nothing to normalize
         text = fold_lookalikes(_normalized(_INVISIBLE.sub("", text))[: 2 * len(text)])
     text = text[:MAX_READ]
     text = _MARKS.sub(" ", text) if _MARK.search(text) else text  # a search costs a tenth
-    runs = len(_RUN.findall(text))
+    runs, despaced = len(_RUN.findall(text)), False
     if runs >= MIN_SPACED_RUNS and (alone := len(_SINGLE.findall(text))) > MIN_SPACED_SHARE * runs:
         signed, count = _SIGNED.subn("", text)
-        text = signed if 2 * count >= alone else _SPACED.sub("", text)
+        text, despaced = (signed, False) if 2 * count >= alone else (_SPACED.sub("", text), True)
     if len(_WRAPPED.findall(text)) > MAX_WRAPPED_SHARE * len(text.split()):
         text = _WRAPPED.sub(r" \1 ", text)
-    return text
+    return text, despaced
+
+
+def _run_together(text: str) -> bool:
+    """Whether the runs of letters of text read without the spaces between them are longer
+    than words are (MAX_MEAN_RUN): its letters were spaced out with no wider gap between words."""
+    runs = _RUN.findall(text)
+    return sum(map(len, runs)) > MAX_MEAN_RUN * len(runs)
 
 
 def _normalized(text: str) -> str:
@@ -123,8 +142,12 @@ def read_words(text: str, read: Detect, unsure: float) -> tuple[str, float]:
     over MAX_MARKED_SHARE of its letters, the guess without them when that one is surely
     foreign and the first is not: an acute on each letter, which NFKC made "ú" or "ń", let 29
     of 103 foreign notes through, a Cyrillic titlo 30, a Hebrew sheva 16; a decomposed (NFD)
-    Vietnamese note keeps its first guess."""
-    guess = read(words_for_the_model(text))
+    Vietnamese note keeps its first guess. Letters spaced out into words run together:
+    SPACED_OUT."""
+    words, despaced = _read_as(text)
+    if despaced and _run_together(words):
+        return SPACED_OUT, 1.0
+    guess = read(words)
     if (guess[0] != "en" and guess[1] >= unsure) or text.isascii():
         return guess
     marks = {ord(ch) for ch in set(_NON_ASCII.findall(text)) if unicodedata.category(ch)[0] == "M"}

@@ -104,13 +104,13 @@ def rank_lexical(
         rows = resaturated(store, terms, rows, saturation)[:depth]
     if expansion is not None:
         from memidx.search.expansion import expanded  # bench only, as resaturated's
+        from memidx.search.rm3 import feeds_back
 
-        rows, expression = (
-            expanded(store, terms, filters, rows, expansion)[:depth],
-            match_any(terms),
-        )
-        match = "or"  # a grown query's rows need not have the query's words, one word's too
-    return LexicalRanking(terms, match, expression, rows)
+        if feeds_back([r.score for r in rows], len(terms.terms), expansion):
+            rows = expanded(store, terms, filters, rows, expansion)
+            expression = match_any(terms)
+            match = "or"  # a grown query's rows need not have the query's words, one word's too
+    return LexicalRanking(terms, match, expression, rows[:depth])
 
 
 def resaturated(

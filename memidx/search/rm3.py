@@ -15,7 +15,9 @@ class Expansion:
     """How the query grows: from its first `docs` documents, the `words` most probable words
     of their relevance model (none in `stopwords`, none in more than `common` of all
     documents), the query's own words keeping `keep` of the weight; `pool` documents are
-    ranked again (the first pass's and the best by any word of the grown query)."""
+    ranked again (the first pass's and the best by any word of the grown query). Only a query
+    of at least `least` words whose `docs`-th first document scores at least `flat` of the
+    best grows (feeds_back); the rest rank as without feedback."""
 
     docs: int = 10
     words: int = 10
@@ -23,6 +25,21 @@ class Expansion:
     common: float = 0.2
     pool: int = 100
     stopwords: frozenset[str] = frozenset()
+    least: int = 0
+    flat: float = 0.0
+
+
+def feeds_back(scores: Sequence[float], words: int, how: Expansion) -> bool:
+    """Whether a query of `words` words, whose first pass scored `scores` (best first), grows:
+    it has `how.least` words or more, and its `how.docs`-th document (its last, with fewer)
+    scores `how.flat` of the best or more. A best far ahead of the rest marks a question
+    with one answer, whose neighbours the feedback would bring in."""
+    if words < how.least or not scores:
+        return False
+    if how.flat <= 0:
+        return True
+    last = scores[min(how.docs, len(scores)) - 1]
+    return scores[0] > 0 and last >= how.flat * scores[0]
 
 
 def relevance_model(feedback: Sequence[tuple[float, Sequence[str]]]) -> dict[str, float]:

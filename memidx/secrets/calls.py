@@ -11,7 +11,9 @@ import re
 
 # A word with digits between its letters given nothing, digits, or (swapped twice, no
 # function's name) one short argument: `Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`,
-# `Tr0ub4dor(x)` (let through as a call). `log2(8)`, `sha256(1)` have no letter after it.
+# `Tr0ub4dor(x)` (let through as a call), or once for the letter it looks like, two letters
+# after it (`Passw0rd(x)` was let through; `log1p(x)`, `vec3f(x)` are calls). `log2(8)`,
+# `sha256(1)` have no letter after it.
 LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\(([^\s(),]{0,16}+)\)")
 DIGITS = re.compile(r"[0-9]*+")
 # A password swaps single digits in, twice or more (`Tr0ub4dor`, `s3cr3tP4ss`), or once in a
@@ -45,9 +47,12 @@ def password_call(value: str) -> bool:
     swaps = len(SWAPPED.findall(value))
     if swaps >= 2:
         return True
-    if swaps != 1 or not DIGITS.fullmatch(call[1]):
-        return False  # `b64encode(raw)`: a function given a value
-    if any(not _library(value, leet) for leet in LEET.finditer(value)):
+    if swaps != 1:
+        return False
+    leets = [leet for leet in LEET.finditer(value) if not _library(value, leet)]
+    if not DIGITS.fullmatch(call[1]):  # `b64encode(raw)`: a function given a value, but
+        return any(len(leet[1]) >= 2 for leet in leets)  # `Passw0rd(x)` (not `log1p(x)`)
+    if leets:
         return True
     named = NAMED_KIND.search(value)  # `hunter2client()`: a word, a digit, a word of code
     if named and named[1] in CODE_WORDS and not _library(value, named):

@@ -27,10 +27,41 @@ SECRET_WORDS = frozenset(
 )  # fmt: skip
 
 
+# A secret's name as a store keys it: words in small letters joined by `-` or `_`, parts
+# joined by `/`, a part of digits alone (`prod/db-password`, Google's
+# `projects/acme/secrets/api-key/versions/3`): `storeSecret("prod/db-password", value)` was
+# refused, the name judged as the secret
+STORE_NAME = re.compile(
+    r"(?:[a-z]++(?:[-_][a-z]++)*+|[0-9]++)(?:/(?:[a-z]++(?:[-_][a-z]++)*+|[0-9]++))*+"
+)
+PARTS = re.compile(r"[a-z]++")
+
+
 def names_a_secret(value: str) -> bool:
     """Whether `value` is a variable's name of two words or more, one naming a secret
-    (`authToken`, `DB_PASSWORD`, `client_secret`), as code assigns one to a secret's key."""
+    (`authToken`, `DB_PASSWORD`, `client_secret`), as code assigns one to a secret's key, or a
+    secret's name in a store (STORE_NAME: `prod/db-password`, `api-key`)."""
     if IDENTIFIER.fullmatch(value) is None:
-        return False
-    words = WORD.findall(value)
+        if not (STORE_NAME.fullmatch(value) and ("-" in value or "/" in value)):
+            return False
+        words = PARTS.findall(value)
+    else:
+        words = WORD.findall(value)
     return len(words) >= 2 and any(word.lower() in SECRET_WORDS for word in words)
+
+
+# A condition, as a filter or a query writes one: a name of code in small letters given a
+# flag, a number or a word (`is_expired=true`, `retries>=3`, `status=active`):
+# `filter=credentials%3Ais_expired%3Dtrue` was refused, the condition judged as the secret.
+# After a `:` a word only after a name of two words (`is_expired:true`, `rotation.enabled:no`):
+# `admin:hunter` is a user and a password, as `credentials:` and `curl -u` give them
+FLAG = r"(?:true|false|null|none|yes|no|[0-9]++)"
+CONDITION = re.compile(
+    r"[a-z][a-z0-9]*+(?:[_.][a-z][a-z0-9]*+)*+(?:[=!<>]=|[=<>])(?:[0-9]++|[a-z]++)"
+    rf"|[a-z][a-z0-9]*+:{FLAG}|[a-z][a-z0-9]*+(?:[_.][a-z][a-z0-9]*+)++:[a-z]++"
+)
+
+
+def condition(value: str) -> bool:
+    """Whether `value` is a condition (CONDITION), not a secret."""
+    return CONDITION.fullmatch(value) is not None

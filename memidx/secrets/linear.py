@@ -193,3 +193,21 @@ def _query_pair(line: str, at: int) -> bool:
     if pair != -1 and PAIR_IN_QUERY.fullmatch(line, pair, at):
         return True
     return WORD_PAIR_BACKWARDS.match(line[low:at][::-1]) is not None
+
+
+# Read back from a query pair's `&` (reversed): the pairs before it up to the first, which a
+# name (group 1, reversed) gives a word (see _query_pair) where a run of the line begins
+OPENED_BACKWARDS = re.compile(r"(?:[^\s&?=]*+=[\w.-]++&)*+[A-Za-z_]++=([\w.-]++)(?:[\s;,]|$)")
+
+
+def opened_by_name(line: str, at: int, named: Callable[[str], bool]) -> bool:
+    """Whether the query pair at `at` (its `&`) is one of those that follow a first pair that
+    `named` says is secret-sounding and that gives a word, outside any query string:
+    `secret=ab&cd=Zq8vT2mW9pLq` is cut after `ab` as a query string's pairs are, and the
+    value after `cd=` was judged as no one's (a .env file's value `ab&cd=Zq8...` let through).
+    Read back at most 200 characters."""
+    if not QUERY_PAIR.match(line, at):
+        return False
+    low = max(0, at - 200)
+    back = OPENED_BACKWARDS.match(line[low:at][::-1])
+    return back is not None and named(back[1][::-1])

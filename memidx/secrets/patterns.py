@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterable, Sequence
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, PRIVATE_STAND_IN, private_ranges
 from memidx.secrets.calls import password_call
-from memidx.secrets.identifiers import names_a_secret
+from memidx.secrets.identifiers import condition, names_a_secret
+from memidx.secrets.templates import literal_parts
+from memidx.secrets.weak import common_password
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
 OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -71,7 +73,7 @@ PLACEHOLDER_WORDS = re.compile(
 # A parenthesis makes a reference of a call (`os.getenv("X")`, `env::var(X)`, `getpass()`, or its
 # start: `Password.create(`) or of a value in parentheses, not a password's (`P@ss(w0rd)`).
 REFERENCE = re.compile(
-    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[\[\]{}<>]|^[A-Za-z_$][\w.:$-]*+\(|^\("
+    r"[\[\]{}<>]|^[A-Za-z_$][\w.:$-]*+\(|^\("
     r"|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
     + r"|^[A-Za-z]:\\(?:[\w .-]+\\)*[\w .-]+$"  # a Windows path, `C:\secrets\pw.txt`
     + f"|^(?:{PRIVATE_STAND_IN}\ufe0e?)+$"
@@ -87,6 +89,15 @@ REFERENCE = re.compile(
 URL_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://([^\s:/@]*):([^\s@/]+)@"
 )
+# A member, `settings.password`, `os.environ`, names each part as code does: `en_US.Zq8vT2mW9pL`
+# was let through as one, a random part after a locale's name. A random string swaps in two
+# runs of digits or more between letters (`Zq8vT2mW9pL`); a name holds one (`s3Client`,
+# `oauth2Token`, `v1beta1`).
+MEMBER = re.compile(r"(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+")
+# Between two of them a name's letters are a word (`V2beta2HorizontalPodAutoscaler`,
+# `v2Api3Key` were refused as random), a random string's are not (`8vT2`, `2mw9`)
+RANDOM_PART = re.compile(r"(?<=[A-Za-z])[0-9]++(?=([A-Za-z]++)[0-9]++[A-Za-z])")
+NAME_WORD = re.compile(r"[A-Z][a-z]{2,}+|[a-z]{3,}+")
 PORT = re.compile(r"[0-9]{1,5}")
 HOST_WITH_PORT = re.compile(r"(?:\[[^\]\s/@]*\]|[^\s:/@?#\[\]]+):[0-9]")  # `@cache:6379`
 
@@ -139,10 +150,15 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     value = value.strip("\"'`,;.:")  # `:` too: a label's `Password:` is no value
     if len(value) < 8 or value.startswith("[REDACTED:"):
         return False
-    if PLACEHOLDER_WORDS.match(value) or referred(value) or names_a_secret(value):
+    if PLACEHOLDER_WORDS.match(value) or names_a_secret(value) or condition(value):
         return False
+    if referred(value):  # but for what is written beside a template's reference, `${X}v4lue`
+        parts = literal_parts(value)
+        return parts is not None and any(looks_secret(part, entropy) for part in parts)
     if WORD_ALONE.fullmatch(value) or LOCALE.fullmatch(value):
         return False  # a capitalised word (`Passwort` of a translation file, `Credentials`)
+    if common_password(value):
+        return True  # `!letmein`: too little entropy for a password, but the commonest
     classes = character_classes(value)
     return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= ENOUGH_ENTROPY[classes]
 
@@ -189,6 +205,8 @@ def referred(value: str) -> bool:
     password shaped as a call (memidx.secrets.calls)."""
     if password_call(value):
         return False
+    if MEMBER.fullmatch(value):  # each run between digits (overlapping: a lookahead)
+        return all(NAME_WORD.fullmatch(run[1]) for run in RANDOM_PART.finditer(value))
     return bool(REFERENCE.search(value) or CALLED.search(value)) or (
         value.count(")") > value.count("(")
     )

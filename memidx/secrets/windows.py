@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 
 from memidx.secrets import library
 
@@ -42,6 +42,13 @@ def _secret_words() -> re.Pattern[str]:
 
 def secret_word(name: str) -> bool:
     """Whether a name holds a secret-sounding word (`db_password`, `GITHUB_TOKEN`)."""
+    return _named(name) if len(name) <= 256 else _secret_words().search(name) is not None
+
+
+# a long run repeats its names: each read once; a long name is not kept (a cached run of
+# megabytes stayed in memory for the process's life)
+@lru_cache(maxsize=4096)
+def _named(name: str) -> bool:
     return _secret_words().search(name) is not None
 
 

@@ -99,6 +99,16 @@ CANDIDATES.update(
         for d, w, k in ((10, 10, 0.8), (10, 10, 0.9), (10, 10, 0.5), (3, 10, 0.8))
     }
 )
+# RM3 only where the first pass has no clear best: its 10th document scores at least F of the
+# first's (rm3.feeds_back; the rest rank as the default does). F chosen on the dev splits.
+CANDIDATES.update(
+    {
+        f"rm3 10/10/0.8 flat {f}": Candidate(
+            expansion=Expansion(10, 10, 0.8, stopwords=_FEEDBACK_STOPWORDS, flat=f)
+        )
+        for f in (0.5, 0.6)
+    }
+)
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
 CANDIDATES.update(
     {
@@ -110,6 +120,13 @@ CANDIDATES.update(
         or c.saturation is not None
         or c.expansion is not None
     }
+)
+# `rm3 10/10/0.8` with the learned re-ranker refitted on its own lists (its BM25 ranks and
+# scores are the grown query's): `rerank_fit collect --candidate "rm3 10/10/0.8" --out P` on
+# every set, then `fit --out P` (golden, TIL, NFCorpus, LoCoMo dev; 1,236 queries, 55,965 pairs).
+RM3_REFIT = (-0.434, -0.110, -0.149, 8.257, 0.414, 2.069, -0.381, 0.0, 0.0)
+CANDIDATES["rm3 10/10/0.8 refit"] = replace(
+    CANDIDATES["rm3 10/10/0.8"], reranker=Learned(weights=RM3_REFIT)
 )
 # The cross-encoder over the learned re-ranker's top N (cross_encoder.py): `ce dN tT` its
 # logit alone, `... bW` W x its logit + (1 - W) x the learned score, both min-max normalised.

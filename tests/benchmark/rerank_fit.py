@@ -10,14 +10,16 @@ its refitted weights (tests/benchmark/refits.py).
 
 `collect` runs every answered query of every split in hybrid and keeps the fused top POOL with
 each document's signals and judgment (one JSON line per query); `--sets nfcorpus-train` keeps
-NFCorpus' train split (2,590 queries) in a file of its own. `fit` is a pairwise logistic
-regression on feature differences of (relevant, non-relevant) documents of the same query in
-the pools of the fitted sets (dev splits, and the train split where a set names it): each
-query weighs the same within its set, each set the same in the fit; L2 on standardised
-features; `--features 7` (the default) fits the shipped model's features, 9 the candidate's.
-`check` scores the fused order and the learned order of the pools; the
-ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="fused order"`: the default against RRF's
-order) is the real figure.
+NFCorpus' train split (2,590 queries) in a file of its own. `--candidate NAME` collects the pools
+of a ranking candidate's lists (candidates.py: its words' query grown by RM3, its BM25 constants
+or coverage bonus), for a re-ranker refitted on them (keep them apart with `--out`).
+`fit` is a pairwise logistic regression on feature differences of (relevant, non-relevant)
+documents of the same query in the pools of the fitted sets (dev splits, and the train split
+where a set names it): each query weighs the same within its set, each set the same in the fit;
+L2 on standardised features; `--features 7` (the default) fits the shipped model's features,
+9 the candidate's. `check` scores the fused order and the learned order of the pools; the
+ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="fused order"`: the default against
+RRF's order) is the real figure.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from memidx.search.lexical import Hit
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import FINER, NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
 from memidx.search.searcher import DEPTH, Searcher
+from tests.benchmark.candidates import CANDIDATES, Candidate
 from tests.benchmark.embedder_candidates import index_of
 from tests.benchmark.judged import BUILDERS, JudgedSet, beir_train_set
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
@@ -61,14 +64,23 @@ class Recorder:
         return list(pool.docs)
 
 
-def collect(judged: JudgedSet, out: Path, depth: int = DEPTH, slug: str = "") -> int:
-    """One JSON line per answered query: set, split, relevant and gains, and its pool."""
+def collect(
+    judged: JudgedSet,
+    out: Path,
+    depth: int = DEPTH,
+    slug: str = "",
+    lists: Candidate | None = None,
+) -> int:
+    """One JSON line per answered query: set, split, relevant and gains, and its pool (the
+    fused lists of `lists`, a ranking candidate, when given: its re-ranker is not used)."""
     index = index_of(judged.root, slug)
     store = index.store
     recorder = Recorder(2 * depth)
+    how = lists or Candidate()
     searcher = Searcher(
-        store, index.config, depth=depth, reranker=recorder, _embedder=index.embedder
-    )
+        store, index.config, depth=depth, bonus=how.bonus, saturation=how.saturation,
+        expansion=how.expansion, reranker=recorder, _embedder=index.embedder,
+    )  # fmt: skip
     count = 0
     with out.open("w", encoding="utf-8") as lines:
         for query in judged.queries:
@@ -226,12 +238,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", default="dev")
     parser.add_argument("--depth", type=int, default=DEPTH, help="collect: each list's depth")
     parser.add_argument("--embedder", default="", help="a candidate embedding model's slug")
+    parser.add_argument("--candidate", default="", help="collect: a ranking candidate's lists")
     args = parser.parse_args(argv)
     out: Path = args.out or args.work
+    if args.candidate and args.candidate not in CANDIDATES:
+        parser.error(f"--candidate: no ranking candidate {args.candidate!r} (candidates.py)")
     if args.step == "collect":
+        lists = CANDIDATES[args.candidate] if args.candidate else None
         for name in args.sets.split(","):
             judged = SETS[name](args.work, args.data)
-            count = collect(judged, out / f"rerank-{name}.jsonl", args.depth, args.embedder)
+            path = out / f"rerank-{name}.jsonl"
+            count = collect(judged, path, args.depth, args.embedder, lists)
             print(f"{name}: {count} answered queries", flush=True)
         return 0
     if args.step == "fit":

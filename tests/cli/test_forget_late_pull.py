@@ -50,7 +50,7 @@ def test_a_pull_at_the_forgets_move(
         pull.go.touch()
 
     done = threading.Event()
-    monkeypatch.setattr(publish_module, "committing", pull.look)
+    monkeypatch.setattr(publish_module, "arrived", pull.look)
     releaser = threading.Thread(target=release, daemon=True)
     releaser.start()
     try:

@@ -55,10 +55,12 @@ def wait_for(what: str, done: object, seconds: float = 20.0) -> None:
 
 
 class LatePull:
-    """A person's `git pull --no-rebase` in `one` that starts an instant after memidx's second
-    look for a committing git (the one under HEAD's lock; `look` goes in place of
-    publish.committing), held by core.fsmonitor once its merge read the index (`held`) until
-    `go` exists; `stop` lets it go and ends it."""
+    """A person's `git pull --no-rebase` in `one` that starts an instant after memidx's last
+    look for a committing git (the look at processes started since, under HEAD's lock: `look`
+    goes in place of publish.arrived), held by core.fsmonitor once its merge read the index
+    (`held`) until `go` exists; `stop` lets it go and ends it. Started during the look, it is
+    seen and waited for (tests/cli/test_commit_at_the_look.py): after it, in the instant git
+    takes to rename HEAD's lock, it is not."""
 
     def __init__(self, tmp_path: Path, one: NotesRepo) -> None:
         self.held, self.go, self.one = tmp_path / "held", tmp_path / "go", one
@@ -66,13 +68,12 @@ class LatePull:
         self.hook.write_text(HOLD.format(held=self.held, go=self.go))
         self.hook.chmod(0o755)
         self.pulls: list[subprocess.Popen[bytes]] = []
-        self.looks = 0
-        self.real = publish_module.committing
+        self.real = publish_module.arrived
 
-    def look(self, root: Path) -> bool:
-        self.looks += 1
-        if self.looks != 2:  # the second look is the one under HEAD's lock
-            return self.real(root)
+    def look(self, root: Path, since: int | None) -> bool:
+        busy = self.real(root, since)
+        if busy or self.pulls:
+            return busy
         config = ("-c", f"core.fsmonitor={self.hook}")
         argv = ["git", *GIT_IDENTITY, *config, "pull", "-q", "--no-rebase", "--no-edit"]
         pipe = subprocess.PIPE
@@ -115,7 +116,7 @@ def test_a_merge_that_starts_as_memidx_commits_never_deletes_the_note(
         wait_for("memidx's note in the index", lambda: pull.held.exists() and staged())
         pull.go.touch()
 
-    monkeypatch.setattr(publish_module, "committing", pull.look)
+    monkeypatch.setattr(publish_module, "arrived", pull.look)
     releaser = threading.Thread(target=release_once_the_index_holds_the_note, daemon=True)
     releaser.start()
     try:

@@ -55,7 +55,7 @@ def test_a_merge_that_starts_as_a_purge_moves_head_never_stages_the_forgotten_by
         )
         pull.go.touch()
 
-    monkeypatch.setattr(publish_module, "committing", pull.look)
+    monkeypatch.setattr(publish_module, "arrived", pull.look)
     releaser = threading.Thread(target=release_once_the_index_holds_the_blank, daemon=True)
     releaser.start()
     try:

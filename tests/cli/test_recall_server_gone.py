@@ -5,6 +5,7 @@ answering from the deleted index for its idle hour (the suite's agents left such
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import recall_client, recall_loop, recall_server
+from memidx.config import Config, load_config
 from memidx.paths import file_identity
 from tests.cli.test_recall_server import indexed, runtime, serving
 from tests.helpers import NotesRepo, clean_env
@@ -55,12 +57,14 @@ def test_a_server_replaced_after_its_index_was_deleted_leaves_the_new_ones_socke
     pid = config.state_dir / "agents" / recall_server.PID_NAME
     path = recall_server.socket_path(config)
     assert path is not None and path.parent == runtime / "memidx", path
+    asking = load_config(root, env=env)  # as the servers read theirs: another is not answered
     with serving_process(root, env) as old:
-        assert listening(old, pid, path, None)
+        assert listening(old, asking), said(old, root)
+        was = file_identity(path)  # held by the old one while it lives: no other file has it
         shutil.rmtree(config.state_dir)
         assert NotesRepo(root).memidx("ingest").code == 0
         with serving_process(root, env) as new:
-            assert listening(new, pid, path, file_identity(path))
+            assert listening(new, asking, (old, was)), said(new, root)
             bound = file_identity(path)
 
             assert old.wait(recall_loop.CODE_CHECK + 5) == 0  # at its next look
@@ -74,7 +78,9 @@ def test_a_server_replaced_after_its_index_was_deleted_leaves_the_new_ones_socke
 def serving_process(root: Path, env: dict[str, str]) -> Generator[subprocess.Popen[bytes]]:
     """`memidx -C root agent serve` as a prompt hook starts it; stopped at the end."""
     argv = [sys.executable, "-m", "memidx", "-C", str(root), "agent", "serve"]
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL)
+    log = root.parent / "serve.err"  # what it said, for the failure's message (said)
+    with log.open("ab") as err:  # in the memory's folder: never the checkout pytest ran in
+        process = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=err)
     try:
         yield process
     finally:
@@ -86,14 +92,71 @@ def serving_process(root: Path, env: dict[str, str]) -> Generator[subprocess.Pop
             process.wait(15)
 
 
-def listening(process: subprocess.Popen[bytes], pid: Path, path: Path, before: object) -> bool:
-    """Whether, within 60 s, `pid` names `process` and a socket other than `before` is at
-    `path` (it listens once its model is loaded)."""
-    for _ in range(1200):
+Replaced = tuple[subprocess.Popen[bytes], object]
+
+
+def listening(
+    process: subprocess.Popen[bytes],
+    config: Config,
+    replaces: Replaced | None = None,
+    seconds: float = 60.0,
+) -> bool:
+    """Whether, within `seconds`, `recall.pid` names `process` and a server answers a prompt
+    at its socket's path (it listens once its model is loaded): not the server it `replaces`
+    (that process and its socket's file identity), which it may outlive. Once that one has
+    ended, a server that answers at the path is the new one; the file there may be none's (the
+    old one leaves its socket file once recall.pid names another), and its inode may be the
+    number the old one's had (ext4 gives a freed number again, 47 times in 50 in /tmp here), so
+    neither the file nor its identity tells: a leftover file counted as the new one listening."""
+    pid = config.state_dir / "agents" / recall_server.PID_NAME
+    path = recall_server.socket_path(config)
+    end = time.monotonic() + seconds
+    while path is not None and time.monotonic() < end:
         if process.poll() is not None:
             return False
         named = pid.is_file() and pid.read_text() == f"{process.pid}\n"
-        if named and path.exists() and file_identity(path) != before:
-            return True
+        if named and path.exists() and (replaces is None or not _holds(path, *replaces)):
+            answer = recall_client.ask(
+                config, {"prompt": "vmmem"}, max(0.1, end - time.monotonic())
+            )
+            if answer is not None and "error" not in answer:
+                return True
         time.sleep(0.05)
     return False
+
+
+def _holds(path: Path, old: subprocess.Popen[bytes], identity: object) -> bool:
+    """Whether the socket at `path` is still the one `old` bound, which it holds while alive."""
+    return old.poll() is None and file_identity(path) == identity
+
+
+def said(process: subprocess.Popen[bytes], root: Path) -> str:
+    """Why a server is not listening: its exit code, if it ended, and what the servers of
+    `root` wrote on stderr (serving_process)."""
+    log = root.parent / "serve.err"
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return f"exit code {process.poll()}; stderr: {text[-2000:]!r}"
+
+
+def test_a_socket_file_no_server_listens_on_is_no_server_listening(
+    tmp_path: Path, runtime: Path
+) -> None:
+    """The check above: a socket file left at the path, recall.pid naming a live process that
+    listens on nothing, is not a server listening (it was, by the file alone)."""
+    root = tmp_path / ("deep-" * 12) / "memory"
+    NotesRepo(root).note("a.md", "A", "a note")
+    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite")
+    path = recall_server.socket_path(config)
+    assert path is not None and path.parent == runtime / "memidx", path
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as left:
+        left.bind(str(path))  # closed without a listen or an unlink: the file stays
+    pid = config.state_dir / "agents" / recall_server.PID_NAME
+    pid.parent.mkdir(parents=True)
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        pid.write_text(f"{idle.pid}\n")
+
+        assert not listening(idle, config, seconds=1.0)
+    finally:
+        idle.kill()
+        idle.wait(15)

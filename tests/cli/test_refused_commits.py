@@ -92,3 +92,35 @@ def test_a_message_holding_a_value_left_open_is_refused(hooked: NotesRepo) -> No
 )
 def test_a_placeholder_or_prose_commits(hooked: NotesRepo, body: str) -> None:
     assert committed(hooked, body) == ""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'password = "en_US.Zq8vT2mW9pL"',  # a random part after a locale's name and a dot
+        'db_password = "Passw0rd(x)"',  # a digit for the letter it looks like, an argument
+        "secret=ab&cd=Zq8vT2mW9pLq",  # the pair after a secret's, outside a query string
+        "password: ${resolve:ssm:/x}Zq8vT2mW9pLq",  # a literal beside a reference
+        "password: ${resolve:ssm:/x} Zq8vT2mW9pLq",  # and after it in the plain scalar
+        "cacheToken = !zqvtmwplxk",  # a cache's token given a word without a vowel
+        "savePassword = !letmein",  # one of the commonest passwords
+    ],
+)
+def test_a_line_the_review_found_let_through_is_refused(hooked: NotesRepo, body: str) -> None:
+    said = committed(hooked, body)
+
+    assert said.startswith("notes/db.md:5: secret-assignment\n")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'pwd: "@/projects/app2"',  # a path from the bundler's alias of the project
+        'storeSecret("prod/db-password", value)',  # a secret's name in a store
+        "filter=credentials%3Ais_expired%3Dtrue",  # a condition
+        "  password: {{ randAlphaNum 16 | b64enc | quote }}",  # words inside Helm's reference
+        "  token: ${{ steps.app-token.outputs.token }}",  # and a GitHub Actions expression
+    ],
+)
+def test_a_line_the_review_found_refused_commits(hooked: NotesRepo, body: str) -> None:
+    assert committed(hooked, body) == ""

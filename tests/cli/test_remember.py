@@ -12,6 +12,7 @@ import pytest
 
 from memidx.config import load_config
 from memidx.git import commit as commit_module
+from memidx.memory import answer_by
 from memidx.memory import remember as remember_module
 from memidx.memory.pending_mark import any_pending
 from memidx.memory.remember import remember
@@ -235,7 +236,7 @@ def test_a_note_remembered_while_a_person_commits_ends_committed_once(
     pending, not a failure; the person's commit, ending, runs the post-commit hook, which
     commits each note once, searchable, the person's staged work committed as they staged it."""
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.5)
-    monkeypatch.setattr(remember_module, "BEHIND_WAIT", 0.2)
+    monkeypatch.setattr(answer_by, "BEHIND_WAIT", 0.2)
     # the hook's part, here: the finisher (test_pending_finisher.py) commits once git lets go,
     # which this test's git, unlike a person's, does before its commit starts
     monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)

@@ -80,20 +80,24 @@ def test_submodule_recurse_leaves_the_submodule_as_git_merge_does(
     assert (two.root / "sub" / "lib.txt").read_text() == "first\n"
 
 
+@pytest.mark.parametrize(
+    "cone", ["elsewhere", "ailleurs-été", 'say "x"', "with space"], ids=["a", "é", "quote", "space"]
+)
 def test_a_file_where_upstream_adds_a_note_outside_the_sparse_cone_is_said_as_such(
-    tmp_path: Path,
+    tmp_path: Path, cone: str
 ) -> None:
     """git merge does not write a note added outside the sparse-checkout cone: it keeps the
     person's untracked file of that name and makes it an unstaged edit of the note (so `git
     commit -a` would put it in place of the other clone's note). share keeps refusing, as for
     any untracked file the merge adds a note over, and its line says what git merge would do
-    (it said the merge would change the file, which git's does not)."""
+    (it said the merge would change the file, which git's does not). A cone folder git quotes
+    in `git sparse-checkout list` (a non-ASCII letter, a `"`) was read as no cone."""
     two = behind(tmp_path, diverged=False)
     two.git("clone", "-q", str(tmp_path / "remote.git"), str(tmp_path / "twin"))
     twin = NotesRepo(tmp_path / "twin", init=False)
     twin.git("reset", "-q", "--hard", "HEAD~1")
     for repo in (two, twin):
-        repo.git("sparse-checkout", "set", "--cone", "elsewhere")
+        repo.git("sparse-checkout", "set", "--cone", cone)
         (repo.root / THEIRS).parent.mkdir(exist_ok=True)
         (repo.root / THEIRS).write_text("the person's own draft\n")
     before = state(two)

@@ -115,3 +115,60 @@ def test_when_git_merge_decides_a_staged_note_stops_share_and_stays_as_it_was(
 
     assert setting in raised.value.message and "notes/draft.md" in raised.value.message
     assert state(two) == before
+
+
+@pytest.mark.parametrize("log", ["true", ""], ids=["merge.log", "plain"])
+@pytest.mark.parametrize("branch", ["main", "notes"])
+def test_shares_merge_commit_has_git_merge_s_message(tmp_path: Path, log: str, branch: str) -> None:
+    """share's merge commit said `Merge remote-tracking branch 'origin/main'` whatever the
+    settings: without the shortlog merge.log asks for, and without ` into notes`, which git
+    merge adds on a branch other than main or master. Now git's own fmt-merge-msg makes it."""
+    two = behind(tmp_path, diverged=True)
+    if branch != "main":
+        two.git("branch", "-q", "-m", branch)
+    if log:
+        two.git("config", "merge.log", log)
+    two.git("fetch", "-q")
+    two.git("merge", "-q", "--no-edit", "@{upstream}")
+    expected = two.git("cat-file", "commit", "HEAD").split("\n\n", 1)[1]
+    two.git("reset", "-q", "--hard", "ORIG_HEAD")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("cat-file", "commit", "HEAD").split("\n\n", 1)[1] == expected
+    assert ("one's notes" in expected) == bool(log)
+    assert (f"into {branch}" in expected) == (branch != "main")
+
+
+@pytest.mark.parametrize(
+    ("strategy", "diverged", "refused"),
+    [
+        ("ours", True, True),
+        ("ours", False, True),  # git merge -s ours makes a merge commit of a fast-forward too
+        ("resolve", True, True),
+        ("resolve", False, False),  # a fast-forward, as git merge makes it
+        ("recursive", True, False),
+        ("ort resolve", True, False),  # git tries resolve only when ort stops
+    ],
+)
+def test_a_strategy_pull_twohead_names_is_refused_where_share_would_not_honour_it(
+    tmp_path: Path, strategy: str, diverged: bool, refused: bool
+) -> None:
+    """git merge reads pull.twohead (its default strategy for one branch merged); share's
+    merge-tree merges as ort and merged past it: under `ours`, git merge keeps this clone's
+    tree, share took the other clone's notes in."""
+    two = behind(tmp_path, diverged=diverged)
+    two.git("config", "pull.twohead", strategy)
+    remote = two.git("ls-remote", "origin", "refs/heads/main")
+    before = state(two)
+
+    if not refused:
+        assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+        return
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert raised.value.message.startswith(f"pull.twohead names the merge strategy {strategy}")
+    assert "nothing was merged, pulled or pushed" in raised.value.message
+    assert "git config --unset pull.twohead" in raised.value.hint
+    assert (state(two), two.git("ls-remote", "origin", "refs/heads/main")) == (before, remote)

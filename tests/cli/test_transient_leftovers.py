@@ -204,7 +204,7 @@ def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
     file now comes with its commit: the first is held in that commit, its file not written.)"""
     config = load_config(indexed.root)
     writing, written = threading.Event(), threading.Event()
-    commit = remember_module.commit_fresh
+    commit = remember_module.commit_kept
     lock = remember_module.waited_lock
     waiting = threading.Event()
 
@@ -219,7 +219,7 @@ def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
             waiting.set()  # the second remember, now at the lock the first holds
         return lock(*args, **kwargs)
 
-    monkeypatch.setattr(remember_module, "commit_fresh", slow_commit)
+    monkeypatch.setattr(remember_module, "commit_kept", slow_commit)
     monkeypatch.setattr(remember_module, "waited_lock", noted_lock)
     refs: list[str] = []
 

@@ -1,7 +1,8 @@
 """The keyword pass of memidx.secrets.detect as it was before each value was judged once
 (main e6ddfeb): the oracle tests/unit/test_secret_judged_once.py compares the new pass with,
 on generated texts. It judges each value in each window again, and searches the whole line for
-each secret value it found, with the library's own entropy: slow on hostile pastes, exact."""
+each secret value it found, with the library's own entropy: slow on hostile pastes, exact.
+The readers of values added since (template_led) are read here as in the new pass."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from memidx.secrets.patterns import (
     real_password,
 )
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
+from memidx.secrets.templates import template_led
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -108,6 +110,7 @@ def assigned(text: str) -> Iterable[Finding]:
         for cut in _library_values(line, entropy, kinds):
             yield Finding(start + cut.start, start + min(cut.end, shut), cut.kind)
         kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
+        kinds.update(dict.fromkeys(template_led(line, secret_word), KEYWORD_KIND))
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
         for match in BASIC.finditer(line):
             if _basic_password(match.group(1)):

@@ -43,6 +43,30 @@ def test_a_long_list_is_not_read_item_by_item() -> None:
     assert not verdict.english and reads.calls <= 600, reads.calls
 
 
+def test_a_long_list_of_one_role_and_name_is_not_read_item_by_item() -> None:
+    """`- Role AAA: Олег Бартунов` 30,000 times (1 MB) was read item by item (1.2 s of CPU):
+    its items, all one, were counted once, too few for a list of pairs read by their values."""
+    reads = Reads()
+
+    verdict = check_text(
+        "We thank these people.\n\n" + _filled("- Role AAA: Олег Бартунов\n"), reads
+    )
+
+    assert not verdict.english and reads.calls <= 10, reads.calls
+
+
+def test_short_paragraphs_are_read_until_their_verdict_is_sure() -> None:
+    """1 MB of short German paragraphs was read to its end (470 reads of the model, 1.2 s of
+    CPU), though once the pieces read surely as German hold more than half of its letters,
+    the rest cannot change the refusal: half as many reads now."""
+    reads = Reads()
+
+    verdict = check_text(_filled("Der Cache war kaputt.\n\n"), reads)
+
+    assert not verdict.english and verdict.language == "de", verdict
+    assert reads.calls <= 150, reads.calls  # 246 before
+
+
 def test_a_long_paragraph_is_read_in_pieces() -> None:
     """One paragraph of 1 MB is read 4,096 characters at a time, each piece weighed alone."""
     reads = Reads()
@@ -60,6 +84,7 @@ def test_any_megabyte_is_checked_in_well_under_a_second_of_cpu() -> None:
         "\ufdfa" * 20 + "\n\n",
         "- Fichier introuvable\n",
         "Die Größe wurde geprüft. ",
+        "- Role AAA: Олег Бартунов\n",
     ]
     slow: list[tuple[str, float]] = []
     for unit in notes:

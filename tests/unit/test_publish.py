@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.git.publish import COMMITTING, _subcommand  # pyright: ignore[reportPrivateUsage]
+from memidx.git.newcomers import COMMITTING, subcommand
 
 
 @pytest.mark.parametrize(
@@ -20,7 +20,7 @@ from memidx.git.publish import COMMITTING, _subcommand  # pyright: ignore[report
     ],
 )
 def test_the_git_command_of_a_command_line(argv: list[bytes], command: str) -> None:
-    assert _subcommand(argv) == command
+    assert subcommand(argv) == command
 
 
 @pytest.mark.parametrize("command", ["status", "log", "diff", "fetch", "update-ref"])

@@ -4,6 +4,7 @@ the grown query's weights (rm3.py, pure), and the ranking they give over a real 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from memidx.config import Config
 from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
 from memidx.search.lexical import lexical_search, rank_lexical
-from memidx.search.rm3 import Expansion, expanded_weights, relevance_model
+from memidx.search.rm3 import Expansion, expanded_weights, feeds_back, relevance_model
 from memidx.search.searcher import Searcher
 from tests.helpers import FakeEmbedder
 from tests.unit.test_okapi import add
@@ -191,3 +192,39 @@ def test_two_forms_of_one_word_grow_the_query_as_the_word_does(notes: Store) -> 
     two = rank_lexical(notes, "statin statins", Filters(), 10, expansion=how).rows
     assert [r.id for r in two] == [r.id for r in one]
     assert [r.score for r in two] == pytest.approx([r.score for r in one], rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("scores", "words", "how", "grows"),
+    [
+        ([5.0, 1.0], 1, Expansion(), True),  # no rule: every query with a first hit
+        ([], 3, Expansion(), False),
+        ([5.0, 4.0], 2, Expansion(least=3), False),
+        ([5.0, 4.0], 3, Expansion(least=3), True),
+        ([10.0, 9.0, 6.0, 1.0], 3, Expansion(docs=3, flat=0.5), True),  # the 3rd: 6 of 10
+        ([10.0, 9.0, 4.0, 9.0], 3, Expansion(docs=3, flat=0.5), False),  # 4 of 10
+        ([10.0, 6.0], 3, Expansion(docs=3, flat=0.5), True),  # fewer: the last
+        ([10.0], 3, Expansion(docs=3, flat=0.5), True),  # one document: nothing ahead of it
+        ([0.0, 0.0], 3, Expansion(flat=0.5), False),
+        ([10.0, 9.0, 9.0], 2, Expansion(docs=3, least=3, flat=0.5), False),
+    ],
+)
+def test_a_query_grows_when_long_enough_and_its_first_hits_close(
+    scores: list[float], words: int, how: Expansion, grows: bool
+) -> None:
+    assert feeds_back(scores, words, how) is grows
+
+
+def test_a_query_that_does_not_grow_ranks_as_without_feedback(notes: Store) -> None:
+    """ "garden": d (its title) far ahead of e, the second: no new words, the rows, scores and
+    match of the plain ranking. "statin": a and b even, it grows (c comes up)."""
+    stop = frozenset({"a", "and", "in", "the"})
+    how = Expansion(docs=2, common=1.0, stopwords=stop, flat=0.9)
+    plain = rank_lexical(notes, "garden", Filters(), 10)
+    gated = rank_lexical(notes, "garden", Filters(), 10, expansion=how)
+    ungated = rank_lexical(notes, "garden", Filters(), 10, expansion=replace(how, flat=0.0))
+    assert [(r.id, r.score) for r in gated.rows] == [(r.id, r.score) for r in plain.rows]
+    assert gated.match == plain.match == "and"
+    assert [r.score for r in ungated.rows] != [r.score for r in plain.rows]
+    grown = rank_lexical(notes, "statin", Filters(), 10, expansion=how)
+    assert "notes/c.md" in [r.source_ref for r in grown.rows]

@@ -1,0 +1,76 @@
+"""The shell scripts memidx.git.publish.move_head runs as one child process: `git update-ref
+--stdin` (the move, which memidx drives through the script's input), then the git command
+that must follow it, which runs even when memidx is killed in between.
+
+A person's `git commit` must never see HEAD moved and the index not yet: it commits the index
+as it was on top of the new commit, reverting it (share's merge: without the other clone's
+notes, and share pushed that commit, which deleted them from the remote; remember's: without
+the remembered note). So, as git's own merge does, memidx takes `.git/index.lock` before the move
+(take_index_lock, while git holds HEAD's lock), the script brings a copy of the index to the
+new commit (`GIT_INDEX_FILE`, the work tree following), renames that copy over the index and
+only then lets the lock go: a person's git that wants the index meanwhile is refused at once
+("index.lock: File exists"), as during any git merge. When the command fails, the index
+stays as it was (share's HEAD goes back); in every case the lock goes, and only when it is
+still the one memidx took."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+FAILED = "memidx: the command run with the move failed"
+# $1 the reflog message, $2 the new commit, $3 the commit it was built on, $4 the git dir,
+# then the git command to run once HEAD is there (index_token: what memidx wrote in
+# index.lock, this shell's pid in it), on a
+# copy of the index that replaces it once the command did its work (update-ref's answers go
+# to memidx; its exit status does not tell a commit from an abort)
+_FOLLOW = (
+    'git update-ref -m "$1" --stdin; '
+    'said=$1 new=$2 old=$3 dir=$4 token="memidx $$ $2"; shift 4; '
+    "lock=$dir/index.lock; copy=$dir/memidx-follow-index; "
+    'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
+    'if [ "$(git rev-parse -q --verify HEAD)" != "$new" ]; then mine && rm -f "$lock"; exit 0; fi; '
+    'mine && rm -f "$copy.lock"; '  # a killed shell's: the copy is memidx's while it holds the lock
+    'if mine && { [ ! -e "$dir/index" ] || cp "$dir/index" "$copy"; } && '
+    'GIT_INDEX_FILE=$copy git "$@" && mv -f "$copy" "$dir/index"; then rm -f "$lock"; exit 0; fi; '
+    'rm -f "$copy"; '
+)
+THEN = _FOLLOW + 'mine && rm -f "$lock"; exit 1'
+# the same, and when that git command fails, HEAD goes back to $3 (from $2): share's merge,
+# whose work tree and index did not follow the move, is undone rather than left half made
+THEN_OR_BACK = (
+    _FOLLOW + 'git update-ref -m "$said (undone)" HEAD "$old" "$new"; '
+    f'mine && rm -f "$lock"; echo "{FAILED}" >&2'
+)
+
+
+def index_token(pid: int, new: str) -> str:
+    """What memidx writes in the index.lock it takes for the move to `new`: the pid of the
+    shell that lets it go (memidx.git.lock_holders reads it: no git may run for an instant
+    while the shell holds it, which is no lock a killed git left)."""
+    return f"memidx {pid} {new}"
+
+
+def held_by_memidx(lock: Path) -> bool:
+    """Whether `lock` is one memidx took and the shell that lets it go still runs (Linux)."""
+    try:
+        with lock.open("rb") as file:
+            said = file.read(128).split()
+    except OSError:
+        return False
+    pid = said[1].decode(errors="replace") if len(said) == 3 and said[0] == b"memidx" else ""
+    return pid.isdigit() and Path(f"/proc/{pid}").is_dir()
+
+
+def take_index_lock(git_dir: Path, token: str) -> bool:
+    """Take git's index lock as git does (created, never opened if it exists), `token` in it;
+    False when another git holds it."""
+    try:
+        held = os.open(git_dir / "index.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return False
+    try:
+        os.write(held, token.encode())
+    finally:
+        os.close(held)
+    return True

@@ -1,0 +1,174 @@
+"""Processes that started since memidx began its look for running gits (Linux /proc).
+
+memidx moves HEAD only once its look at every process found no git of the clone committing
+(memidx/git/publish.py), but a `git commit` that started during that look, or between it and
+the move, read HEAD before the move and failed at its end ("cannot lock ref 'HEAD': is at X
+but expected Y"): a hammer of a person's commits against `remember` lost one in ~3,600. The
+kernel's last process id tells whether any process started since: each one that did is looked
+at alone (a few, not the ~100 of a full look), as late as possible before the move, until no
+new one has started since the last read, so only a git that starts and reads HEAD within the
+instant git takes to rename HEAD's lock can still miss it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
+ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
+BURST = 256  # more new ids than this at once: not looked at one by one, taken as an arrival
+# git commands that read HEAD when they start and move it from that value when they end
+COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
+RECENT = 0.2  # seconds: a process started in the clone this lately may exec `git commit` next
+TICKS = 100  # /proc's clock ticks per second (USER_HZ, 100 on every Linux)
+ELSEWHERE = frozenset({"-C", "--git-dir", "--work-tree"})  # a git whose cwd is not its clone yet
+
+
+def last_pid() -> int | None:
+    """The last process id the kernel gave out; None where it cannot be read (not Linux)."""
+    try:
+        return int(LAST_PID.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def arrived(
+    root: Path,
+    since: int | None,
+    commands: frozenset[str] = COMMITTING,
+    also: tuple[Path, ...] = (),
+) -> bool:
+    """Whether a process that started after `since` (last_pid's) may be a git committing in
+    the clone at `root`: a git committing there (or naming a clone in its arguments: it has not
+    gone there yet), or a fork there not exec'd yet (a shell's child that may exec `git commit`
+    next). True too when the ids wrapped or came in a burst, or kept coming (unknown: taken as
+    busy); False where the last id cannot be read. `commands`: the git commands waited for;
+    `also`: other work trees of the clone, looked at as `root` is."""
+    if since is None:
+        return False
+    tops = (root.resolve(), *(tree.resolve() for tree in also))
+    for _ in range(ROUNDS):
+        now = last_pid()
+        if now is None or now == since:
+            return False
+        if now < since or now - since > BURST:
+            return True
+        new = range(since + 1, now + 1)
+        if any(_may_commit(Path(f"/proc/{pid}"), tops, commands) for pid in new):
+            return True
+        since = now
+    return True
+
+
+def lately(root: Path) -> bool:
+    """Whether a process that may commit (_may_commit) started in the clone at `root` within
+    the last RECENT seconds (not memidx's own child, the shell that moves HEAD, nor one memidx
+    runs under): a shell's child between its fork and its exec of `git commit`, which the look
+    for gits took for the shell (Linux /proc; elsewhere False)."""
+    import os
+
+    try:
+        now = float(Path("/proc/uptime").read_text().split()[0]) * TICKS
+    except (OSError, ValueError, IndexError):
+        return False
+    top, me = root.resolve(), str(os.getpid())
+    mine, here = {me, *_parents(me)}, str(top)
+    under = here.rstrip("/") + "/"
+    for pid_dir in Path("/proc").iterdir():  # no glob, no cwd.parents: under HEAD's lock
+        if not pid_dir.name.isdigit():
+            continue
+        try:  # the folder first: reading a process's stat costs more (~80 us under load)
+            cwd = str((pid_dir / "cwd").readlink())
+        except OSError:
+            continue  # ended, or another user's
+        if not (cwd == here or cwd.startswith(under)) or len(fields := _stat(pid_dir)) < 21:
+            continue
+        if int(fields[20]) < now - RECENT * TICKS:
+            continue  # an old one: the person's shell, not a new git
+        if fields[2] != me and pid_dir.name not in mine and _may_commit(pid_dir, (top,)):
+            return True  # a git too: it may have exec'd since the look for gits passed it
+    return False
+
+
+def _stat(pid_dir: Path) -> list[str]:
+    """The comm, then the fields after it (state at 1, ppid at 2, starttime at 20); [] once
+    gone."""
+    try:
+        text = (pid_dir / "stat").read_text(errors="replace")
+    except OSError:
+        return []
+    comm, closed, rest = text.partition(" (")[2].rpartition(")")
+    return [comm, *rest.split()] if closed else []
+
+
+def _parents(pid: str) -> list[str]:
+    found: list[str] = []
+    for _ in range(64):  # a chain of parents, never a loop
+        fields = _stat(Path(f"/proc/{pid}"))
+        if len(fields) < 3 or fields[2] in ("0", "1") or fields[2] in found:
+            return found
+        pid = fields[2]
+        found.append(pid)
+    return found
+
+
+def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = COMMITTING) -> bool:
+    """Whether process `proc` (its /proc folder) may be a git committing in the clone: a git
+    committing there (or naming a clone: not gone there yet), or a fork there that has not
+    exec'd yet (a shell's child that may exec `git commit` next). One that exec'd another
+    program (an editor's `sleep`, a build's compiler, a prompt's helper) is no git: waiting
+    for each one that started left every `remember` pending beside a `git status` loop."""
+    try:  # the cheap reads first: most processes are neither git nor in the clone
+        name = (proc / "comm").read_text().strip()
+        cwd = (proc / "cwd").readlink()
+        here = any(cwd == top or top in cwd.parents for top in tops)
+        if name != "git" and not here:
+            return False
+        status = _status(proc)
+        if status.get("Tgid", proc.name) != proc.name:
+            return False  # a thread of a process that was there for the look
+        line = (proc / "cmdline").read_bytes()
+        if name != "git":
+            return _unexeced(proc, status.get("PPid", "0"), line)
+    except OSError:
+        return False  # ended, another user's, or a zombie
+    argv = line.split(b"\0")
+    named = not ELSEWHERE.isdisjoint(arg.decode("utf-8", "replace") for arg in argv[1:])
+    return subcommand(argv) in commands and (here or named)
+
+
+def _status(proc: Path) -> dict[str, str]:
+    """Tgid and PPid of /proc/<pid>/status (the lines before them: not the ~50 after)."""
+    found: dict[str, str] = {}
+    for line in (proc / "status").read_text(errors="replace").splitlines():
+        key, _, value = line.partition(":")
+        if key in ("Tgid", "PPid"):
+            found[key] = value.strip()
+            if len(found) == 2:
+                break
+    return found
+
+
+def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
+    """Whether `proc` (command line `argv`) runs its parent's program and command line still:
+    forked, not exec'd yet (OSError once `proc` is gone; False when its parent cannot be read:
+    another user's). Not `bash x.sh` under an interactive bash: the command lines differ."""
+    parent_dir = Path(f"/proc/{parent}")
+    try:
+        theirs = (parent_dir / "exe").readlink(), (parent_dir / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return ((proc / "exe").readlink(), argv) == theirs
+
+
+def subcommand(argv: list[bytes]) -> str:
+    """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit)."""
+    words = [a.decode("utf-8", "replace") for a in argv[1:]]
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace"):
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return ""
