@@ -155,9 +155,10 @@ def written_now(
         return note
     path = config.root / note.ref
     there = os.path.lexists(path) or ids_at(config, note.ref) != (None, None)
-    wanted = write and here == note.branch
-    if not there and not wanted and (here == note.branch or branch_exists(config, note.branch)):
-        return note  # committed from its bytes, here or on its branch
+    if here != note.branch and branch_exists(config, note.branch):
+        return note  # committed from its bytes on its branch: a file here is this branch's
+    if not there and not (write and here == note.branch):
+        return note  # committed from its bytes, here
     if not there:
         try:
             _write(config, note.ref, note.text)
