@@ -111,6 +111,10 @@ class GitBusy(GitError):
     wait (a person's `git commit` in its editor or hooks): waiting longer would do."""
 
 
+class SwitchedAway(GitBusy):
+    """A `git switch` or checkout took HEAD off the branch a commit was meant for meanwhile."""
+
+
 class ModelError(MemidxError):
     """The embedding model is missing, damaged or cannot be loaded."""
 

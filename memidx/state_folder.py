@@ -31,27 +31,66 @@ def ensure_folder(folder: Path, *, parents: bool = True) -> None:
             if not part.is_dir():
                 if os.path.lexists(part) and not part.is_dir():  # mkdir said "File exists"
                     raise FileExistsError(errno.EEXIST, NO_FOLDER, str(part))
-                part.mkdir(parents=parents, exist_ok=True)
-                try:
-                    ignore_itself(part)
-                except OSError:  # a full disk: not left ignoring nothing (made again next time)
-                    with suppress(OSError):
-                        part.rmdir()  # only when empty: another's file in it is never removed
-                    raise
+                _made_ignoring_itself(part, parents=parents)
             break
     folder.mkdir(parents=parents, exist_ok=True)
 
 
+def _made_ignoring_itself(state_dir: Path, *, parents: bool) -> None:
+    """Make `state_dir` with its `.gitignore` in it at once: built as a folder of this
+    process's beside it and renamed into place whole. Made first and filled after, another
+    process saw it there, took it as done and made its folders in it, while the first's write
+    failed (a full disk) and left it so: `.memidx/traces/` with no `.gitignore` (2 in 80
+    rounds). A failure removes only what this process made."""
+    if parents:
+        state_dir.parent.mkdir(parents=True, exist_ok=True)
+    own = state_dir.with_name(f"{state_dir.name}.{os.getpid()}.tmp")
+    with suppress(FileExistsError):  # one a killed process of this pid left: this pid's
+        own.mkdir()
+    try:
+        ignore_itself(own)
+        own.rename(state_dir)  # over nothing, or an empty folder; never a full one
+    except OSError:
+        (own / ".gitignore").unlink(missing_ok=True)
+        with suppress(OSError):
+            own.rmdir()
+        if not state_dir.is_dir():  # another process made it meanwhile: its own, whole
+            raise
+
+
 def ignore_itself(state_dir: Path) -> None:
     """Write `.gitignore` (ignore everything) into the state folder where nothing has that name:
-    what is there (a user's file, a link, dangling or not) is never written through."""
+    what is there (a user's file, a link, dangling or not) is never written through. Written
+    whole under a name of this process's, then linked into place: another process never sees
+    it half written, and a failure never removes a `.gitignore` another process made."""
+    target = state_dir / ".gitignore"
+    if os.path.lexists(target):
+        return
+    own = state_dir / f".gitignore.{os.getpid()}.tmp"
     try:
-        fd = os.open(state_dir / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(own, flags, 0o666), "wb") as out:
+            out.write(IGNORE_ALL)
+        try:
+            os.link(own, target)
+        except FileExistsError:  # another process's, whole: as good as this one
+            pass
+        except OSError:  # no hard links on this disk: written in place, as before
+            _written_in_place(target)
+    finally:
+        own.unlink(missing_ok=True)
+
+
+def _written_in_place(target: Path) -> None:
+    """The `.gitignore` written at its name where nothing is, and removed when half written
+    (this process's own: made with O_EXCL)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
         return
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(IGNORE_ALL)
-    except OSError:  # a full disk: no empty file left that ignores nothing, nor any claim
-        (state_dir / ".gitignore").unlink(missing_ok=True)
+    except OSError:
+        target.unlink(missing_ok=True)
         raise

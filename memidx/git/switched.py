@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memidx.errors import GitBusy
+from memidx.errors import SwitchedAway
 
 
-def switched_away(git_dir: Path, meant: str | None, undone: str) -> GitBusy:
-    """GitBusy naming the branch a commit was meant for (`meant`: refs/heads/<name>, or
-    DETACHED) and the one a `git switch` took HEAD to meanwhile, in one line."""
+def switched_away(git_dir: Path, meant: str | None, undone: str) -> SwitchedAway:
+    """SwitchedAway (a GitBusy) naming the branch a commit was meant for (`meant`:
+    refs/heads/<name>, or DETACHED) and the one a `git switch` took HEAD to meanwhile, in one
+    line."""
     from memidx.git.publish import head_names
 
     there, back = _short(head_names(git_dir)), _short(meant)
     ways = [f"to do it on {there}, try again"] if there else []
     ways += [f"to do it on {back}, git switch {back}, then try again"] if back else []
-    return GitBusy(
+    return SwitchedAway(
         f"HEAD is {_on(there)} now, not {_on(back)} as when this began (a git switch or "
         f"checkout meanwhile); {undone}",
         "; ".join(ways) or "check out a branch, then try again",

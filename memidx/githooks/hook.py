@@ -96,7 +96,7 @@ def _commit_pending(config: Config) -> None:
 
     if not any_pending(config):  # the usual case: no load of the committing code
         return
-    from memidx.memory.pending_notes import finish_after_git
+    from memidx.memory.pending_hook import finish_after_git
 
     def say(line: str) -> None:
         print(f"memidx: {line}")

@@ -59,10 +59,13 @@ TRACE_DIR = """trace_dir() { # $XDG_STATE_HOME/memidx/traces/<name>-<FNV-1a of i
 # held `>>` for a reader for ever (the git operation hung); a link took the line into a file
 # memidx does not own (memidx.index.failures refuses both)
 OWN = """own() { [ ! -h "$1" ] && { [ -f "$1" ] || [ ! -e "$1" ]; }; }
-state() { # a full disk leaves no empty .gitignore: it ignores nothing, and none is written over it
-  [ -d "$1" ] || { mkdir -p "$1" && { printf '%s\\n' "$IGNORE_ALL" '*' >"$1/.gitignore" ||
-    { rm -f "$1/.gitignore"; rmdir "$1"; false; }; }; }
-}
+state() { # made whole: a folder of this shell's, its .gitignore written, renamed into place
+  [ -d "$1" ] && return 0; made="$1.$$.tmp" up="${1%/*}"; [ "$up" = "$1" ] && up=.
+  { mkdir -p "$up" && { mkdir "$made" || [ -d "$made" ]; }; } 2>/dev/null || return 1
+  printf '%s\\n' "$IGNORE_ALL" '*' >"$made/.gitignore" && { [ -e "$1" ] || [ -h "$1" ] ||
+    mv "$made" "$1"; }; for made in "$made" "$1/${made##*/}"; do # not moved: its own alone
+    [ -d "$made" ] && rm -f "$made/.gitignore" && rmdir "$made"; done; [ -d "$1" ]
+} 2>/dev/null
 IGNORE_ALL="# memidx's index and state: derived, never committed"
 """  # state(): .memidx made ignoring itself, as memidx.state_folder makes it
 

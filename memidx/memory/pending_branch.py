@@ -29,7 +29,10 @@ def left_for_its_branch(config: Config, ref: str, branch: str) -> str | None:
         "git hook, `memidx remember` or `memidx sync` here"
     )
     why = held_elsewhere(config, branch) or later
-    return f"{ref} is written but not committed yet: {left}; {why}; do not remember it again"
+    import os
+
+    kept = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
+    return f"{ref} is {kept} but not committed yet: {left}; {why}; do not remember it again"
 
 
 def held_elsewhere(config: Config, branch: str) -> str | None:

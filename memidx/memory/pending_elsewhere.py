@@ -42,7 +42,8 @@ def on_its_branch(
     from memidx.git.side_commit import checked_out_elsewhere, commit_on
 
     name, ours = note.branch.removeprefix("refs/heads/"), here.removeprefix("refs/heads/")
-    if ids_at(config, note.ref) != (None, None):  # `git add` or a commit took it on this branch
+    taken = not note.unwritten and ids_at(config, note.ref) != (None, None)  # never here: not it
+    if taken:  # `git add` or a commit took it on this branch
         say(f"{note.ref}, remembered on {name}, is in {ours}'s index or commit now: it is left "
             f"to your commit there, and not committed on {name}")  # fmt: skip
         return ""
@@ -68,6 +69,8 @@ def _take_out(config: Config, note: PendingNote) -> str:
     write through a file already open before the move, landing after the compare."""
     path = config.root / note.ref
     stays = f"remove {note.ref} before you switch back"
+    if note.unwritten:  # committed from its entry: a file at its path is this branch's
+        return "its file was never written in this work tree"
     if not the_same_note(config, note.ref, note.text) or ids_at(config, note.ref) != (None, None):
         return stays
     aside = _room_aside(path)

@@ -35,7 +35,6 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, IndexLockLeft, MemidxError
-from memidx.git.commit import commit_paths
 from memidx.git.underway import git_dir, holding, stopped_pick
 from memidx.hashes import sha256_hex
 from memidx.memory.note_state import added_by, the_same_note
@@ -69,6 +68,9 @@ class PendingNote:
     text: str
     entry: Path
     branch: str  # refs/heads/<name>, HEAD's when it was remembered
+    # not in the work tree yet (memory/fresh_note.py: written once its commit is made), so a
+    # remember killed while it waits loses none: written by whoever commits it next
+    unwritten: bool = field(default=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -82,10 +84,14 @@ class Committed:
     elsewhere: dict[str, str] = field(default_factory=dict[str, str])
 
 
-def keep(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
+def keep(
+    config: Config, ref: str, title: str, text: str, branch: str, *, unwritten: bool = False
+) -> PendingNote:
     """Keep the note pending (durably, as the note is) until it is committed on `branch`."""
     name = f"{time.time_ns():020d}-{sha256_hex(ref.encode())[:16]}.json"
-    fields = {"ref": ref, "title": title, "text": text, "branch": branch}
+    fields: dict[str, object] = {"ref": ref, "title": title, "text": text, "branch": branch}
+    if unwritten:
+        fields["unwritten"] = True
     data = json.dumps(fields, ensure_ascii=False).encode("utf-8")
     try:
         entry = _kept_in(config, entries_dir(config), name, data)
@@ -99,7 +105,7 @@ def keep(config: Config, ref: str, title: str, text: str, branch: str) -> Pendin
                 f"{failed.filename or entries_dir(config)}: {failed.strerror or failed}",
                 f"make that folder writable and remember the note again, or commit {ref} yourself",
             ) from None
-    return PendingNote(ref, title, text, entry, branch)
+    return PendingNote(ref, title, text, entry, branch, unwritten)
 
 
 def _kept_in(config: Config, folder: Path, name: str, data: bytes) -> Path:
@@ -123,7 +129,8 @@ def pending(config: Config) -> list[PendingNote]:
             strings = [value for value in values if isinstance(value, str)]  # pyright: ignore[reportUnknownVariableType]
             if len(strings) == len(keys):  # no branch: kept before entries named theirs
                 ref, title, text, branch = strings
-                found.append(PendingNote(ref, title, text, entry, branch))
+                unwritten = fields.get("unwritten") is True  # pyright: ignore[reportUnknownMemberType]
+                found.append(PendingNote(ref, title, text, entry, branch, unwritten))
     return found
 
 
@@ -141,7 +148,8 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
     changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
-    from memidx.memory.pending_elsewhere import elsewhere  # it imports this module
+    from memidx.memory.fresh_note import commit_note, written_now  # they import this module
+    from memidx.memory.pending_elsewhere import elsewhere
 
     done = Committed({})
     notes = pending(config)
@@ -151,18 +159,23 @@ def commit_pending(
         done.busy = GitBusy(f"{holding(stopped)}; {STOPPED}", STOPPED_HINT)
         return done
     left = False  # a lock a killed git left fails every later note too: said once
-    for note in notes:
-        if here is None or (left and note != raise_for):
+    for kept in notes:
+        if here is None or (left and kept != raise_for):
             continue  # detached: it waits for a branch (the next `git switch` leaves the commit)
-        if not _to_commit(config, note, notice, only_commit=only_commit, said=note == raise_for):
+        note = written_now(config, kept, here, notice, raise_for=raise_for)
+        if note is None:  # its file could not be written (its branch gone): it stays pending
+            continue
+        said = note == raise_for
+        if not note.unwritten and not _to_commit(
+            config, note, notice, only_commit=only_commit, said=said
+        ):
             continue  # a person's now, or stashed
         try:
             if elsewhere(config, note, here, notice, done):  # a person switched since
                 continue
             # on the branch looked at only: built again on a HEAD a person's `git switch`
             # moved, it went to a side branch never merged (chaos.py, seed 3)
-            subject = SUBJECT + note.title
-            commit = commit_paths(config, [note.ref], subject, wait=wait, branch=here)
+            commit = commit_note(config, note, wait, here)  # unwritten: its file comes with it
         except GitBusy as exc:
             done.busy = exc
             break
@@ -176,6 +189,7 @@ def commit_pending(
             if only_commit:
                 notice(f"warning: {note.ref} was not committed: {exc} (it stays pending)")
                 continue
+            written_now(config, note, here, notice, write=True)  # "the file is kept" holds
             note.entry.unlink(missing_ok=True)
             if note == raise_for:
                 raise
@@ -221,59 +235,6 @@ def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:
         return Committed({})
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
         return commit_pending(config, None, notice)
-
-
-def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed:
-    """What a post-* git hook runs: the notes left pending while that git command held the
-    clone, committed now that it is done. A `remember` under way (remember.lock held past
-    HOOK_LOCK_WAIT) commits them itself once that command ends; so does one on a detached
-    HEAD once back on a branch."""
-    from memidx.git.branch import on_a_branch
-
-    if not any_pending(config):
-        return Committed({})
-    try:
-        on_a_branch(config.root, "the pending notes were not committed yet")
-    except MemidxError:
-        return Committed({})  # a rebase under way: its post-rewrite hook comes once it is done
-    if _picking(config):
-        return Committed({})  # a commit now failed git's next pick (exit 128): a later one
-    if stopped_pick(git_dir(config.root)):  # a `git am` (its post-applypatch hook) or a pick:
-        # a finisher commits them once git ends: a `git am --continue` whose last patch's hook
-        # committed one died ("Dirty index: cannot apply patches", its index read before the
-        # hook), no hook follows an am, and the finisher `remember` started ends after 10 min
-        from memidx.memory.pending_finisher import start_finisher
-
-        start_finisher(config, notice)
-        return Committed({})
-    mark = config.state_dir / FOLDER / HOOK_CAME
-    ensure_folder(mark.parent)  # `rm -rf .memidx` leaves the entries
-    mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
-    with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
-        if not taken:
-            return Committed({})
-        mark.unlink(missing_ok=True)  # this hook commits them: no remember need try again
-        return commit_pending(config, HOOK_WAIT, notice)
-
-
-def _picking(config: Config) -> bool:
-    """Whether git's sequencer has more to do (`git cherry-pick A..B`, `git revert A..B`): the
-    post-commit hook of each pick runs before the next, which a note committed then made fail,
-    "your local changes would be overwritten" (git 2.39). The last pick's hook sees the
-    sequencer still there, its todo down to that pick, and no hook comes after it."""
-    from memidx.git.repo import GitRepo
-
-    found = GitRepo(config.root).run(
-        "rev-parse", "--path-format=absolute", "--git-path", "sequencer", check=False
-    )
-    folder = Path(found.decode().strip()) if found.strip() else None
-    if folder is None or not folder.is_dir():
-        return False
-    try:  # the pick just committed heads the todo: the last pick's hook is the last one there is
-        todo = (folder / "todo").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return True
-    return len([line for line in todo if line.strip() and not line.startswith("#")]) != 1
 
 
 def after_a_hook(

@@ -19,13 +19,14 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.index.ownership import keep_out_of_git
-from memidx.memory.answer_by import branch_for, clear_of_the_rebase, commit_wait, rebase_said
+from memidx.memory.answer_by import branch_for, clear_of_the_rebase, rebase_said
+from memidx.memory.fresh_note import commit_kept, free_name, keep_fresh, written_before
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import committed_meanwhile, the_same_note
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
-from memidx.memory.pending_notes import LOCK, after_a_hook, commit_pending, keep, pending
+from memidx.memory.pending_notes import LOCK, after_a_hook, keep, pending
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
@@ -148,20 +149,19 @@ def remember(
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
         branch, rebasing = branch_for(config, "the note was not written", deadline)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
-        ref = _note_file(config, folder, title, text, branch if rebasing else None)
-        _check(config, ref, text, found)
-        older = bool(pending(config))  # a git held the clone past a remember's wait already
+        rebased = branch if rebasing else None  # HEAD detached: no commit tried, no file
+        ref, there, older = _placed(config, folder, title, text, found, rebased=rebased)
         say = notice or _unsaid
         try:
-            kept = keep(config, ref, title, text, branch)
-            done = commit_pending(config, commit_wait(older, deadline), say, raise_for=kept)
+            kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
+            done = commit_kept(config, kept, say, older, deadline, rebasing=rebasing)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
                 start_finisher(config, say)
             _telling(exc, ref, found)
             raise
         gone = not kept.entry.exists()  # while no one else commits pending notes
-        rebase_said(done, ref, branch if rebasing else None)
+        rebase_said(done, ref, rebased)
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, kept, say, since) or done
     elsewhere = done.elsewhere.get(ref)  # HEAD went to another branch since it was read
@@ -178,7 +178,8 @@ def remember(
     if commit is None:  # GitBusy's first words: what held the clone, unless HEAD left its branch
         why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
         away = None if done.busy else left_for_its_branch(config, ref, branch)
-        say(away or f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+        state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
+        say(away or f"{ref} is {state} but not committed yet: {why} ({PENDING_HINT})")
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
     elif not elsewhere:  # one on a branch not checked out is indexed once it is
         _index(config, ref, commit, notice)
@@ -212,16 +213,6 @@ def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] 
     if notice is None:
         raise MemidxError(said, FOLLOW_HINT)
     notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")
-
-
-def _note_file(
-    config: Config, folder: PurePosixPath, title: str, text: str, rebased: str | None
-) -> str:
-    """The note's file (as written before, or new), unless a rebase of `rebased` brings it."""
-    ref = _written_before(config, folder, title, text)
-    ref, found = (ref, True) if ref else _write_new(config, folder, slugify(title), text)
-    clear_of_the_rebase(config, ref, rebased, made=not found)
-    return ref
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
@@ -261,19 +252,27 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
 
-def _written_before(config: Config, folder: PurePosixPath, title: str, text: str) -> str | None:
-    """This very note, under the name an earlier memidx gave it (`strae.md` for `Straße`),
-    when its name changed since: it wrote a twin (`strasse.md`) beside it. Every earlier
-    name there is read (it stopped at the first gap: `strae.md` gone, `strae-2.md` missed)."""
-    before = slugify(title, spelled=False)
-    if before == slugify(title) or not (config.root / folder).is_dir():
-        return None
-    named = re.compile(rf"{re.escape(before)}(?:-([0-9]+))?\.md")
-    found = (named.fullmatch(p.name) for p in (config.root / folder).iterdir())
-    for _, name in sorted((int(m.group(1) or 1), m.group()) for m in found if m):
-        if the_same_note(config, ref := (folder / name).as_posix(), text):
-            return ref
-    return None
+def _placed(
+    config: Config,
+    folder: PurePosixPath,
+    title: str,
+    text: str,
+    found: tuple[Redacted, ...],
+    *,
+    rebased: str | None,
+) -> tuple[str, bool, bool]:
+    """The note's ref, checked (refused while a rebase of `rebased` brings it); whether its file
+    is in the work tree (else it comes with its commit), and whether older notes are pending."""
+    slug, older = slugify(title), bool(pending(config))
+    before = written_before(config, folder, slugify(title, spelled=False), slug, text)
+    ref, there = (before, True) if before else free_name(config, folder, slug, text)
+    clear_of_the_rebase(config, ref, rebased, made=False)  # a file there: this note, found
+    try:
+        _check(config, ref, text, found)
+    except CheckFailed:  # the file is kept, for the person to fix
+        _ = there or _write_new(config, folder, slug, text)
+        raise
+    return ref, there, older
 
 
 def _fill(out: TextIO, text: str, *, durable: bool) -> None:

@@ -56,3 +56,37 @@ def test_a_note_the_rebase_brings_back_is_not_written_under_it(tmp_path: Path) -
     assert not any_pending(config)
     subjects = repo.git("log", "--format=%s").splitlines()
     assert subjects.count(f"memidx remember: {TITLE}") == 1
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_new_note_kept_for_the_rebased_branch_comes_with_its_commit_after_it(
+    tmp_path: Path,
+) -> None:
+    """A new note kept for the branch being rebased was written in the work tree the rebase
+    picks in (a later pick that adds its path stops there). Now it stays unwritten while HEAD
+    is detached, and once the rebase ends it is committed once on that branch, its file with
+    its commit (memory/fresh_note.py)."""
+    repo = started_memory(tmp_path)
+    repo.git("config", "user.name", "memidx tests")
+    repo.git("config", "user.email", "tests@memidx.invalid")
+    repo.note("second.md", "Second", "a second note so that there is a commit to pick again")
+    repo.commit("second")
+    config = load_config(repo.root, env={})
+    picked = tmp_path / "picked"
+    argv = ["git", "rebase", "-q", "--force-rebase", "--exec", f"touch {picked}; sleep 3", "HEAD~1"]
+    person = subprocess.Popen(argv, cwd=repo.root, env=clean_env(), stderr=subprocess.PIPE)
+    try:
+        wait_for("the rebase to pick", picked.exists)
+        kept = remember(config, TITLE, BODY, deadline=time.monotonic() + 1.0)
+        ref = str(kept["ref"])
+        assert kept["committed"] is False and any_pending(config)
+        assert not (repo.root / ref).exists()  # was: written under the running rebase
+    finally:
+        _, err = person.communicate(timeout=60)
+    assert person.returncode == 0, err
+    wait_for("the kept note's commit", lambda: not any_pending(config))  # the finisher's
+    assert repo.git("symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert repo.git("show", f"main:{ref}").endswith(BODY + "\n")
+    assert repo.git("log", "--format=%s").splitlines().count(f"memidx remember: {TITLE}") == 1
+    assert (repo.root / ref).read_text(encoding="utf-8").endswith(BODY + "\n")
+    assert not repo.git("status", "--porcelain")

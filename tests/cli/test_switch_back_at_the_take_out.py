@@ -6,8 +6,9 @@ main holds it, and went home with it: memidx then took it out of main's index an
 Now what a switch back brought is put back: the note stays as main holds it.
 
 A `git` first on PATH plays both switches: after memidx's `update-ref`, git's two-way checkout
-to `side` with the index as it was, then (after memidx's reset staged the note) HEAD set to
-`side`; at memidx's first `git rm`, a whole `git switch main` first."""
+to `side` with the index as it was, then (after memidx's reset, or a new note's checkout,
+staged the note) HEAD set to `side`; at memidx's first `git rm`, a whole `git switch main`
+first."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ if [ "$1" = update-ref ] && [ ! -e "$MARK" ]; then
   env -u GIT_INDEX_FILE "$REAL_GIT" read-tree -m -u HEAD^ side >>"$MARK" 2>&1
   exit $moved
 fi
-if [ "$1" = reset ] && [ -e "$MARK" ] && [ ! -e "$MARK.side" ]; then
+if { [ "$1" = reset ] || [ "$3" = checkout ]; } && [ -e "$MARK" ] && [ ! -e "$MARK.side" ]; then
   : > "$MARK.side"
   "$REAL_GIT" "$@"
   done=$?

@@ -11,7 +11,7 @@ import subprocess
 import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import pytest
 
@@ -200,25 +200,26 @@ def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
     indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The second `remember` found the first's file empty (still being written), took it for
-    another note and wrote a twin, `<slug>-2.md`: the lesson twice in memory."""
+    another note and wrote a twin, `<slug>-2.md`: the lesson twice in memory. (A new note's
+    file now comes with its commit: the first is held in that commit, its file not written.)"""
     config = load_config(indexed.root)
     writing, written = threading.Event(), threading.Event()
-    fill = remember_module._fill  # pyright: ignore[reportPrivateUsage]
+    commit = remember_module.commit_kept
     lock = remember_module.waited_lock
     waiting = threading.Event()
 
-    def slow_fill(out: TextIO, text: str, *, durable: bool) -> None:
-        if not writing.is_set():  # the first remember only: it holds the file, still empty
+    def slow_commit(*args: Any, **kwargs: Any) -> Any:
+        if not writing.is_set():  # the first remember only: it holds the note, not committed
             writing.set()
             assert written.wait(30)
-        fill(out, text, durable=durable)
+        return commit(*args, **kwargs)
 
     def noted_lock(*args: Any, **kwargs: Any) -> AbstractContextManager[None]:
         if writing.is_set():
             waiting.set()  # the second remember, now at the lock the first holds
         return lock(*args, **kwargs)
 
-    monkeypatch.setattr(remember_module, "_fill", slow_fill)
+    monkeypatch.setattr(remember_module, "commit_kept", slow_commit)
     monkeypatch.setattr(remember_module, "waited_lock", noted_lock)
     refs: list[str] = []
 

@@ -13,6 +13,7 @@ import pytest
 
 from memidx.config import Config, load_config
 from memidx.git import underway
+from memidx.memory.pending_hook import finish_after_git
 from memidx.memory.pending_notes import (
     FOLDER,
     HOOK_CAME,
@@ -21,7 +22,6 @@ from memidx.memory.pending_notes import (
     Committed,
     after_a_hook,
     commit_pending,
-    finish_after_git,
     finish_now,
     keep,
     pending,
@@ -169,7 +169,7 @@ def test_a_remember_whose_note_a_git_hook_committed_as_it_let_go_says_committed(
     def git_busy(*_: object, **__: object) -> Committed:
         return Committed({}, busy)  # the person's commit held the clone for all of the wait
 
-    monkeypatch.setattr(remember_module, "commit_pending", git_busy)
+    monkeypatch.setattr(remember_module, "commit_kept", git_busy)
 
     def hook_first(config: Config, *_: object) -> None:
         commit_pending(config, None, print)  # the hook: it commits, and leaves no mark

@@ -1,0 +1,231 @@
+"""A new note committed before its file is in the work tree: the commit is built from the
+note's bytes, and the file comes with git's index entry in the child process that moves HEAD
+(memidx.git.commit's `written`), so no instant shows it untracked.
+
+Written first, the note lay untracked in the work tree while memidx built and published its
+commit, and a person's `git switch` in that instant was refused by git: "untracked working
+tree files would be overwritten by checkout" (or "removed"), 13 and more switches in 600 beside
+24 remembers. A note that cannot be committed so (git busy past the wait, a hook that refuses)
+is written then and goes the pending way (memory/pending_notes.py); its entry, kept before
+the commit is tried, says it is unwritten, so a remember killed while it waits loses nothing:
+whoever commits it next writes it first (written_now)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from memidx.config import Config
+from memidx.drafts import replace_durably
+from memidx.errors import GitBusy, MemidxError, SwitchedAway
+from memidx.memory.note_state import blob_id, ids_at, the_same_note
+from memidx.memory.pending_notes import (
+    SUBJECT,
+    Committed,
+    PendingNote,
+    commit_pending,
+    keep,
+)
+
+
+def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
+    """The name remember's _write_new would take for the note, without writing it: (its ref,
+    whether a file is there already: this very note)."""
+    target = config.root / folder
+    names = [entry.name for entry in target.iterdir()] if target.is_dir() else []
+    other_case = {name.casefold() for name in names if name != name.casefold()}
+    for n in range(1, 1000):
+        name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
+        if name.casefold() in other_case and name not in names:
+            continue
+        ref = (folder / name).as_posix()
+        if os.path.lexists(config.root / ref) or ids_at(config, ref) != (None, None):
+            if the_same_note(config, ref, text):
+                return ref, True
+            continue
+        return ref, False
+    raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
+
+
+def written_before(
+    config: Config, folder: PurePosixPath, before: str, slug: str, text: str
+) -> str | None:
+    """This very note, under the name an earlier memidx gave it (`strae.md` for `Straße`),
+    when its name changed since: it wrote a twin (`strasse.md`) beside it. Every earlier
+    name there is read (it stopped at the first gap: `strae.md` gone, `strae-2.md` missed)."""
+    if before == slug or not (config.root / folder).is_dir():
+        return None
+    import re
+
+    named = re.compile(rf"{re.escape(before)}(?:-([0-9]+))?\.md")
+    found = (named.fullmatch(p.name) for p in (config.root / folder).iterdir())
+    for _, name in sorted((int(m.group(1) or 1), m.group()) for m in found if m):
+        if the_same_note(config, ref := (folder / name).as_posix(), text):
+            return ref
+    return None
+
+
+def commit_kept(
+    config: Config,
+    note: PendingNote,
+    say: Callable[[str], None],
+    older: bool,
+    by: float | None,
+    *,
+    rebasing: bool,
+) -> Committed:
+    """Commit `note` as remember kept it: a new one from its bytes (commit_fresh); the others
+    the pending way, and one kept for a branch being rebased too (HEAD is detached: it stays
+    unwritten, no file to stop a pick). Each wait for git is shorter by the answer time `by`."""
+    from memidx.memory.answer_by import commit_wait
+
+    if note.unwritten and not rebasing:
+        return commit_fresh(config, note, say, older, by)
+    return commit_pending(config, commit_wait(older, by), say, raise_for=note)
+
+
+def commit_fresh(
+    config: Config, note: PendingNote, say: Callable[[str], None], behind: bool, by: float | None
+) -> Committed:
+    """Commit `note`, kept unwritten, from its bytes, its file written with the move; when it
+    cannot be, committed the pending way (commit_pending, `raise_for` it: its errors as
+    remember always raised them), its file written first while HEAD is on its branch (a git
+    that holds the clone for long: the person sees the note; a refusal: the file is kept).
+    After a `git switch` it stays unwritten, for its branch: no file in another's work tree.
+    `behind`: notes pending before it are committed first, each as commit_pending does. Each
+    wait for git is answer_by's: shorter by the answer time `by` (time.monotonic())."""
+    from memidx.memory.answer_by import commit_wait
+    from memidx.memory.pending_branch import head_branch
+
+    if behind:  # this one last, from its bytes; left pending by a busy git: written
+        done = commit_pending(config, commit_wait(True, by), say, raise_for=note)
+        if done.busy and not isinstance(done.busy, SwitchedAway) and note.entry.exists():
+            written_now(config, note, head_branch(config) or "", say, write=True)
+        return done
+    busy = switched = False
+    try:
+        commit = commit_note(config, note, commit_wait(False, by), note.branch)
+    except MemidxError as exc:
+        if _landed(config, note):  # moved, but git's index did not follow: as before
+            written_now(config, note, head_branch(config) or "", say)
+            note.entry.unlink(missing_ok=True)
+            raise
+        busy, switched = isinstance(exc, GitBusy), isinstance(exc, SwitchedAway)
+    else:
+        note.entry.unlink(missing_ok=True)
+        return Committed({note.ref: commit})
+    here = head_branch(config) or ""  # back on its branch after a switch: tried once more
+    written_now(config, note, here, say, raise_for=note, write=not switched)
+    return commit_pending(config, commit_wait(busy, by), say, raise_for=note)
+
+
+def commit_note(config: Config, note: PendingNote, wait: float | None, branch: str) -> str:
+    """commit_paths of the note on `branch`; an unwritten one from its bytes, its file written
+    with the move (where nothing is at its path: _check_out)."""
+    from memidx.git.commit import commit_paths
+
+    data = {note.ref: note.text.encode("utf-8")} if note.unwritten else None
+    subject = SUBJECT + note.title
+    commit = commit_paths(config, [note.ref], subject, wait=wait, branch=branch, written=data)
+    if data:
+        _check_out(config, note)
+    return commit
+
+
+def written_now(
+    config: Config,
+    note: PendingNote,
+    here: str,
+    notice: Callable[[str], None],
+    *,
+    raise_for: PendingNote | None = None,
+    write: bool = False,
+) -> PendingNote | None:
+    """`note`, with its file written when it is unwritten and HEAD is on its branch (`here`)
+    and `write`, or that branch is gone (committed here, as ever); one with something at its
+    path is left to the_same_note to judge (a person's file, or this note `git add`ed). Its
+    entry then says it is written. None when the file cannot be written (said through
+    `notice`, or raised for `raise_for`): it stays pending, its text in its entry."""
+    from memidx.memory.pending_branch import branch_exists
+
+    if not note.unwritten:
+        return note
+    path = config.root / note.ref
+    there = os.path.lexists(path) or ids_at(config, note.ref) != (None, None)
+    if here != note.branch and branch_exists(config, note.branch):
+        return note  # committed from its bytes on its branch: a file here is this branch's
+    if not there and not (write and here == note.branch):
+        return note  # committed from its bytes, here
+    if not there:
+        try:
+            _write(config, note.ref, note.text)
+        except FileExistsError:
+            pass  # a file saved there meanwhile: the_same_note says whose
+        except OSError as exc:
+            failed = MemidxError(
+                f"{note.ref} could not be written: {exc.strerror or exc}; it stays pending",
+                "free some space: the next `memidx remember` or `memidx sync` commits it",
+            )
+            if note == raise_for:
+                raise failed from None
+            notice(f"warning: {failed}")
+            return None
+    import json
+
+    fields = {"ref": note.ref, "title": note.title, "text": note.text, "branch": note.branch}
+    data = json.dumps(fields, ensure_ascii=False).encode("utf-8")
+    replace_durably(note.entry, data, "pending", durable=config.fsync)
+    return replace(note, unwritten=False)
+
+
+def keep_fresh(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
+    """keep() of a note not written yet; when it cannot be kept (a git folder memidx may not
+    write in), its file written before the error, which says it is (nothing lost)."""
+    try:
+        return keep(config, ref, title, text, branch, unwritten=True)
+    except MemidxError:
+        with contextlib.suppress(FileExistsError):
+            _write(config, ref, text)
+        raise
+
+
+def _write(config: Config, ref: str, text: str) -> None:
+    """Write the note's file where nothing is (FileExistsError), never half (OSError)."""
+    path = config.root / ref
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with path.open("x", encoding="utf-8") as out:
+            out.write(text)
+            if config.fsync:
+                out.flush()
+                os.fsync(out.fileno())
+    except FileExistsError:
+        raise
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
+def _landed(config: Config, note: PendingNote) -> bool:
+    """Whether the note's branch holds it as remembered: its commit was made."""
+    from memidx.git.repo import GitRepo
+
+    spec = f"{note.branch}:{note.ref}"
+    there = GitRepo(config.root).run("rev-parse", "-q", "--verify", spec, check=False)
+    data = note.text.encode("utf-8")
+    return bool(there.strip()) and there.decode().strip() == blob_id(config, note.ref, data)
+
+
+def _check_out(config: Config, note: PendingNote) -> None:
+    """The committed file where git's index holds it and nothing is at its path (the move's
+    checkout found the index held): `git status` showed it deleted, for the person's next
+    commit. Never over a file there (checkout-index without --force)."""
+    from memidx.git.repo import GitRepo
+
+    path = config.root / note.ref
+    if os.path.lexists(path) or ids_at(config, note.ref)[1] is None:
+        return
+    GitRepo(config.root).run("checkout-index", "-q", "--", note.ref, check=False)
