@@ -1,9 +1,10 @@
 """A note an MCP remember kept pending during a person's `git rebase -i`: the rebase stops for
-`edit`, the person commits everything on the detached HEAD (`git add -A; git commit`, which
-takes memidx's note file), then `git rebase --abort`, whose reset takes the file away. The
-agent was told the note is written: `memidx sync` writes it again from its pending entry and
-commits it (it said "changed or was removed", dropped the entry, and the note lived on only
-in an orphaned commit)."""
+`edit`, the person commits everything on the detached HEAD (`git add -A; git commit`), then
+`git rebase --abort`. The agent was told the note is written: it is never lost. A new note is
+kept unwritten while the rebase runs (memory/fresh_note.py: no file the rebase or the person's
+commit could take, which the abort's reset then took away: the next sync dropped the entry and
+the note lived on only in an orphaned commit), and committed once from its entry after it; a
+written note whose file such a reset took is written again (tests/unit/test_pending_vanished.py)."""
 
 from __future__ import annotations
 
@@ -48,22 +49,18 @@ def test_a_pending_note_a_rebase_abort_took_away_is_written_again(tmp_path: Path
     assert kept["committed"] is False, kept
     ref = str(kept["ref"])
     assert person.returncode == 0, err  # stopped for edit
+    assert not (repo.root / ref).exists()  # kept unwritten: nothing for the person to take
     repo.git("add", "-A")
-    repo.git("commit", "-q", "--no-verify", "-m", "the person's work, on the detached HEAD")
-    orphaned = repo.git("rev-parse", f"HEAD:{ref}").strip()  # the note, as the person took it
+    repo.git("commit", "-q", "--no-verify", "--allow-empty", "-m", "the person's work, detached")
     repo.git("rebase", "--abort")
-    assert not (repo.root / ref).exists()  # the reset took it away
     done = repo.memidx("sync")  # or the finisher the remember started, whichever comes first
     wait_for("the finisher to end", lambda: not list(_finishers(repo.root)))
     assert done.code == 0, done.err
     assert "changed or was removed" not in done.err
-    log = repo.root / ".memidx" / "pending-notes" / "finisher.log"
-    said = done.err + (log.read_text(encoding="utf-8") if log.is_file() else "")
-    assert "written again from its pending entry" in said, said
     assert not any_pending(config)
     subjects = repo.git("log", "--format=%s").splitlines()
     assert subjects[0] == f"memidx remember: {TITLE}" and subjects.count(subjects[0]) == 1
-    assert repo.git("rev-parse", f"HEAD:{ref}").strip() == orphaned
+    assert BODY in repo.git("show", f"HEAD:{ref}")
     assert not repo.git("status", "--porcelain")
 
 
