@@ -6,6 +6,7 @@ as git left them."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -480,6 +481,9 @@ def test_forget_killed_as_its_commit_lands_is_behind_and_says_so_until_sync(
     repo.memidx_killed_as_head_moves("forget", "notes/secret.md")
 
     assert repo.git("log", "-1", "--format=%s").strip() == "memidx forget: notes/secret.md"
+    deadline = time.monotonic() + 10  # the git that moved HEAD may still be at work (CI: `AD`)
+    while repo.git("status", "--porcelain").strip() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert repo.git("status", "--porcelain").strip() == ""  # the work tree follows the commit
     behind = repo.memidx("search", "--json", "--mode", "bm25", "serval").json()
     assert behind["count"] == 0 or "run `memidx sync`" in behind["warnings"][0], behind
