@@ -12,10 +12,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from memidx.git.newcomers import command_at
+
 SHORT = frozenset("dDmMcCf")  # -d/-D delete, -m/-M move, -c/-C copy over, -f force
 LONG = ("--delete", "--move", "--copy", "--force")
 POLL = 0.05  # seconds between looks at /proc
-GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
 
 
 def branch_movers(root: Path, *, also: Sequence[Path] = ()) -> dict[str, str]:
@@ -54,15 +55,8 @@ def may_move(argv: Sequence[str]) -> bool:
 
 
 def _after_branch(argv: Sequence[str]) -> Sequence[str]:
-    skip = False
-    for at, word in enumerate(argv):
-        if skip:
-            skip = False
-        elif word in GLOBAL_VALUED:
-            skip = True
-        elif not word.startswith("-"):
-            return argv[at + 1 :]
-    return []
+    at = command_at(argv)
+    return [] if at is None else argv[at + 1 :]
 
 
 def _moving(word: str) -> bool:

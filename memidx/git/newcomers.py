@@ -11,6 +11,7 @@ instant git takes to rename HEAD's lock can still miss it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
@@ -20,6 +21,7 @@ BURST = 256  # more new ids than this at once: not looked at one by one, taken a
 COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
 RECENT = 0.2  # seconds: a process started in the clone this lately may exec `git commit` next
 TICKS = 100  # /proc's clock ticks per second (USER_HZ, 100 on every Linux)
+GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})  # take a value
 ELSEWHERE = frozenset({"-C", "--git-dir", "--work-tree"})  # a git whose cwd is not its clone yet
 
 
@@ -174,12 +176,19 @@ def _forked(proc: Path) -> bool:
 def subcommand(argv: list[bytes]) -> str:
     """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit)."""
     words = [a.decode("utf-8", "replace") for a in argv[1:]]
+    at = command_at(words)
+    return "" if at is None else words[at]
+
+
+def command_at(words: Sequence[str]) -> int | None:
+    """Where the git command stands in git's arguments (`-c k=v -C dir commit` -> 4), its
+    global options and their values skipped; None when there is none."""
     skip = False
-    for word in words:
+    for at, word in enumerate(words):
         if skip:
             skip = False
-        elif word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace"):
+        elif word in GLOBAL_VALUED:
             skip = True
         elif not word.startswith("-"):
-            return word
-    return ""
+            return at
+    return None
