@@ -49,3 +49,35 @@ def test_an_unwritten_note_whose_commit_on_its_branch_fails_stays_pending(
     done = commit_pending(config, None, said.append)
     assert list(done.elsewhere) == [REF] and pending(config) == [], said
     assert repo.git("show", f"main:{REF}") == TEXT
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_an_unwritten_note_whose_path_another_file_took_is_committed_beside_it(
+    repo: NotesRepo, committed: bool
+) -> None:
+    """Another file came to its path before its commit (a person's, one a rebase brought): it
+    was taken for the note, then dropped as "changed or was removed", the note never written."""
+    config = _kept(repo)
+    theirs = "# Disk full\n\nThe person's own note: the disk was full of core dumps.\n"
+    repo.write(REF, theirs)
+    if committed:
+        repo.commit("the person's note at that path")
+    said: list[str] = []
+    done = commit_pending(config, None, said.append)
+    assert list(done.commits) == ["notes/disk-full-2.md"] and pending(config) == [], said
+    assert len(said) == 1 and "committed as notes/disk-full-2.md" in said[0], said
+    assert repo.git("show", "HEAD:notes/disk-full-2.md") == TEXT
+    assert (repo.root / REF).read_text(encoding="utf-8") == theirs
+    assert repo.git("status", "--porcelain") == ("" if committed else f"?? {REF}\n")
+
+
+def test_an_unwritten_note_head_holds_is_not_committed_twice(repo: NotesRepo) -> None:
+    """Its commit landed (its file not checked out yet, or deleted since): no second name."""
+    config = _kept(repo)
+    repo.write(REF, TEXT)
+    repo.commit("memidx remember: Disk full")
+    (repo.root / REF).unlink()
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert sorted(path.name for path in (repo.root / "notes").iterdir()) == ["start.md"]
+    assert pending(config) == [] and len(repo.git("log", "--format=%s").splitlines()) == 2
