@@ -28,12 +28,15 @@ from memidx.memory.pending_notes import (
     PendingNote,
     commit_pending,
     keep,
+    pending,
 )
 
 
 def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
     """The name remember's _write_new would take for the note, without writing it: (its ref,
-    whether a file is there already: this very note)."""
+    whether a file is there already: this very note). A name another note kept unwritten
+    holds is taken: given twice (two notes of one title during a rebase), one was lost."""
+    kept = {note.ref for note in pending(config) if note.text != text}
     target = config.root / folder
     names = [entry.name for entry in target.iterdir()] if target.is_dir() else []
     other_case = {name.casefold() for name in names if name != name.casefold()}
@@ -42,6 +45,8 @@ def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tu
         if name.casefold() in other_case and name not in names:
             continue
         ref = (folder / name).as_posix()
+        if ref in kept:
+            continue
         if os.path.lexists(config.root / ref) or ids_at(config, ref) != (None, None):
             if the_same_note(config, ref, text):
                 return ref, True
@@ -157,6 +162,10 @@ def written_now(
     there = os.path.lexists(path) or ids_at(config, note.ref) != (None, None)
     if here != note.branch and branch_exists(config, note.branch):
         return note  # committed from its bytes on its branch: a file here is this branch's
+    if there and _another_at(config, note):  # never written: not this note, nor memidx's
+        note = _renamed(config, note, notice)
+        if note.unwritten:
+            there = False
     if not there and not (write and here == note.branch):
         return note  # committed from its bytes, here
     if not there:
@@ -173,12 +182,41 @@ def written_now(
                 raise failed from None
             notice(f"warning: {failed}")
             return None
+    return _entry_says(config, replace(note, unwritten=False))
+
+
+def _entry_says(config: Config, note: PendingNote) -> PendingNote:
+    """`note`'s entry written again as it now is (its name, written or not)."""
     import json
 
-    fields = {"ref": note.ref, "title": note.title, "text": note.text, "branch": note.branch}
+    fields: dict[str, object] = {"ref": note.ref, "title": note.title, "text": note.text}
+    fields.update({"branch": note.branch, **({"unwritten": True} if note.unwritten else {})})
     data = json.dumps(fields, ensure_ascii=False).encode("utf-8")
     replace_durably(note.entry, data, "pending", durable=config.fsync)
-    return replace(note, unwritten=False)
+    return note
+
+
+def _another_at(config: Config, note: PendingNote) -> bool:
+    """Whether another file than this very note is at its path, or git holds one there (a
+    person's, a rebase's): taken for the note, it was dropped as "changed", never written."""
+    if the_same_note(config, note.ref, note.text):
+        return False
+    if os.path.lexists(config.root / note.ref):
+        return True
+    blob = blob_id(config, note.ref, note.text.encode("utf-8"))
+    return any(held not in (None, blob) for held in ids_at(config, note.ref))
+
+
+def _renamed(config: Config, note: PendingNote, notice: Callable[[str], None]) -> PendingNote:
+    """`note` under the next free name beside its own (or the one where it is written: then
+    marked written), its entry saying so, said through `notice`."""
+    path = PurePosixPath(note.ref)
+    ref, same = free_name(config, path.parent, path.stem, note.text)
+    notice(
+        f"warning: {note.ref} is another file now, not the note remembered there (never "
+        f"written in the work tree): that note is committed as {ref}"
+    )
+    return _entry_says(config, replace(note, ref=ref, unwritten=not same))
 
 
 def keep_fresh(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
