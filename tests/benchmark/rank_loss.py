@@ -195,6 +195,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", default="3", help="lambda: refits (cv: comma-separated)")
     args = parser.parse_args(argv)
     sets = args.fit_sets.split(",")
+    if not load(args.out, {"dev"}, sets, TOP, FINER):
+        parser.error(
+            f"--out {args.out}: no dev pools of {args.fit_sets} there (run `python -m"
+            " tests.benchmark.rerank_fit collect --out` to that folder first)"
+        )
     if args.step == "fit":
         queries = load(args.out, {"dev"}, sets, int(args.top), FINER)
         weights = fit(queries, args.loss, float(args.l2), int(args.rounds))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -77,3 +79,17 @@ def test_folds_spread_every_set_over_every_fold() -> None:
 
     assert sorted(i for f in chosen for i in f) == list(range(10))
     assert all({queries[i].set for i in f} == {"a", "b"} for f in chosen)
+
+
+@pytest.mark.parametrize("step", ["cv", "fit"])
+def test_a_folder_without_pools_is_a_usage_error(
+    step: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not numpy's `need at least one array to concatenate` from deep in the fit."""
+    with pytest.raises(SystemExit) as stopped:
+        rank_loss.main([step, "--out", str(tmp_path)])
+
+    assert stopped.value.code == 2
+    assert (
+        f"--out {tmp_path}: no dev pools of golden,til,nfcorpus,locomo" in capsys.readouterr().err
+    )
