@@ -11,8 +11,9 @@ instant git takes to rename HEAD's lock can still miss it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
+
+from memidx.git.invocation import SHELL_ALIAS, command_at, command_of, in_clone
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
 ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
@@ -21,8 +22,6 @@ BURST = 256  # more new ids than this at once: not looked at one by one, taken a
 COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
 RECENT = 0.2  # seconds: a process started in the clone this lately may exec `git commit` next
 TICKS = 100  # /proc's clock ticks per second (USER_HZ, 100 on every Linux)
-GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})  # take a value
-ELSEWHERE = frozenset({"-C", "--git-dir", "--work-tree"})  # a git whose cwd is not its clone yet
 
 
 def last_pid() -> int | None:
@@ -91,6 +90,16 @@ def lately(root: Path) -> bool:
     return False
 
 
+def young(pid: str) -> bool:
+    """Whether process `pid` started within the last RECENT seconds (False once it ended)."""
+    try:
+        now = float(Path("/proc/uptime").read_text().split()[0]) * TICKS
+    except (OSError, ValueError, IndexError):
+        return False
+    fields = _stat(Path(f"/proc/{pid}"))
+    return len(fields) > 20 and int(fields[20]) >= now - RECENT * TICKS
+
+
 def _stat(pid_dir: Path) -> list[str]:
     """The comm, then the fields after it (state at 1, ppid at 2, starttime at 20); [] once
     gone."""
@@ -131,11 +140,15 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
         line = (proc / "cmdline").read_bytes()
         if name != "git":
             return _unexeced(proc, status.get("PPid", "0"), line)
+        environ = (proc / "environ").read_bytes()  # GIT_DIR: the clone it works in
     except OSError:
         return False  # ended, another user's, or a zombie
     argv = line.split(b"\0")
-    named = not ELSEWHERE.isdisjoint(arg.decode("utf-8", "replace") for arg in argv[1:])
-    return subcommand(argv) in commands and (here or named)
+    words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
+    if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
+        return False
+    command = command_of(argv, tops[0])  # an alias expanded: `git ci` commits
+    return command in commands or command == SHELL_ALIAS
 
 
 def _status(proc: Path) -> dict[str, str]:
@@ -174,21 +187,8 @@ def _forked(proc: Path) -> bool:
 
 
 def subcommand(argv: list[bytes]) -> str:
-    """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit)."""
+    """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit), no
+    alias expanded (invocation.command_of expands them)."""
     words = [a.decode("utf-8", "replace") for a in argv[1:]]
     at = command_at(words)
     return "" if at is None else words[at]
-
-
-def command_at(words: Sequence[str]) -> int | None:
-    """Where the git command stands in git's arguments (`-c k=v -C dir commit` -> 4), its
-    global options and their values skipped; None when there is none."""
-    skip = False
-    for at, word in enumerate(words):
-        if skip:
-            skip = False
-        elif word in GLOBAL_VALUED:
-            skip = True
-        elif not word.startswith("-"):
-            return at
-    return None

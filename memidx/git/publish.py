@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
+from memidx.git.invocation import SHELL_ALIAS, command_of, git_dirs, named_git_dir
 from memidx.git.move_script import (
     FAILED,
     THEN,
@@ -41,7 +42,7 @@ from memidx.git.move_script import (
     let_go,
     take_index_lock,
 )
-from memidx.git.newcomers import COMMITTING, arrived, last_pid, lately, subcommand
+from memidx.git.newcomers import COMMITTING, arrived, last_pid, lately, young
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
@@ -215,7 +216,7 @@ def committers(
     if not (proc / "self").is_dir():
         return found
     roots = [root.resolve(), *(tree.resolve() for tree in also)]
-    mine = _ancestors()
+    mine, dirs = _ancestors(), git_dirs(roots)
     for pid_dir in proc.glob("[0-9]*"):
         if pid_dir.name in mine:
             continue
@@ -224,10 +225,16 @@ def committers(
                 continue
             argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
             cwd = (pid_dir / "cwd").readlink()
+            environ = (pid_dir / "environ").read_bytes()
         except OSError:
             continue  # another user's process, or one that just ended
-        here = any(_in(cwd, root) for root in roots)
-        if here and (command := subcommand(argv)) in commands:
+        words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
+        named = named_git_dir(words, cwd, environ)  # --git-dir or GIT_DIR: that repository's
+        here = not dirs.isdisjoint(named) if named else any(_in(cwd, root) for root in roots)
+        command = command_of(argv, roots[0]) if here else ""  # `git ci`: its alias expanded
+        # an alias running a shell may run any git: waited for until its shell started it
+        # (a git the shell runs is found on its own; `!git log | less` is not waited for)
+        if command in commands or (command == SHELL_ALIAS and young(pid_dir.name)):
             found[pid_dir.name] = f"{command} {started(pid_dir.name)}"
     return found
 
