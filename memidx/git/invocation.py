@@ -22,48 +22,15 @@ VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--co
 SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any git command
 # git commands a prompt, an editor or a loop runs often: builtins, never an alias (git runs a
 # builtin whatever alias of that name is set), so no look at the aliases for them
-BUILTINS = frozenset(
-    {
-        "add",
-        "am",
-        "blame",
-        "branch",
-        "cat-file",
-        "checkout",
-        "cherry-pick",
-        "commit",
-        "config",
-        "diff",
-        "diff-files",
-        "diff-index",
-        "diff-tree",
-        "fetch",
-        "for-each-ref",
-        "gc",
-        "log",
-        "ls-files",
-        "ls-remote",
-        "ls-tree",
-        "merge",
-        "merge-base",
-        "pull",
-        "push",
-        "rebase",
-        "reflog",
-        "rev-list",
-        "rev-parse",
-        "revert",
-        "show",
-        "stash",
-        "status",
-        "switch",
-        "symbolic-ref",
-        "tag",
-        "update-index",
-        "update-ref",
-        "worktree",
-    }
-)
+# fmt: off
+BUILTINS = frozenset({
+    "add", "am", "blame", "branch", "cat-file", "checkout", "cherry-pick", "commit", "config",
+    "diff", "diff-files", "diff-index", "diff-tree", "fetch", "for-each-ref", "gc", "log",
+    "ls-files", "ls-remote", "ls-tree", "merge", "merge-base", "pull", "push", "rebase", "reflog",
+    "rev-list", "rev-parse", "revert", "show", "stash", "status", "switch", "symbolic-ref", "tag",
+    "update-index", "update-ref", "worktree",
+})
+# fmt: on
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
 _aliases: dict[Path, tuple[float, dict[str, str]]] = {}
 

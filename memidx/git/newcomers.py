@@ -22,6 +22,14 @@ BURST = 256  # more new ids than this at once: not looked at one by one, taken a
 COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
 RECENT = 0.2  # seconds: a process started in the clone this lately may exec `git commit` next
 TICKS = 100  # /proc's clock ticks per second (USER_HZ, 100 on every Linux)
+# programs whose fork, before its exec, may be about to run `git commit`: shells, and the
+# tools that fork to run a command line (a fork of any other program never execs: a worker)
+# fmt: off
+SPAWNERS = frozenset({
+    "sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "oksh", "pdksh", "yash", "posh", "ash",
+    "busybox", "fish", "tcsh", "csh", "make", "gmake", "xargs", "find", "watch", "timeout", "entr",
+})
+# fmt: on
 
 
 def last_pid() -> int | None:
@@ -169,13 +177,20 @@ def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
     another user's). Not `bash x.sh` under an interactive bash: the command lines differ. Nor
     a fork that forked a child of its own: a subshell running its commands (`$(git log | wc
     -l)` in a script's loop, `( make; true )`), not a child about to exec `git commit`; taken
-    for one, a script that ran them in the clone left remembers waiting 4 s (median)."""
+    for one, a script that ran them in the clone left remembers waiting 4 s (median). Only a
+    shell's fork (or make's, xargs'...: SPAWNERS) is one: a Python script in the clone forking
+    a worker every 50 ms (multiprocessing's fork, a preforking server) left 3 of 3 remembers
+    waiting 4 to 12 s, two of them pending ("HEAD kept moving"). Other programs run git with
+    posix_spawn or vfork (Python's subprocess, libuv): their child execs at once."""
+    program = (proc / "exe").readlink()
+    if program.name not in SPAWNERS:
+        return False  # a Python worker, a preforking server: forks that never exec
     parent_dir = Path(f"/proc/{parent}")
     try:
         theirs = (parent_dir / "exe").readlink(), (parent_dir / "cmdline").read_bytes()
     except OSError:
         return False
-    return ((proc / "exe").readlink(), argv) == theirs and not _forked(proc)
+    return (program, argv) == theirs and not _forked(proc)
 
 
 def _forked(proc: Path) -> bool:
