@@ -20,15 +20,23 @@ from pathlib import Path
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any git command
-# git commands a prompt, an editor or a loop runs often: builtins, never an alias (git runs a
+# git's builtin commands (a prompt's, an editor's, memidx's own): never an alias (git runs its
 # builtin whatever alias of that name is set), so no look at the aliases for them
 # fmt: off
 BUILTINS = frozenset({
-    "add", "am", "blame", "branch", "cat-file", "checkout", "cherry-pick", "commit", "config",
-    "diff", "diff-files", "diff-index", "diff-tree", "fetch", "for-each-ref", "gc", "log",
-    "ls-files", "ls-remote", "ls-tree", "merge", "merge-base", "pull", "push", "rebase", "reflog",
-    "rev-list", "rev-parse", "revert", "show", "stash", "status", "switch", "symbolic-ref", "tag",
-    "update-index", "update-ref", "worktree",
+    "add", "am", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file",
+    "check-attr", "check-ignore", "checkout", "checkout-index", "cherry", "cherry-pick", "clean",
+    "clone", "column", "commit", "commit-tree", "config", "count-objects", "credential",
+    "describe", "diff", "diff-files", "diff-index", "diff-tree", "fast-export", "fast-import",
+    "fetch", "fetch-pack", "for-each-ref", "format-patch", "fsck", "gc", "grep", "hash-object",
+    "help", "index-pack", "init", "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree",
+    "maintenance", "merge", "merge-base", "merge-file", "merge-tree", "mktag", "mktree", "mv",
+    "name-rev", "notes", "pack-objects", "pack-refs", "prune", "pull", "push", "range-diff",
+    "read-tree", "rebase", "reflog", "remote", "repack", "replace", "rerere", "reset", "restore",
+    "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-ref", "sparse-checkout",
+    "stash", "status", "submodule", "switch", "symbolic-ref", "tag", "unpack-objects",
+    "update-index", "update-ref", "upload-pack", "var", "verify-commit", "verify-tag", "version",
+    "worktree", "write-tree",
 })
 # fmt: on
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
