@@ -40,6 +40,7 @@ from memidx.git.move_script import (
     FAILED,
     THEN,
     THEN_OR_BACK,
+    copy_index,
     index_token,
     let_go,
     take_index_lock,
@@ -108,6 +109,7 @@ def move_head(
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
                 busy = busy or lately(root) or arrived(root, since)  # last: right before it
                 busy = busy or (locks and not take_index_lock(git_dir, token))
+                busy = busy or (locks and not copy_index(git_dir))  # the shell lets go
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
