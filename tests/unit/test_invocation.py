@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git.invocation import SHELL_ALIAS, command_at, expanded, named_git_dir, options
+from memidx.git.invocation import (
+    SHELL_ALIAS,
+    command_at,
+    expanded,
+    in_clone,
+    named_git_dir,
+    options,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,3 +71,15 @@ def test_the_repository_named_by_git_dir_in_the_environment(tmp_path: Path) -> N
     environ = b"HOME=/h\0GIT_DIR=/r/.git\0PATH=/bin\0"
     assert named_git_dir(["commit"], tmp_path, environ) == ["/r/.git"]
     assert named_git_dir(["commit"], tmp_path, b"HOME=/h\0") == []
+
+
+def test_a_git_works_in_the_clone_its_options_lead_to(tmp_path: Path) -> None:
+    clone, other, elsewhere = tmp_path / "clone", tmp_path / "other", tmp_path / "elsewhere"
+    for folder in (clone / ".git", other / ".git", elsewhere):
+        folder.mkdir(parents=True)
+    assert in_clone(elsewhere, ["-C", str(clone), "commit"], b"", [clone])  # not gone yet
+    assert in_clone(elsewhere, ["-C", "../clone/notes", "commit"], b"", [clone])
+    assert not in_clone(elsewhere, ["commit"], b"", [clone])
+    assert in_clone(elsewhere, [f"--git-dir={clone / '.git'}", "commit"], b"", [clone])
+    assert in_clone(elsewhere, ["commit"], f"GIT_DIR={clone}/.git\0".encode(), [clone])
+    assert not in_clone(clone, ["--git-dir", str(other / ".git"), "commit"], b"", [clone])
