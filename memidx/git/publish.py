@@ -108,13 +108,14 @@ def move_head(
                 switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
                 busy = busy or lately(root) or arrived(root, since)  # last: right before it
-                busy = busy or (locks and not take_index_lock(git_dir, token))
-                busy = busy or (locks and not copy_index(git_dir))  # the shell lets go
+                busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
                 outcome = DONE if said == "commit: ok" else MOVED
                 outcome = SWITCHED if switched else BUSY if busy else outcome
+                if outcome == DONE and locks:  # HEAD's lock let go; the shell waits for EOF
+                    copy_index(git_dir)
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:
