@@ -166,21 +166,43 @@ def in_clone(cwd: Path, words: Sequence[str], environ: bytes, trees: Sequence[Pa
 def named_git_dir(words: Sequence[str], cwd: Path, environ: bytes = b"") -> list[str]:
     """The repository a git process names (`--git-dir`, else GIT_DIR in its `environ`, the
     raw /proc/<pid>/environ), resolved as git would: after its `-C`s (or, once it went to its
-    work tree, from there: both are given); [] when it names none."""
+    work tree, from there: both are given, and the folders it went there from, _came_from);
+    [] when it names none."""
     given = [value for name, value in options(words) if name == "--git-dir"]
     if not given:
-        given = [v.decode("utf-8", "replace") for k, _, v in _environ(environ) if k == b"GIT_DIR"]
+        given = _environ(environ, b"GIT_DIR")
     if not given:
         return []
     start = cwd
     for name, value in options(words):
         if name == "-C" and value:
             start = start / value
-    return list(dict.fromkeys(os.path.realpath(base / given[-1]) for base in (start, cwd)))
+    bases = [start, cwd]
+    if not Path(given[-1]).is_absolute():
+        trees = [value for name, value in options(words) if name == "--work-tree"]
+        bases += _came_from(cwd, trees[-1:] or _environ(environ, b"GIT_WORK_TREE"))
+    return list(dict.fromkeys(os.path.realpath(base / given[-1]) for base in bases))
 
 
-def _environ(raw: bytes) -> list[tuple[bytes, bytes, bytes]]:
-    return [entry.partition(b"=") for entry in raw.split(b"\0") if entry.startswith(b"GIT_DIR=")]
+def _came_from(cwd: Path, trees: Sequence[str]) -> list[Path]:
+    """The folders a git with a relative work tree (`trees`, its last) may have started in:
+    it went to that work tree (its cwd now) at once, so a relative --git-dir, resolved from
+    the folder it started in, was resolved from the work tree (`cd /tmp && git
+    --git-dir=clone/.git --work-tree=clone commit`: no git of the clone)."""
+    if not trees or not trees[-1] or Path(trees[-1]).is_absolute():
+        return []
+    here = os.path.realpath(cwd)
+    return [top for top in (cwd, *cwd.parents) if os.path.realpath(top / trees[-1]) == here]
+
+
+def _environ(raw: bytes, name: bytes) -> list[str]:
+    """The value of variable `name` in a raw /proc/<pid>/environ; [] when it is not set."""
+    prefix = name + b"="
+    return [
+        entry[len(prefix) :].decode("utf-8", "replace")
+        for entry in raw.split(b"\0")
+        if entry.startswith(prefix)
+    ]
 
 
 def git_dirs(trees: Sequence[Path]) -> set[str]:

@@ -120,3 +120,19 @@ def test_an_alias_running_a_shell_is_taken_for_a_commit_until_it_started_it(
         assert arrived(repo.root, since)  # it may run `git commit` next
         time.sleep(0.3)
         assert str(pid) not in committers(repo.root)  # its shell runs: its gits are seen
+
+
+def test_a_commit_naming_the_clone_by_relative_paths_from_its_parent_is_the_clone_s(
+    repo: NotesRepo,
+) -> None:
+    """`cd .. && git --git-dir=clone/.git --work-tree=clone commit`: git went to its work
+    tree at once, where memidx resolved the relative --git-dir (`clone/clone/.git`, no
+    repository): not waited for, a remember moved HEAD under it ("cannot lock ref 'HEAD'")."""
+    staged(repo)
+    ran = hooked(repo.root, "pre-commit")
+    name = repo.root.name
+    argv = [f"--git-dir={name}/.git", "--work-tree", name, "commit", "-q", "-m", "person"]
+    since = last_pid()
+    with git_running(argv, repo.root.parent, ran) as pid:
+        assert str(pid) in committers(repo.root)
+        assert arrived(repo.root, since)
