@@ -200,7 +200,8 @@ def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
     shell's fork (or make's, xargs'...: SPAWNERS) is one: a Python script in the clone forking
     a worker every 50 ms (multiprocessing's fork, a preforking server) left 3 of 3 remembers
     waiting 4 to 12 s, two of them pending ("HEAD kept moving"). Other programs run git with
-    posix_spawn or vfork (Python's subprocess, libuv): their child execs at once."""
+    posix_spawn or vfork (Python's subprocess, Go's os/exec) or fork and exec at once (node's
+    libuv: a plain fork, its child in this state for an instant)."""
     program = (proc / "exe").readlink()
     if program.name not in SPAWNERS:
         return False  # a Python worker, a preforking server: forks that never exec
