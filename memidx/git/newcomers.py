@@ -165,11 +165,15 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
         if status.get("Tgid", proc.name) != proc.name:
             return False  # a thread of a process that was there for the look
         line = (proc / "cmdline").read_bytes()
-        if name != "git":
+        # in its exec of git, a process keeps the comm of the one that forked it (a shell's,
+        # python's) a moment: git by its program (9 of 10 `git lg` seen as they started)
+        if name != "git" and (proc / "exe").readlink().name != "git":
             return _unexeced(proc, status.get("PPid", "0"), line)
         environ = (proc / "environ").read_bytes()  # GIT_DIR: the clone it works in
     except OSError:
         return False  # ended, another user's, or a zombie
+    if not line:
+        return here  # git in its exec, its arguments not there yet: careful
     argv = line.split(b"\0")
     words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
     if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going

@@ -136,3 +136,14 @@ def test_a_commit_naming_the_clone_by_relative_paths_from_its_parent_is_the_clon
     with git_running(argv, repo.root.parent, ran) as pid:
         assert str(pid) in committers(repo.root)
         assert arrived(repo.root, since)
+
+
+def test_a_git_seen_in_its_exec_is_a_git(repo: NotesRepo) -> None:
+    """A process in its exec of git keeps a moment the comm of the one that forked it (python's
+    here, a shell's): memidx took it for that program's fork, no git, and missed 12 of 30 `git
+    lg` (an alias running a shell: any git) looked at as they started."""
+    repo.git("config", "alias.lg", "!sleep 5; true")
+    for _ in range(10):
+        since = last_pid()
+        with git_running(["lg"], repo.root, None):
+            assert arrived(repo.root, since)
