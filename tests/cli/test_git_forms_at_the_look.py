@@ -20,7 +20,10 @@ from memidx.git.newcomers import arrived, last_pid
 from memidx.git.publish import committers
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
-SLOW_HOOK = "#!/bin/sh\ntouch ran\nsleep 5\n"  # in the folder git runs hooks in
+# in the folder git runs hooks in; `exec sleep`: a fork of the hook's shell, not exec'd yet,
+# is what may run `git commit` next (memidx waits for it): seen by a look right after `ran`
+# was written, it made arrived() true 3 of 15 times where no git of the clone ran
+SLOW_HOOK = "#!/bin/sh\ntouch ran\nexec sleep 5\n"
 
 
 def hooked(repo: Path, name: str) -> Path:
