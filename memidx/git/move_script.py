@@ -43,7 +43,7 @@ _FOLLOW = (
     'if mine; then rm -f "$copy" "$lock"; fi; exit 0; fi; '
     # a killed shell's copy's lock: the copy is memidx's while it holds the lock
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
-    # the copy memidx made (copy_index) once it took the lock, else one made here
+    # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here
     'if mine && { [ -e "$copy" ] || [ ! -e "$dir/index" ] || cp -p "$dir/index" "$copy"; } && '
     'GIT_INDEX_FILE=$copy git "$@" && mv -f "$copy" "$dir/index"; then rm -f "$lock"; exit 0; fi; '
     'rm -f "$copy"; '

@@ -3,7 +3,8 @@ every process it starts there lengthens the instant a person's `git add` or `git
 refused ("index.lock': File exists"). Its reads of the lock (`$(cat index.lock)`, three), of
 HEAD (`git rev-parse HEAD`) and its copy of the index (`cp -p`) were processes: hold median
 43-49 ms, p90 64-86 ms at a load of 20-40; the lock and HEAD read by the shell, the copy made
-by memidx as it takes the lock, the git command that follows the move, `mv` and `rm` remain."""
+by memidx once HEAD moved (not under HEAD's lock), the git command that follows the move,
+`mv` and `rm` remain."""
 
 from __future__ import annotations
 
