@@ -35,7 +35,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
-from memidx.git.invocation import SHELL_ALIAS, command_of, git_dirs, named_git_dir
+from memidx.git.invocation import (
+    SHELL_ALIAS,
+    command_of,
+    git_dirs,
+    holding,
+    named_git_dir,
+    prime,
+)
 from memidx.git.move_script import (
     FAILED,
     THEN,
@@ -87,6 +94,7 @@ def move_head(
     words), in the same child process."""
     from memidx.children import SHELL, start_piped
 
+    prime(root)  # aliases a look wanted, read before HEAD's lock: no git spawned under it
     if committing(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
@@ -105,9 +113,13 @@ def move_head(
                 git.stdout.readline().strip() == "prepare: ok"
             ):
                 since = last_pid()  # a git that starts during the look is looked at last
-                switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
-                busy = switched or (git_dir / "index.lock").exists() or committing(root)
-                busy = busy or lately(root) or arrived(root, since)  # last: right before it
+                holding(root, True)
+                try:
+                    switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
+                    busy = switched or (git_dir / "index.lock").exists() or committing(root)
+                    busy = busy or lately(root) or arrived(root, since)  # last: right before it
+                finally:
+                    holding(root, False)
                 busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
