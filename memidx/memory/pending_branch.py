@@ -41,7 +41,7 @@ def held_elsewhere(config: Config, branch: str) -> str | None:
     while another work tree has it checked out."""
     from shlex import quote
 
-    from memidx.git.side_commit import holding
+    from memidx.git.checkouts import holding
 
     name, held = branch.removeprefix("refs/heads/"), holding(config.root, branch)
     if held is None:

@@ -39,7 +39,8 @@ def on_its_branch(
     the commit; "" when the person's git took it on this branch (no commit); None when it
     waits: that branch is checked out in another work tree (or rebased there), or was
     while its commit was made."""
-    from memidx.git.side_commit import checked_out_elsewhere, commit_on
+    from memidx.git.checkouts import checked_out_elsewhere
+    from memidx.git.side_commit import commit_on
 
     name, ours = note.branch.removeprefix("refs/heads/"), here.removeprefix("refs/heads/")
     taken = not note.unwritten and ids_at(config, note.ref) != (None, None)  # never here: not it
