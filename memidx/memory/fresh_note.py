@@ -31,25 +31,6 @@ from memidx.memory.pending_notes import (
 )
 
 
-def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
-    """The name remember's _write_new would take for the note, without writing it: (its ref,
-    whether a file is there already: this very note)."""
-    target = config.root / folder
-    names = [entry.name for entry in target.iterdir()] if target.is_dir() else []
-    other_case = {name.casefold() for name in names if name != name.casefold()}
-    for n in range(1, 1000):
-        name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-        if name.casefold() in other_case and name not in names:
-            continue
-        ref = (folder / name).as_posix()
-        if os.path.lexists(config.root / ref) or ids_at(config, ref) != (None, None):
-            if the_same_note(config, ref, text):
-                return ref, True
-            continue
-        return ref, False
-    raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
-
-
 def written_before(
     config: Config, folder: PurePosixPath, before: str, slug: str, text: str
 ) -> str | None:
