@@ -26,7 +26,7 @@ from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import committed_meanwhile
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
-from memidx.memory.pending_notes import LOCK, after_a_hook, keep, pending
+from memidx.memory.pending_notes import LOCK, Committed, after_a_hook, keep, pending
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.waited_lock import waited_lock
 
@@ -49,6 +49,7 @@ class Remembered:
     commit: str | None
     title: str
     redactions: tuple[Redacted, ...] = ()  # what was replaced before the note was written
+    pending: str | None = None  # pending: what was said of it (why it waits, what commits it)
 
 
 # Latin letters that no decomposition makes ASCII, spelled as their languages spell them
@@ -174,15 +175,24 @@ def remember(
             "commit it yourself, or remember the note again",
         )
         raise _telling(changed, ref, found)
-    if commit is None:  # GitBusy's first words: what held the clone, unless HEAD left its branch
-        why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
-        away = None if done.busy else left_for_its_branch(config, ref, branch)
-        state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
-        say(away or f"{ref} is {state} but not committed yet: {why} ({PENDING_HINT})")
+    said = None
+    if commit is None:
+        say(said := _pending_said(config, done, ref, branch))
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
     elif not elsewhere:  # one on a branch not checked out is indexed once it is
         _index(config, ref, commit, notice)
-    return Remembered(ref, commit, title, found)
+    return Remembered(ref, commit, title, found, said)
+
+
+def _pending_said(config: Config, done: Committed, ref: str, branch: str) -> str:
+    """What a remember that left its note pending says of it: GitBusy's first words (what held
+    the clone), or that HEAD left its branch, and why it waits and what commits it."""
+    why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
+    waits = done.waiting.get(ref)  # its commit on its branch did not land: why
+    away = None if done.busy else left_for_its_branch(config, ref, branch, waits)
+    state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
+    hint = f"{waits}; do not remember it again" if waits else PENDING_HINT
+    return away or f"{ref} is {state} but not committed yet: {why} ({hint})"
 
 
 def _telling(exc: E, ref: str, found: tuple[Redacted, ...]) -> E:
