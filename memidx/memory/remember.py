@@ -16,7 +16,7 @@ from typing import TypeVar
 import yaml
 
 from memidx.config import Config
-from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
+from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, SwitchedAway, UsageError
 from memidx.index.ownership import keep_out_of_git
 from memidx.memory.answer_by import branch_for, clear_of_the_rebase, rebase_said
 from memidx.memory.fresh_note import commit_kept, keep_fresh, written_before
@@ -189,7 +189,8 @@ def _pending_said(config: Config, done: Committed, ref: str, branch: str) -> str
     the clone), or that HEAD left its branch, and why it waits and what commits it."""
     why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
     waits = done.waiting.get(ref)  # its commit on its branch did not land: why
-    away = None if done.busy else left_for_its_branch(config, ref, branch, waits)
+    held = done.busy and not isinstance(done.busy, SwitchedAway)  # a switch: no git to wait for
+    away = None if held else left_for_its_branch(config, ref, branch, waits)
     state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
     hint = f"{waits}; do not remember it again" if waits else PENDING_HINT
     return away or f"{ref} is {state} but not committed yet: {why} ({hint})"
