@@ -64,7 +64,9 @@ def on_its_branch(
             f"to your commit there, and not committed on {name}")  # fmt: skip
         return ""
     if checked_out_elsewhere(config.root, note.branch) is not None:
-        return None  # status and remember say it (pending_branch.held_elsewhere)
+        if waiting is not None:  # elsewhere (held_elsewhere), or here again: a switch back
+            waiting[note.ref] = not_landed(config, note)
+        return None
     data = note.text.encode("utf-8")
     commit = commit_on(config, note.branch, note.ref, data, SUBJECT + note.title)
     if commit is None:  # checked out meanwhile, here or in another work tree: it waits
@@ -78,8 +80,8 @@ def on_its_branch(
 
 
 def not_landed(config: Config, note: PendingNote) -> str:
-    """Why `note` waits after its commit on its branch did not land (side_commit.commit_on's
-    None), and what commits it."""
+    """Why `note` waits when its commit on its branch was not made or did not land
+    (side_commit.commit_on's None), and what commits it."""
     name = note.branch.removeprefix("refs/heads/")
     later = "the next `memidx sync` (or `remember`, or a git hook) here commits it"
     if not branch_exists(config, note.branch):
@@ -87,7 +89,7 @@ def not_landed(config: Config, note: PendingNote) -> str:
     from memidx.memory.pending_branch import held_elsewhere
 
     if head_branch(config) == note.branch:
-        return f"{name} was checked out here as memidx committed it there: {later} on {name}"
+        return f"{name} is checked out here again (a git switch back meanwhile): {later} on {name}"
     return held_elsewhere(config, note.branch) or (
         f"a git checked {name} out, or moved or deleted it, as memidx committed it there (a "
         f"`git switch`, `git worktree add` or `git branch -d` still running), so nothing was "

@@ -106,3 +106,29 @@ def test_remembers_answer_says_why_its_own_note_waits(
     assert remember_data(done)["pending"] == line and started == [repo.root]
     assert repo.memidx("sync").code == 0  # as said
     assert "notes/build-cache.md" in repo.git("ls-tree", "-r", "--name-only", "feature")
+
+
+def test_sync_says_a_note_whose_branch_came_back_as_it_looked_waits(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person's `git switch main` back after sync read HEAD (feature): main is found checked
+    out, here, and the note waits; sync said nothing (in a remember: "committed once that git
+    command ends")."""
+    from memidx.git import checkouts
+
+    look = checkouts.checked_out_elsewhere
+
+    def switched_back(root: Path, branch: str) -> Path | None:
+        repo.git("switch", "-q", "main")
+        return look(root, branch)
+
+    monkeypatch.setattr(checkouts, "checked_out_elsewhere", switched_back)
+    synced = repo.memidx("sync")
+    assert (
+        f"memidx: warning: {REF} is not committed yet: main is checked out here again (a git "
+        "switch back meanwhile): the next `memidx sync` (or `remember`, or a git hook) here "
+        "commits it on main\n"
+    ) in synced.err, synced.err
+    monkeypatch.undo()
+    assert repo.memidx("sync").code == 0  # as said
+    assert repo.git("show", f"main:{REF}") == TEXT
