@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from memidx.git.newcomers import command_at
+from memidx.git.invocation import SHELL_ALIAS, expanded
 
 SHORT = frozenset("dDmMcCf")  # -d/-D delete, -m/-M move, -c/-C copy over, -f force
 LONG = ("--delete", "--move", "--copy", "--force")
@@ -25,7 +25,7 @@ def branch_movers(root: Path, *, also: Sequence[Path] = ()) -> dict[str, str]:
     from memidx.git.publish import committers
 
     found = committers(root, frozenset({"branch"}), also=also)
-    return {pid: seen for pid, seen in found.items() if may_move(_argv(pid))}
+    return {pid: seen for pid, seen in found.items() if may_move(_argv(pid), root.resolve())}
 
 
 def settled(trees: Sequence[Path], until: float) -> bool:
@@ -48,15 +48,12 @@ def _argv(pid: str) -> list[str]:
     return [word.decode("utf-8", "replace") for word in raw.split(b"\0")[1:] if word]
 
 
-def may_move(argv: Sequence[str]) -> bool:
+def may_move(argv: Sequence[str], root: Path | None = None) -> bool:
     """Whether a `git ... branch ...` command line may move, copy over or delete a branch (an
-    option git would refuse as ambiguous counts: waiting for it costs nothing)."""
-    return any(_moving(word) for word in _after_branch(argv))
-
-
-def _after_branch(argv: Sequence[str]) -> Sequence[str]:
-    at = command_at(argv)
-    return [] if at is None else argv[at + 1 :]
+    option git would refuse as ambiguous counts: waiting for it costs nothing); `git br -d x`
+    with the alias br=branch of the clone at `root` does, as does an alias running a shell."""
+    command = expanded(argv, root)
+    return command[:1] == [SHELL_ALIAS] or any(_moving(word) for word in command[1:])
 
 
 def _moving(word: str) -> bool:

@@ -11,8 +11,10 @@ instant git takes to rename HEAD's lock can still miss it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
 from pathlib import Path
+
+from memidx.git.invocation import SHELL_ALIAS, command_at, command_of, in_clone
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
 ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
@@ -21,8 +23,14 @@ BURST = 256  # more new ids than this at once: not looked at one by one, taken a
 COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
 RECENT = 0.2  # seconds: a process started in the clone this lately may exec `git commit` next
 TICKS = 100  # /proc's clock ticks per second (USER_HZ, 100 on every Linux)
-GLOBAL_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})  # take a value
-ELSEWHERE = frozenset({"-C", "--git-dir", "--work-tree"})  # a git whose cwd is not its clone yet
+# programs whose fork, before its exec, may be about to run `git commit`: shells, and the
+# tools that fork to run a command line (a fork of any other program never execs: a worker)
+# fmt: off
+SPAWNERS = frozenset({
+    "sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "oksh", "pdksh", "yash", "posh", "ash",
+    "busybox", "fish", "tcsh", "csh", "make", "gmake", "xargs", "find", "watch", "timeout", "entr",
+})
+# fmt: on
 
 
 def last_pid() -> int | None:
@@ -66,46 +74,74 @@ def lately(root: Path) -> bool:
     the last RECENT seconds (not memidx's own child, the shell that moves HEAD, nor one memidx
     runs under): a shell's child between its fork and its exec of `git commit`, which the look
     for gits took for the shell (Linux /proc; elsewhere False)."""
-    import os
-
     try:
-        now = float(Path("/proc/uptime").read_text().split()[0]) * TICKS
+        now = float(read_proc("/proc/uptime").split()[0]) * TICKS
     except (OSError, ValueError, IndexError):
         return False
     top, me = root.resolve(), str(os.getpid())
-    mine, here = {me, *_parents(me)}, str(top)
+    mine, here = {me, *parents(me)}, str(top)
     under = here.rstrip("/") + "/"
-    for pid_dir in Path("/proc").iterdir():  # no glob, no cwd.parents: under HEAD's lock
-        if not pid_dir.name.isdigit():
-            continue
+    for pid in pids():  # raw reads, no Path: under HEAD's lock, ~200 processes
         try:  # the folder first: reading a process's stat costs more (~80 us under load)
-            cwd = str((pid_dir / "cwd").readlink())
+            cwd = os.readlink(f"/proc/{pid}/cwd")  # noqa: PTH115 (no Path: ~200 a look)
         except OSError:
             continue  # ended, or another user's
-        if not (cwd == here or cwd.startswith(under)) or len(fields := _stat(pid_dir)) < 21:
+        if not (cwd == here or cwd.startswith(under)) or len(fields := _stat(pid)) < 21:
             continue
         if int(fields[20]) < now - RECENT * TICKS:
             continue  # an old one: the person's shell, not a new git
-        if fields[2] != me and pid_dir.name not in mine and _may_commit(pid_dir, (top,)):
+        if fields[2] != me and pid not in mine and _may_commit(Path(f"/proc/{pid}"), (top,)):
             return True  # a git too: it may have exec'd since the look for gits passed it
     return False
 
 
-def _stat(pid_dir: Path) -> list[str]:
+def pids() -> list[str]:
+    """The ids of the running processes (/proc's numbered folders); [] without /proc."""
+    try:
+        return [name for name in os.listdir("/proc") if name.isdigit()]  # noqa: PTH208
+    except OSError:
+        return []
+
+
+def read_proc(path: str) -> bytes:
+    """A /proc file's bytes, read raw: Path.read_text's text layer made a look at ~200
+    processes cost ~4x its reads (OSError once the process ended, or another user's)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = [os.read(fd, 1 << 16)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 16))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def young(pid: str) -> bool:
+    """Whether process `pid` started within the last RECENT seconds (False once it ended)."""
+    try:
+        now = float(read_proc("/proc/uptime").split()[0]) * TICKS
+    except (OSError, ValueError, IndexError):
+        return False
+    fields = _stat(pid)
+    return len(fields) > 20 and int(fields[20]) >= now - RECENT * TICKS
+
+
+def _stat(pid: str) -> list[str]:
     """The comm, then the fields after it (state at 1, ppid at 2, starttime at 20); [] once
     gone."""
     try:
-        text = (pid_dir / "stat").read_text(errors="replace")
+        text = read_proc(f"/proc/{pid}/stat").decode(errors="replace")
     except OSError:
         return []
     comm, closed, rest = text.partition(" (")[2].rpartition(")")
     return [comm, *rest.split()] if closed else []
 
 
-def _parents(pid: str) -> list[str]:
+def parents(pid: str) -> list[str]:
+    """The pids of the processes process `pid` runs under, its parent first (not init)."""
     found: list[str] = []
     for _ in range(64):  # a chain of parents, never a loop
-        fields = _stat(Path(f"/proc/{pid}"))
+        fields = _stat(pid)
         if len(fields) < 3 or fields[2] in ("0", "1") or fields[2] in found:
             return found
         pid = fields[2]
@@ -131,11 +167,15 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
         line = (proc / "cmdline").read_bytes()
         if name != "git":
             return _unexeced(proc, status.get("PPid", "0"), line)
+        environ = (proc / "environ").read_bytes()  # GIT_DIR: the clone it works in
     except OSError:
         return False  # ended, another user's, or a zombie
     argv = line.split(b"\0")
-    named = not ELSEWHERE.isdisjoint(arg.decode("utf-8", "replace") for arg in argv[1:])
-    return subcommand(argv) in commands and (here or named)
+    words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
+    if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
+        return False
+    command = command_of(argv, tops[0])  # an alias expanded: `git ci` commits
+    return command in commands or command == SHELL_ALIAS
 
 
 def _status(proc: Path) -> dict[str, str]:
@@ -156,13 +196,20 @@ def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
     another user's). Not `bash x.sh` under an interactive bash: the command lines differ. Nor
     a fork that forked a child of its own: a subshell running its commands (`$(git log | wc
     -l)` in a script's loop, `( make; true )`), not a child about to exec `git commit`; taken
-    for one, a script that ran them in the clone left remembers waiting 4 s (median)."""
+    for one, a script that ran them in the clone left remembers waiting 4 s (median). Only a
+    shell's fork (or make's, xargs'...: SPAWNERS) is one: a Python script in the clone forking
+    a worker every 50 ms (multiprocessing's fork, a preforking server) left 3 of 3 remembers
+    waiting 4 to 12 s, two of them pending ("HEAD kept moving"). Other programs run git with
+    posix_spawn or vfork (Python's subprocess, libuv): their child execs at once."""
+    program = (proc / "exe").readlink()
+    if program.name not in SPAWNERS:
+        return False  # a Python worker, a preforking server: forks that never exec
     parent_dir = Path(f"/proc/{parent}")
     try:
         theirs = (parent_dir / "exe").readlink(), (parent_dir / "cmdline").read_bytes()
     except OSError:
         return False
-    return ((proc / "exe").readlink(), argv) == theirs and not _forked(proc)
+    return (program, argv) == theirs and not _forked(proc)
 
 
 def _forked(proc: Path) -> bool:
@@ -174,21 +221,8 @@ def _forked(proc: Path) -> bool:
 
 
 def subcommand(argv: list[bytes]) -> str:
-    """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit)."""
+    """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit), no
+    alias expanded (invocation.command_of expands them)."""
     words = [a.decode("utf-8", "replace") for a in argv[1:]]
     at = command_at(words)
     return "" if at is None else words[at]
-
-
-def command_at(words: Sequence[str]) -> int | None:
-    """Where the git command stands in git's arguments (`-c k=v -C dir commit` -> 4), its
-    global options and their values skipped; None when there is none."""
-    skip = False
-    for at, word in enumerate(words):
-        if skip:
-            skip = False
-        elif word in GLOBAL_VALUED:
-            skip = True
-        elif not word.startswith("-"):
-            return at
-    return None

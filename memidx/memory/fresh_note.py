@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, MemidxError, SwitchedAway
+from memidx.memory.note_file import free_name
 from memidx.memory.note_state import blob_id, ids_at, the_same_note
 from memidx.memory.pending_notes import (
     SUBJECT,
@@ -138,6 +139,10 @@ def written_now(
     there = os.path.lexists(path) or ids_at(config, note.ref) != (None, None)
     if here != note.branch and branch_exists(config, note.branch):
         return note  # committed from its bytes on its branch: a file here is this branch's
+    if there and _another_at(config, note):  # never written: not this note, nor memidx's
+        note = _renamed(config, note, notice)
+        if note.unwritten:
+            there = False
     if not there and not (write and here == note.branch):
         return note  # committed from its bytes, here
     if not there:
@@ -154,12 +159,41 @@ def written_now(
                 raise failed from None
             notice(f"warning: {failed}")
             return None
+    return _entry_says(config, replace(note, unwritten=False))
+
+
+def _entry_says(config: Config, note: PendingNote) -> PendingNote:
+    """`note`'s entry written again as it now is (its name, written or not)."""
     import json
 
-    fields = {"ref": note.ref, "title": note.title, "text": note.text, "branch": note.branch}
+    fields: dict[str, object] = {"ref": note.ref, "title": note.title, "text": note.text}
+    fields.update({"branch": note.branch, **({"unwritten": True} if note.unwritten else {})})
     data = json.dumps(fields, ensure_ascii=False).encode("utf-8")
     replace_durably(note.entry, data, "pending", durable=config.fsync)
-    return replace(note, unwritten=False)
+    return note
+
+
+def _another_at(config: Config, note: PendingNote) -> bool:
+    """Whether another file than this very note is at its path, or git holds one there (a
+    person's, a rebase's): taken for the note, it was dropped as "changed", never written."""
+    if the_same_note(config, note.ref, note.text):
+        return False
+    if os.path.lexists(config.root / note.ref):
+        return True
+    blob = blob_id(config, note.ref, note.text.encode("utf-8"))
+    return any(held not in (None, blob) for held in ids_at(config, note.ref))
+
+
+def _renamed(config: Config, note: PendingNote, notice: Callable[[str], None]) -> PendingNote:
+    """`note` under the next free name beside its own (or the one where it is written: then
+    marked written), its entry saying so, said through `notice`."""
+    path = PurePosixPath(note.ref)
+    ref, same = free_name(config, path.parent, path.stem, note.text)
+    notice(
+        f"warning: {note.ref} is another file now, not the note remembered there (never "
+        f"written in the work tree): that note is committed as {ref}"
+    )
+    return _entry_says(config, replace(note, ref=ref, unwritten=not same))
 
 
 def keep_fresh(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:

@@ -12,6 +12,7 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import MemidxError
 from memidx.memory.note_state import ids_at, the_same_note
+from memidx.memory.pending_notes import pending
 from memidx.portable import sync_folder
 
 MOST = 1000  # names tried for one slug in one folder
@@ -31,9 +32,13 @@ def note_names(target: Path, slug: str) -> Iterator[str]:
 
 def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
     """The name write_new would take for the note, without writing it: (its ref,
-    whether a file is there already: this very note)."""
+    whether a file is there already: this very note). A name another note kept unwritten
+    holds is taken: given twice (two notes of one title during a rebase), one was lost."""
+    kept = {note.ref for note in pending(config) if note.text != text}
     for name in note_names(config.root / folder, slug):
         ref = (folder / name).as_posix()
+        if ref in kept:
+            continue
         if os.path.lexists(config.root / ref) or ids_at(config, ref) != (None, None):
             if the_same_note(config, ref, text):
                 return ref, True

@@ -53,6 +53,7 @@ SUBJECT = "memidx remember: "
 KEPT = "the note is kept, and committed once it is removed; do not remember it again"
 STOPPED = "the pending notes were not committed, so that its --abort goes back where it began"
 STOPPED_HINT = "they are once it is continued, skipped or aborted"
+STAYS = "the note stays pending, committed once that is fixed (`memidx forget {ref}` drops it)"
 CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
     "changed or was removed since it was remembered, so it was not committed: it is left as "
     "it is (commit it yourself to keep it)"
@@ -190,16 +191,39 @@ def commit_pending(
         except MemidxError as exc:
             if only_commit:
                 notice(f"warning: {note.ref} was not committed: {exc} (it stays pending)")
-                continue
-            written_now(config, note, here, notice, write=True)  # "the file is kept" holds
-            note.entry.unlink(missing_ok=True)
-            if note == raise_for:
-                raise
-            notice(f"warning: {note.ref} was not committed: {exc} (the file is kept)")
+            else:
+                _failed(config, note, here, exc, notice, raise_for=raise_for)
             continue
         done.commits[note.ref] = added_by(config, commit, note.ref)
         note.entry.unlink(missing_ok=True)
     return done
+
+
+def _failed(
+    config: Config,
+    note: PendingNote,
+    here: str,
+    exc: MemidxError,
+    notice: Callable[[str], None],
+    *,
+    raise_for: PendingNote | None,
+) -> None:
+    """A note whose commit failed (a hook that refuses, no author identity): its file kept
+    (written now if it was not), its entry gone, said (raised for `raise_for`). One that is
+    still unwritten (its branch is not checked out) stays pending: its entry is all there is."""
+    from memidx.memory.fresh_note import written_now  # it imports this module
+
+    kept = written_now(config, note, here, notice, write=True)
+    if kept is None or kept.unwritten:
+        stays = MemidxError(exc.message, f"{exc.hint}; {STAYS.format(ref=note.ref)}")
+        if note == raise_for:
+            raise stays from None
+        notice(f"warning: {note.ref} was not committed: {stays}")
+        return
+    note.entry.unlink(missing_ok=True)
+    if note == raise_for:
+        raise exc
+    notice(f"warning: {note.ref} was not committed: {exc} (the file is kept)")
 
 
 def _to_commit(

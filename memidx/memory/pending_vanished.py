@@ -3,11 +3,14 @@ keeps its text) and committed, never dropped. The agent was told it is written. 
 commit on a rebase's detached HEAD took the file, and `git rebase --abort` reset it away (as
 `git reset --hard` takes one `git add` staged): the next `memidx sync` said "changed or was
 removed" and dropped the entry, the note left in an orphaned commit alone. A reset cannot be
-told from a person's `rm`; `memidx forget <path>` drops a pending note either way. Only a
-file that is nowhere (HEAD lacks the path, the index holds nothing there or this very note,
-and no other path holds it: a person's `mv`) is written again: a tracked file deleted is the
-person's deletion, and one `git stash -u` took waits for `git stash pop` to bring it back
-(written again, the pop refused: "already exists")."""
+told from a person's `rm` by git alone but for one thing: a file git took (a commit, `git add`,
+a stash) left its bytes in git's objects, one an `rm` or `git clean` removed never did (the
+person's: written again, it was committed against their will). `memidx forget <path>` drops a
+pending note either way (a note git stored, `git add` then `git rm -f`, say, is written
+again). Only a file git stored that is nowhere (HEAD lacks the path, the index holds nothing
+there or this very note, and no other path holds it: a person's `mv`) is written again: a
+tracked file deleted is the person's deletion, and one `git stash -u` took waits for
+`git stash pop` to bring it back (written again, the pop refused: "already exists")."""
 
 from __future__ import annotations
 
@@ -42,7 +45,21 @@ def gone(config: Config, note: PendingNote) -> bool:
         return False
     if committed_there(config, note) is not None:  # its branch has it: a memidx stopped there
         return False
-    return not moved(config, note)
+    return stored(config, note) and not moved(config, note)
+
+
+def stored(config: Config, note: PendingNote) -> bool:
+    """Whether git's objects hold the note's bytes: no git command took a file it never stored
+    (an `rm` or `git clean` of a note never staged is the person's deletion)."""
+    from memidx.git.repo import GitRepo
+
+    blob = blob_id(config, note.ref, note.text.encode("utf-8"))
+    if blob is None:
+        return True  # git could not say: written again, as before, rather than lost
+    found = GitRepo(config.root).run(
+        "cat-file", "--batch-check", input_bytes=f"{blob}\n".encode(), check=False
+    )
+    return found.startswith(f"{blob} blob ".encode())
 
 
 def moved(config: Config, note: PendingNote) -> bool:

@@ -140,6 +140,15 @@ CANDIDATES.update(
         for blend in (None, 0.3, 0.5, 0.7)
     }
 )
+# The learned re-ranker's seven features fitted for the top of the list (rank_loss.py; dev
+# splits of golden, TIL, NFCorpus and LoCoMo, 1,236 queries; chosen by five-fold
+# cross-validation on dev: README, "Ranking candidates"):
+# python -m tests.benchmark.rank_loss fit --loss lambda-ndcg --l2 1e-3 --rounds 1 --top 30
+LAMBDA_NDCG = (-0.398, -0.094, -0.107, 9.497, 0.416, 2.817, -1.022, 0.0, 0.0)
+# python -m tests.benchmark.rank_loss fit --loss listnet --l2 1e-4 --top 30
+LISTNET = (-0.357, 0.060, -0.025, 10.994, 0.473, 3.045, -1.305, 0.0, 0.0)
+CANDIDATES["rerank lambda-ndcg"] = Candidate(reranker=Learned(weights=LAMBDA_NDCG))
+CANDIDATES["rerank listnet"] = Candidate(reranker=Learned(weights=LISTNET))
 # Turns are re-ordered after any re-ranker by the turn-context model, which undoes the
 # cross-encoder's order among them: on LoCoMo it is tried without that model too.
 CANDIDATES.update(

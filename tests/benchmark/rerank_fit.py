@@ -18,7 +18,8 @@ changes anything else of the lists (its mode, fusion, depth, fields) is refused.
 documents of the same query in the pools of the fitted sets (dev splits, and the train split
 where a set names it): each query weighs the same within its set, each set the same in the fit;
 L2 on standardised features; `--features 7` (the default) fits the shipped model's features,
-9 the candidate's. `check` scores the fused order and the learned order of the pools; the
+9 the candidate's (rank_loss.py fits the same pools by losses aimed at the top: ListNet,
+LambdaRank). `check` scores the fused order and the learned order of the pools; the
 ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="fused order"`: the default against
 RRF's order) is the real figure.
 """

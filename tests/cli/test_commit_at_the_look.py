@@ -11,7 +11,6 @@ import os
 import shlex
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -91,29 +90,22 @@ def test_no_process_started_since_the_look_is_no_arrival(repo: NotesRepo) -> Non
     assert not arrived(repo.root, since)
 
 
-FORKS = """import os, sys, time
-child = os.fork()
-if child == 0:
-    time.sleep(5)  # forked, not exec'd: may exec `git commit` next
-    os._exit(0)
-print(child, flush=True)
-time.sleep(5)
-os.kill(child, 9)
-"""
+# a shell's child forked, not exec'd: it may exec `git commit` next (it reads, a builtin, and
+# never execs: as a shell's child stands between its fork and its exec, for 5 s)
+FORKS = "exec 3<&0; { read x <&3; } & echo $!; wait"
 
 
 @contextlib.contextmanager
 def forked_in(folder: Path) -> Generator[int]:
-    """A process in `folder` that forked a child which has not exec'd (as a shell's child
+    """A shell in `folder` that forked a child which has not exec'd (as a shell's child
     before its exec of `git commit`); the child's pid."""
-    argv = [sys.executable, "-c", FORKS]
-    parent = subprocess.Popen(argv, cwd=folder, stdout=subprocess.PIPE, text=True)
+    pipe = subprocess.PIPE
+    parent = subprocess.Popen(["sh", "-c", FORKS], cwd=folder, stdin=pipe, stdout=pipe, text=True)
     try:
         assert parent.stdout is not None
         yield int(parent.stdout.readline())
     finally:
-        parent.kill()
-        parent.wait()
+        parent.communicate(timeout=10)  # its input closed: the child's read ends, then it
 
 
 def test_a_fork_started_in_the_clone_since_the_look_is_an_arrival(repo: NotesRepo) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 
 from memidx.git.newcomers import arrived, last_pid, lately
@@ -56,15 +55,7 @@ def test_a_git_status_loop_in_the_clone_keeps_no_remember_waiting(repo: NotesRep
     assert busy <= 3, f"{busy} of 10 looks waited for a `git status` loop"
 
 
-SUBSHELL = """import os, sys, time
-child = os.fork()
-if child == 0:  # a subshell: forked, runs a command of its own, never execs
-    os.execvp("sleep", ["sleep", "5"]) if os.fork() == 0 else os.wait()
-    os._exit(0)
-time.sleep(0.1)  # its own command started
-print(child, flush=True)
-time.sleep(5)
-"""
+SUBSHELL = "( sleep 5; true ) & echo $!; sleep 0.1; echo started; wait"  # its own `sleep`
 
 
 def test_a_subshell_running_its_commands_in_the_clone_is_no_arrival(repo: NotesRepo) -> None:
@@ -72,11 +63,12 @@ def test_a_subshell_running_its_commands_in_the_clone_is_no_arrival(repo: NotesR
     its commands: no shell's child about to exec `git commit`."""
     since = last_pid()
     assert since is not None
-    argv = [sys.executable, "-c", SUBSHELL]
+    argv = ["sh", "-c", SUBSHELL]
     shell = subprocess.Popen(argv, cwd=repo.root, stdout=subprocess.PIPE, start_new_session=True)
     try:
         assert shell.stdout is not None
-        assert int(shell.stdout.readline())  # the subshell, with its `sleep`
+        assert int(shell.stdout.readline())  # the subshell
+        assert shell.stdout.readline().strip() == b"started"  # with its `sleep`
         assert not lately(repo.root)
         assert not arrived(repo.root, since)
     finally:

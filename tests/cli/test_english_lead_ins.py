@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import NotesRepo
+from tests.language_notes import ORDINALS
 
 SPANISH = [
     "Antes",
@@ -33,20 +34,6 @@ SPANISH = [
     "en",
     "el",
     "servidor",
-]
-ORDINALS = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
 ]
 
 

@@ -4,25 +4,13 @@ items). The labeled notes are read by path from the shared data folder, never co
 
 from __future__ import annotations
 
-import json
-import os
 import unicodedata
-from pathlib import Path
 
 import pytest
 
 from memidx.notes.english import check_text
 from memidx.notes.prose import clean_inline
-
-
-def _labeled() -> list[dict[str, object]]:
-    root = Path(__file__).parents[2]
-    data = Path(os.environ["DATA"]) if os.environ.get("DATA") else root / ".." / "shared" / "data"
-    path = data / "lang" / "lang_notes.jsonl"
-    if not path.is_file():
-        pytest.skip(f"no labeled notes at {path} (set DATA to the shared data folder)")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
+from tests.language_notes import labeled, texts
 
 ENGLISH_TOP = (
     "---\ntitle: How to rotate the deploy keys on the build servers\ntags: [ci, keys]\n---\n\n"
@@ -32,7 +20,7 @@ ENGLISH_TOP = (
 
 def test_another_language_under_an_english_title_and_heading_is_blocked() -> None:
     """The title and heading are what search shows; the body is what a reader must read."""
-    notes = [n for n in _labeled() if n["label"] == "non-en" and not n["short"]]
+    notes = [n for n in labeled() if n["label"] == "non-en" and not n["short"]]
 
     passed = [
         str(n["text"])[:40] for n in notes if check_text(ENGLISH_TOP + str(n["text"])).english
@@ -137,7 +125,7 @@ def test_foreign_names_listed_under_an_english_sentence_pass() -> None:
 def test_signs_around_each_word_carry_no_foreign_note_through(marks: str) -> None:
     """The model read German with each word in "..." as English, unsure: 15 of the 103
     labeled foreign notes passed so, 27 with each word in \u2018...\u2019 or in .dots."""
-    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+    notes = texts("non-en")
     opened, closed = marks
 
     def wrapped(note: str) -> str:
@@ -161,7 +149,7 @@ def test_signs_around_each_word_carry_no_foreign_note_through(marks: str) -> Non
 def test_invisible_signs_inside_words_carry_no_foreign_note_through(sign: str) -> None:
     """A zero-width joiner after each letter let 43 of the 103 labeled foreign notes through
     (a direction mark 38, a soft hyphen 22): the model read each word as unknown pieces."""
-    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+    notes = texts("non-en")
 
     def mangled(note: str) -> str:
         return "".join(f"{ch}{sign}" if ch.isalpha() else ch for ch in note)
@@ -175,7 +163,7 @@ def test_invisible_signs_inside_words_carry_no_foreign_note_through(sign: str) -
 def test_letters_of_another_shape_carry_no_foreign_note_through(start: int) -> None:
     """German in full-width letters let 23 of the 103 labeled foreign notes through, in
     mathematical bold 4: the model knows the words only in their usual letters."""
-    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+    notes = texts("non-en")
     shape = {ord(a): chr(start + i) for i, a in enumerate("abcdefghijklmnopqrstuvwxyz")}
 
     passed = [note[:40] for note in notes if check_text(note.translate(shape)).english]
@@ -194,7 +182,7 @@ def test_combining_marks_on_letters_carry_no_foreign_note_through(every: int, ma
     """An acute after each letter, which NFKC composes to "ú" or "ń", let 29 of the 103
     labeled foreign notes through (on every 8th letter, 3): the model reads them without.
     So do the marks of other scripts (Cyrillic, Hebrew, Arabic, Thai, Devanagari)."""
-    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+    notes = texts("non-en")
 
     def marked(note: str) -> str:
         letters = iter(range(1, len(note) + 1))
@@ -210,7 +198,7 @@ def test_combining_marks_on_letters_carry_no_foreign_note_through(every: int, ma
 def test_decomposed_notes_are_judged_as_composed_ones() -> None:
     """A note in NFD (as macOS may write it) carries its accents as combining marks: its
     verdict is the composed note's, Vietnamese with a mark on a third of its letters too."""
-    notes = _labeled()
+    notes = labeled()
 
     wrong = [
         str(n["text"])[:40]
@@ -239,7 +227,7 @@ def test_letters_spaced_out_carry_no_foreign_note_through(sign: str) -> None:
     """A braille blank after each letter let 37 of the 103 labeled foreign notes through,
     U+FFFC 59, a hyphen 68: the model read each letter as a word of its own. A dot 44: the
     prose left out "B.i.t.t.e." as a dotted code name (com.example.Foo)."""
-    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+    notes = texts("non-en")
 
     def spaced(note: str) -> str:
         return "".join(f"{ch}{sign}" if ch.isalpha() else ch for ch in note)

@@ -7,56 +7,19 @@ all. A glossary (`- Save: enregistrer`), names beside roles and UI strings still
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from pathlib import Path
-
 import pytest
 
 from memidx.notes.english import check_text
-from memidx.notes.prose import prose_units
-
-SENTENCE = "Here are the notes from the meeting last week.\n\n"
-WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
-ORDINALS = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-]
-
-
-def _labeled() -> list[dict[str, str]]:
-    root = Path(__file__).parents[2]
-    data = Path(os.environ["DATA"]) if os.environ.get("DATA") else root / ".." / "shared" / "data"
-    path = data / "lang" / "lang_notes.jsonl"
-    if not path.is_file():
-        pytest.skip(f"no labeled notes at {path} (set DATA to the shared data folder)")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    words = WORD.findall(" ".join(prose_units(text)))
-    return [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+from tests.language_notes import ORDINALS, SENTENCE, pieces, texts
 
 
 def _english_words() -> list[str]:
     """Distinct words of four letters or more from the labeled English notes."""
     found: dict[str, None] = {}
-    for row in _labeled():
-        if row["label"] == "en":
-            for word in _pieces(row["text"], 1):
-                if word.isascii() and len(word) > 3:
-                    found.setdefault(word.lower())
+    for text in texts("en"):
+        for word in pieces(text, 1):
+            if word.isascii() and len(word) > 3:
+                found.setdefault(word.lower())
     return list(found)
 
 
@@ -87,7 +50,7 @@ def test_foreign_notes_behind_english_labels_are_refused(
     function word of their language) keep their labels: 1-word pieces behind distinct labels
     passed 49 to 89 times before, 6 to 11 now (short Korean, Turkish, Vietnamese notes)."""
     vocabulary, label = _english_words(), LABELS[kind]
-    notes = [row["text"] for row in _labeled() if row["label"] == "non-en"]
+    notes = texts("non-en")
     passed = [
         text[:40]
         for text in notes
@@ -95,7 +58,7 @@ def test_foreign_notes_behind_english_labels_are_refused(
             SENTENCE
             + "".join(
                 f"- {label(words, n, vocabulary)}: {piece}\n"
-                for n, piece in enumerate(_pieces(text, size))
+                for n, piece in enumerate(pieces(text, size))
             )
         ).english
     ]
@@ -105,7 +68,7 @@ def test_foreign_notes_behind_english_labels_are_refused(
 @pytest.mark.parametrize("sign", [". ", ") ", " - ", " → ", " — "])
 def test_foreign_notes_behind_labels_and_any_sign_are_refused(sign: str) -> None:
     """`- Step one. bitte vor`: 21 of 103 passed; `)` 9, ` - ` 7, `→` 19, `—` 14; 4 now."""
-    notes = [row["text"] for row in _labeled() if row["label"] == "non-en"]
+    notes = texts("non-en")
     passed = [
         text[:40]
         for text in notes
@@ -113,7 +76,7 @@ def test_foreign_notes_behind_labels_and_any_sign_are_refused(sign: str) -> None
             SENTENCE
             + "".join(
                 f"- Step {ORDINALS[n % 12]}{sign}{piece}\n"
-                for n, piece in enumerate(_pieces(text, 2))
+                for n, piece in enumerate(pieces(text, 2))
             )
         ).english
     ]

@@ -4,28 +4,15 @@
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import sys
 import unicodedata
-from pathlib import Path
 
 import pytest
 
 from memidx.notes.english import check_text
 from memidx.notes.quotation import words_for_the_model
-
-
-def labeled() -> list[dict[str, object]]:
-    """The labeled notes of the shared data folder (read by path, never copied)."""
-    root = Path(__file__).parents[2]
-    data = Path(os.environ["DATA"]) if os.environ.get("DATA") else root / ".." / "shared" / "data"
-    path = data / "lang" / "lang_notes.jsonl"
-    if not path.is_file():
-        pytest.skip(f"no labeled notes at {path} (set DATA to the shared data folder)")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
+from tests.language_notes import texts
 
 # Unicode's Default_Ignorable_Code_Point that are not format signs (Cf): shown as nothing
 DEFAULT_IGNORABLE = [
@@ -62,7 +49,7 @@ def test_foreign_notes_in_lookalike_letters_are_refused(name: str) -> None:
     """Cyrillic а and е in place of Latin a and e let 4 of the 103 labeled foreign notes
     through (Dutch, Indonesian, Vietnamese), all Cyrillic look-alikes 6, Greek ones 3: the
     model read the words as unknown ones. It reads them in the Latin letters they imitate."""
-    notes = [str(n["text"]) for n in labeled() if n["label"] == "non-en"]
+    notes = texts("non-en")
 
     passed = [note[:40] for note in notes if check_text(note.translate(LOOKALIKES[name])).english]
 
@@ -123,7 +110,7 @@ def test_english_math_with_one_letter_variables_is_english() -> None:
 def test_hyphens_between_letters_carry_few_foreign_notes_through() -> None:
     """A hyphen between the letters of each word (D-i-e G-r-ö-ß-e): the space between words
     was taken out too ("DieGröße...") and 5 of the 103 labeled foreign notes passed; 1 now."""
-    notes = [str(n["text"]) for n in labeled() if n["label"] == "non-en"]
+    notes = texts("non-en")
     word = re.compile(r"[^\W\d_]+")
 
     passed = [n[:40] for n in notes if check_text(word.sub(lambda m: "-".join(m[0]), n)).english]

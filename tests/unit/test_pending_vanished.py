@@ -42,7 +42,9 @@ def _subjects(repo: NotesRepo) -> list[str]:
 def test_a_pending_note_whose_file_is_gone_is_written_again_and_committed(
     repo: NotesRepo, how: str
 ) -> None:
+    """Git stored its bytes (`git add`, or memidx's commit built before git was found busy)."""
     config = _kept(repo)
+    repo.git("hash-object", "-w", REF)  # as a commit built, then refused (a person's commit)
     if how == "rm":
         (repo.root / REF).unlink()
     elif how == "folder removed":
@@ -65,6 +67,23 @@ def test_a_pending_note_whose_file_is_gone_is_written_again_and_committed(
     assert (repo.root / REF).read_text(encoding="utf-8") == TEXT
     assert _subjects(repo) == ["memidx remember: Disk full"]
     assert repo.git("status", "--porcelain", "-uall") == ""
+
+
+@pytest.mark.parametrize("how", ["rm", "git clean -f"])
+def test_a_pending_note_the_person_deleted_before_git_stored_it_is_theirs(
+    repo: NotesRepo, how: str
+) -> None:
+    """No git command takes a file git never stored: its `rm` is the person's, never undone
+    (written again, it was committed against their will)."""
+    config = _kept(repo)
+    if how == "rm":
+        (repo.root / REF).unlink()
+    else:
+        repo.git("clean", "-q", "-f", "--", REF)
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert not (repo.root / REF).exists() and pending(config) == [] and _subjects(repo) == []
+    assert len(said) == 1 and "changed or was removed" in said[0], said
 
 
 def test_a_pending_note_a_stash_took_waits_for_the_pop(repo: NotesRepo) -> None:

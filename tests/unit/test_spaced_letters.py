@@ -5,26 +5,13 @@ the words ran together ("dieserbuild...") and the model read no language surely,
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import pytest
 
 from memidx.notes.english import check_text
 from memidx.notes.language_message import problem_message
 from memidx.notes.prose import prose_units
 from memidx.notes.quotation import SPACED_OUT, words_for_the_model
-
-
-def _foreign() -> list[str]:
-    root = Path(__file__).parents[2]
-    data = Path(os.environ["DATA"]) if os.environ.get("DATA") else root / ".." / "shared" / "data"
-    path = data / "lang" / "lang_notes.jsonl"
-    if not path.is_file():
-        pytest.skip(f"no labeled notes at {path} (set DATA to the shared data folder)")
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [str(row["text"]) for row in rows if row["label"] == "non-en"]
+from tests.language_notes import texts
 
 
 @pytest.mark.parametrize(
@@ -38,7 +25,7 @@ def test_letters_spaced_out_like_the_words_carry_no_foreign_note_through(
         units = prose_units(text)
         return "\n\n".join(between.join(sign.join(w) for w in u.split()) for u in units)
 
-    notes = _foreign()
+    notes = texts("non-en")
     passed = [note[:40] for note in notes if check_text(spaced(note)).english]
 
     assert len(notes) == 103 and passed == [], passed

@@ -4,28 +4,11 @@ words); real names, titles and dishes under an English sentence must still pass.
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from pathlib import Path
-
 import pytest
 
 from memidx.notes.english import check_text
 from memidx.notes.prose import prose_units
-
-SENTENCE = "Here are the notes from the meeting last week.\n\n"
-WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
-
-
-def _foreign() -> list[str]:
-    root = Path(__file__).parents[2]
-    data = Path(os.environ["DATA"]) if os.environ.get("DATA") else root / ".." / "shared" / "data"
-    path = data / "lang" / "lang_notes.jsonl"
-    if not path.is_file():
-        pytest.skip(f"no labeled notes at {path} (set DATA to the shared data folder)")
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [str(row["text"]) for row in rows if row["label"] == "non-en"]
+from tests.language_notes import SENTENCE, WORD, texts
 
 
 def _in_title_case(text: str, size: int) -> str:
@@ -42,7 +25,7 @@ def test_foreign_notes_in_title_case_items_are_refused(size: int) -> None:
     """Measured: 74, 68, 49 and 34 of 103 passed before; 13, 16, 13 and 12 now: short notes of
     a dozen words, Turkish, Finnish or Indonesian ones without function words at an item's
     end, and (3 words) items a name could be, which no longer vote alone."""
-    notes = _foreign()
+    notes = texts("non-en")
     passed = [text[:40] for text in notes if check_text(_in_title_case(text, size)).english]
     assert len(passed) <= 16, passed
 

@@ -1,0 +1,197 @@
+"""What a running git's command line asks for, read as git reads it: its global options (`-C
+dir`, `--git-dir=PATH` or `--git-dir PATH`, `-c alias.x=y`), then its command with the
+clone's aliases expanded (`git config alias.ci commit`: `git ci` commits).
+
+memidx waits for the gits of the clone that commit or move a branch (memidx/git/publish.py,
+newcomers.py, branch_movers.py), and it found them by the word after git's options: a `git
+ci` was no commit until git started its `git commit` child (HEAD read by then), a `git br -d
+side` no branch deletion, a `git --git-dir=/clone/.git commit` run from another folder no git
+of the clone at all (and one run in the clone with --git-dir naming another repository was
+waited for as the clone's). An alias that runs a shell (`!...`) may run any git command: it
+is taken for one that commits (unknown: careful)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+# git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
+VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any git command
+# git's builtin commands (a prompt's, an editor's, memidx's own): never an alias (git runs its
+# builtin whatever alias of that name is set), so no look at the aliases for them
+# fmt: off
+BUILTINS = frozenset({
+    "add", "am", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file",
+    "check-attr", "check-ignore", "checkout", "checkout-index", "cherry", "cherry-pick", "clean",
+    "clone", "column", "commit", "commit-tree", "config", "count-objects", "credential",
+    "describe", "diff", "diff-files", "diff-index", "diff-tree", "fast-export", "fast-import",
+    "fetch", "fetch-pack", "for-each-ref", "format-patch", "fsck", "gc", "grep", "hash-object",
+    "help", "index-pack", "init", "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree",
+    "maintenance", "merge", "merge-base", "merge-file", "merge-tree", "mktag", "mktree", "mv",
+    "name-rev", "notes", "pack-objects", "pack-refs", "prune", "pull", "push", "range-diff",
+    "read-tree", "rebase", "reflog", "remote", "repack", "replace", "rerere", "reset", "restore",
+    "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-ref", "sparse-checkout",
+    "stash", "status", "submodule", "switch", "symbolic-ref", "tag", "unpack-objects",
+    "update-index", "update-ref", "upload-pack", "var", "verify-commit", "verify-tag", "version",
+    "worktree", "write-tree",
+})
+# fmt: on
+ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
+_aliases: dict[Path, tuple[float, dict[str, str]]] = {}
+
+
+def command_at(words: Sequence[str]) -> int | None:
+    """Where the git command stands in git's arguments (`-c k=v -C dir commit` -> 4), its
+    global options and their values skipped; None when there is none."""
+    skip = False
+    for at, word in enumerate(words):
+        if skip:
+            skip = False
+        elif word in VALUED:
+            skip = True
+        elif not word.startswith("-"):
+            return at
+    return None
+
+
+def options(words: Sequence[str]) -> list[tuple[str, str]]:
+    """git's global options that take a value, before its command, with their values:
+    `--git-dir=/r/.git -C x` -> [("--git-dir", "/r/.git"), ("-C", "x")]."""
+    found: list[tuple[str, str]] = []
+    end = command_at(words)
+    before = list(words if end is None else words[:end])
+    skip = False
+    for at, word in enumerate(before):
+        name, equals, value = word.partition("=")
+        if skip:
+            skip = False
+        elif word in VALUED and at + 1 < len(before):
+            found.append((word, before[at + 1]))
+            skip = True
+        elif equals and name.startswith("--") and name in VALUED:
+            found.append((name, value))
+    return found
+
+
+def command_of(argv: Sequence[bytes], root: Path) -> str:
+    """The git command of a git's command line (/proc/<pid>/cmdline split at NULs), its alias
+    expanded (expanded): `git -C x ci -m y` -> commit; "" when none."""
+    found = expanded([arg.decode("utf-8", "replace") for arg in argv[1:]], root)
+    return found[0] if found else ""
+
+
+def expanded(words: Sequence[str], root: Path | None) -> list[str]:
+    """The git command and its arguments, the command's alias expanded as git would (the
+    config of the clone at `root`, and `-c alias.x=y` on the command line); [SHELL_ALIAS] for
+    an alias that runs a shell; [] when there is no command."""
+    at = command_at(words)
+    if at is None:
+        return []
+    rest = list(words[at:])
+    given = {k.lower(): v for k, v in _given_aliases(words[:at]).items()}
+    for _ in range(16):  # an alias naming an alias: git's chain, never a loop
+        if rest[0] in BUILTINS:
+            return rest
+        value = given.get(f"alias.{rest[0].lower()}")
+        if value is None and root is not None:
+            value = _clone_aliases(root).get(rest[0].lower())
+        if value is None:
+            return rest
+        if value.startswith("!"):
+            return [SHELL_ALIAS]
+        import shlex  # only for an alias: not on the hook path
+
+        try:
+            words_of = shlex.split(value)
+        except ValueError:
+            return [SHELL_ALIAS]  # git would refuse it; not known
+        at = command_at(words_of)
+        if at is None:
+            return [SHELL_ALIAS]
+        rest = [*words_of[at:], *rest[1:]]
+    return [SHELL_ALIAS]
+
+
+def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name, value in options(globals_):
+        key, _, said = value.partition("=")
+        if name == "-c" and key.lower().startswith("alias."):
+            found[key] = said
+    return found
+
+
+def _clone_aliases(root: Path) -> dict[str, str]:
+    """The clone's aliases (its config, the person's and the system's): name -> value; read
+    once every ALIASES_FRESH seconds at most (a look at /proc runs many times a second)."""
+    now = time.monotonic()
+    cached = _aliases.get(root)
+    if cached is not None and now - cached[0] < ALIASES_FRESH:
+        return cached[1]
+    import subprocess
+
+    argv = ["git", "config", "-z", "--get-regexp", r"^alias\."]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
+        key, _, value = entry.partition("\n")
+        if key.startswith("alias."):
+            found[key.removeprefix("alias.").lower()] = value
+    _aliases[root] = (now, found)
+    return found
+
+
+def in_clone(cwd: Path, words: Sequence[str], environ: bytes, trees: Sequence[Path]) -> bool:
+    """Whether a git (its folder `cwd`, its arguments `words`, its raw environ) works in the
+    clone whose work trees are `trees`: the repository its --git-dir or GIT_DIR names, else
+    its folder, or where its `-C`s lead from there (it may not have gone there yet)."""
+    named = named_git_dir(words, cwd, environ)
+    if named:
+        return not git_dirs(trees).isdisjoint(named)
+    start = cwd
+    for name, value in options(words):
+        if name == "-C" and value:
+            start = start / value
+    places = {cwd, Path(os.path.normpath(start))}
+    return any(place == top or top in place.parents for place in places for top in trees)
+
+
+def named_git_dir(words: Sequence[str], cwd: Path, environ: bytes = b"") -> list[str]:
+    """The repository a git process names (`--git-dir`, else GIT_DIR in its `environ`, the
+    raw /proc/<pid>/environ), resolved as git would: after its `-C`s (or, once it went to its
+    work tree, from there: both are given); [] when it names none."""
+    given = [value for name, value in options(words) if name == "--git-dir"]
+    if not given:
+        given = [v.decode("utf-8", "replace") for k, _, v in _environ(environ) if k == b"GIT_DIR"]
+    if not given:
+        return []
+    start = cwd
+    for name, value in options(words):
+        if name == "-C" and value:
+            start = start / value
+    return list(dict.fromkeys(os.path.realpath(base / given[-1]) for base in (start, cwd)))
+
+
+def _environ(raw: bytes) -> list[tuple[bytes, bytes, bytes]]:
+    return [entry.partition(b"=") for entry in raw.split(b"\0") if entry.startswith(b"GIT_DIR=")]
+
+
+def git_dirs(trees: Sequence[Path]) -> set[str]:
+    """The git folders of the work trees `trees` (a linked one's `.git` file followed)."""
+    found: set[str] = set()
+    for tree in trees:
+        dot = tree / ".git"
+        try:
+            said = dot.read_text(encoding="utf-8").strip() if dot.is_file() else ""
+        except (OSError, ValueError):
+            said = ""
+        folder = tree / said.removeprefix("gitdir:").strip() if said else dot
+        found.add(os.path.realpath(folder))
+    return found

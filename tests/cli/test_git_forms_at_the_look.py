@@ -1,0 +1,122 @@
+"""A person's git written another way than `git commit` in the clone's folder, with real git:
+an alias (`git config alias.ci commit`, `git br -d side`), `--git-dir=PATH` from another folder,
+or `--git-dir` naming another repository from the clone's. memidx read the word after git's
+options: a `git ci` counted only once git had started its `git commit` child (HEAD read by
+then), a `git --git-dir=<clone>/.git commit` run elsewhere never, and a commit in another
+repository named by --git-dir was waited for as the clone's (memidx/git/invocation.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Generator
+from pathlib import Path
+
+from memidx.git.branch_movers import branch_movers
+from memidx.git.newcomers import arrived, last_pid
+from memidx.git.publish import committers
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
+
+SLOW_HOOK = "#!/bin/sh\ntouch ran\nsleep 5\n"  # in the folder git runs hooks in
+
+
+def hooked(repo: Path, name: str) -> Path:
+    """A hook `name` of `repo` that says it ran (`ran` in its work tree) and sleeps 5 s."""
+    hook = repo / ".git" / "hooks" / name
+    hook.write_text(SLOW_HOOK)
+    hook.chmod(0o755)
+    return repo / "ran"
+
+
+@contextlib.contextmanager
+def git_running(argv: list[str], cwd: Path, ran: Path | None) -> Generator[int]:
+    """`git <argv>` started in `cwd`, yielded (its pid) once its hook ran (`ran` exists)."""
+    git = subprocess.Popen(
+        ["git", *GIT_IDENTITY, *argv], cwd=cwd, env=clean_env(),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        for _ in range(1000):  # 10 s at most
+            if ran is None or ran.exists() or git.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert git.poll() is None, git.communicate()
+        yield git.pid
+    finally:
+        os.killpg(git.pid, signal.SIGKILL)  # git, its hook and the hook's sleep
+        git.communicate()
+
+
+def staged(repo: NotesRepo) -> None:
+    repo.note("welcome.md", "Welcome", "the shared memory")
+    repo.commit("notes")
+    repo.note("person.md", "Person's note", "written by hand")
+    repo.git("add", "notes")
+
+
+def test_a_git_ci_alias_is_a_commit(repo: NotesRepo) -> None:
+    staged(repo)
+    repo.git("config", "alias.ci", "commit -q")
+    with git_running(["ci", "-m", "person"], repo.root, hooked(repo.root, "pre-commit")) as pid:
+        assert str(pid) in committers(repo.root)  # not only its `git commit` child
+
+
+def test_an_alias_given_with_dash_c_is_a_commit(repo: NotesRepo) -> None:
+    staged(repo)
+    argv = ["-c", "alias.save=commit", "save", "-m", "person"]
+    with git_running(argv, repo.root, hooked(repo.root, "pre-commit")) as pid:
+        assert str(pid) in committers(repo.root)
+
+
+def test_a_git_br_alias_deleting_a_branch_is_a_branch_mover(repo: NotesRepo) -> None:
+    staged(repo)
+    repo.git("branch", "side")
+    repo.git("config", "alias.br", "branch")
+    ran = hooked(repo.root, "reference-transaction")
+    with git_running(["br", "-D", "side"], repo.root, ran) as pid:
+        assert str(pid) in branch_movers(repo.root)
+
+
+def test_a_commit_naming_the_clone_s_git_dir_from_elsewhere_is_the_clone_s(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    staged(repo)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ran = hooked(repo.root, "pre-commit")
+    argv = [f"--git-dir={repo.root / '.git'}", "commit", "-q", "-m", "person"]
+    since = last_pid()
+    with git_running(argv, elsewhere, elsewhere / "ran") as pid:
+        assert not ran.exists()  # its hook ran where it was started: its work tree
+        assert str(pid) in committers(repo.root)
+        assert arrived(repo.root, since)
+
+
+def test_a_commit_naming_another_repository_from_the_clone_is_not_the_clone_s(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    staged(repo)
+    other = NotesRepo(tmp_path / "other")
+    other.note("theirs.md", "Theirs", "another repository's note")
+    other.git("add", "notes")
+    hooked(other.root, "pre-commit")
+    argv = [f"--git-dir={other.root / '.git'}", "commit", "-q", "-m", "other"]
+    since = last_pid()
+    with git_running(argv, repo.root, repo.root / "ran") as pid:
+        assert str(pid) not in committers(repo.root)
+        assert not arrived(repo.root, since)
+
+
+def test_an_alias_running_a_shell_is_taken_for_a_commit_until_it_started_it(
+    repo: NotesRepo,
+) -> None:
+    staged(repo)
+    repo.git("config", "alias.lg", "!sleep 5; true")  # as `!git log | less` in its pager
+    since = last_pid()
+    with git_running(["lg"], repo.root, None) as pid:
+        assert arrived(repo.root, since)  # it may run `git commit` next
+        time.sleep(0.3)
+        assert str(pid) not in committers(repo.root)  # its shell runs: its gits are seen

@@ -1,0 +1,85 @@
+"""How memidx reads a running git's command line as git does: global options with their values
+(both `--git-dir PATH` and `--git-dir=PATH`), the command with its alias expanded, the
+repository named by --git-dir or GIT_DIR (memidx/git/invocation.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.git.invocation import (
+    SHELL_ALIAS,
+    command_at,
+    expanded,
+    in_clone,
+    named_git_dir,
+    options,
+)
+
+
+@pytest.mark.parametrize(
+    ("words", "at"),
+    [
+        (["commit"], 0),
+        (["-c", "a.b=c", "-C", "dir", "commit"], 4),
+        (["--git-dir=/r/.git", "--work-tree=/r", "commit"], 2),
+        (["--config-env", "core.editor=EDITOR", "commit"], 2),
+        (["--no-pager", "-p"], None),
+    ],
+)
+def test_where_the_git_command_stands(words: list[str], at: int | None) -> None:
+    assert command_at(words) == at
+
+
+def test_global_options_with_their_values_in_both_forms() -> None:
+    words = ["--git-dir=/r/.git", "-C", "x", "--work-tree", "/r", "-c", "-C=y", "commit", "-C"]
+    assert options(words) == [
+        ("--git-dir", "/r/.git"),
+        ("-C", "x"),
+        ("--work-tree", "/r"),
+        ("-c", "-C=y"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("words", "command"),
+    [
+        (["-c", "alias.ci=commit -v", "ci", "-m", "x"], ["commit", "-v", "-m", "x"]),
+        (["-c", "alias.CI=commit", "ci"], ["commit"]),  # git's keys ignore case
+        (["-c", "alias.c=ci", "-c", "alias.ci=commit", "c"], ["commit"]),  # a chain
+        (["-c", "alias.a=b", "-c", "alias.b=a", "a"], [SHELL_ALIAS]),  # a loop: not known
+        (["-c", "alias.up=!git pull", "up"], [SHELL_ALIAS]),
+        (["-c", "alias.br=branch", "br", "-d", "side"], ["branch", "-d", "side"]),
+        (["-c", "alias.status=commit", "status"], ["status"]),  # git runs its builtin
+        (["status", "-s"], ["status", "-s"]),
+        (["-p"], []),
+    ],
+)
+def test_the_command_with_its_alias_expanded(words: list[str], command: list[str]) -> None:
+    assert expanded(words, None) == command
+
+
+def test_the_repository_named_by_git_dir_after_the_dash_c_s(tmp_path: Path) -> None:
+    words = ["-C", "sub", "--git-dir", "../r/.git", "commit"]
+    named = named_git_dir(words, tmp_path)
+    assert str(tmp_path / "r" / ".git") in named  # from `sub`, where -C leads
+    assert str(tmp_path.parent / "r" / ".git") in named  # from where it went since
+
+
+def test_the_repository_named_by_git_dir_in_the_environment(tmp_path: Path) -> None:
+    environ = b"HOME=/h\0GIT_DIR=/r/.git\0PATH=/bin\0"
+    assert named_git_dir(["commit"], tmp_path, environ) == ["/r/.git"]
+    assert named_git_dir(["commit"], tmp_path, b"HOME=/h\0") == []
+
+
+def test_a_git_works_in_the_clone_its_options_lead_to(tmp_path: Path) -> None:
+    clone, other, elsewhere = tmp_path / "clone", tmp_path / "other", tmp_path / "elsewhere"
+    for folder in (clone / ".git", other / ".git", elsewhere):
+        folder.mkdir(parents=True)
+    assert in_clone(elsewhere, ["-C", str(clone), "commit"], b"", [clone])  # not gone yet
+    assert in_clone(elsewhere, ["-C", "../clone/notes", "commit"], b"", [clone])
+    assert not in_clone(elsewhere, ["commit"], b"", [clone])
+    assert in_clone(elsewhere, [f"--git-dir={clone / '.git'}", "commit"], b"", [clone])
+    assert in_clone(elsewhere, ["commit"], f"GIT_DIR={clone}/.git\0".encode(), [clone])
+    assert not in_clone(clone, ["--git-dir", str(other / ".git"), "commit"], b"", [clone])

@@ -1,0 +1,83 @@
+"""A pending note kept unwritten (memory/fresh_note.py: its text in its entry alone, no file
+in any work tree): nothing may drop its entry but its commit or `memidx forget`, for the entry
+is all there is of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.memory.pending_notes import commit_pending, keep, pending
+from tests.helpers import NotesRepo
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
+REF = "notes/disk-full.md"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.write("notes/start.md", "# Start\n\nThe first note.\n")
+    repo.commit("start")
+    return repo
+
+
+def _kept(repo: NotesRepo) -> Config:
+    config = load_config(repo.root, env={})
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main", unwritten=True)
+    return config
+
+
+def test_an_unwritten_note_whose_commit_on_its_branch_fails_stays_pending(
+    repo: NotesRepo,
+) -> None:
+    """The person switched away; its commit on main fails (no author identity): the entry was
+    dropped with "(the file is kept)", no file anywhere, the note lost."""
+    config = _kept(repo)
+    repo.git("switch", "-q", "-c", "side")
+    repo.git("config", "user.name", "")  # git refuses an empty name: "empty ident name"
+    said: list[str] = []
+    done = commit_pending(config, None, said.append)
+    assert done.commits == {} and done.elsewhere == {}
+    assert [note.text for note in pending(config)] == [TEXT], said
+    assert len(said) == 1 and "the note stays pending" in said[0], said
+    assert f"memidx forget {REF}" in said[0] and "(the file is kept)" not in said[0]
+    repo.git("config", "--unset", "user.name")
+    done = commit_pending(config, None, said.append)
+    assert list(done.elsewhere) == [REF] and pending(config) == [], said
+    assert repo.git("show", f"main:{REF}") == TEXT
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_an_unwritten_note_whose_path_another_file_took_is_committed_beside_it(
+    repo: NotesRepo, committed: bool
+) -> None:
+    """Another file came to its path before its commit (a person's, one a rebase brought): it
+    was taken for the note, then dropped as "changed or was removed", the note never written."""
+    config = _kept(repo)
+    theirs = "# Disk full\n\nThe person's own note: the disk was full of core dumps.\n"
+    repo.write(REF, theirs)
+    if committed:
+        repo.commit("the person's note at that path")
+    said: list[str] = []
+    done = commit_pending(config, None, said.append)
+    assert list(done.commits) == ["notes/disk-full-2.md"] and pending(config) == [], said
+    assert len(said) == 1 and "committed as notes/disk-full-2.md" in said[0], said
+    assert repo.git("show", "HEAD:notes/disk-full-2.md") == TEXT
+    assert (repo.root / REF).read_text(encoding="utf-8") == theirs
+    assert repo.git("status", "--porcelain") == ("" if committed else f"?? {REF}\n")
+
+
+def test_an_unwritten_note_head_holds_is_not_committed_twice(repo: NotesRepo) -> None:
+    """Its commit landed (its file not checked out yet, or deleted since): no second name."""
+    config = _kept(repo)
+    repo.write(REF, TEXT)
+    repo.commit("memidx remember: Disk full")
+    (repo.root / REF).unlink()
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}
+    assert sorted(path.name for path in (repo.root / "notes").iterdir()) == ["start.md"]
+    assert pending(config) == [] and len(repo.git("log", "--format=%s").splitlines()) == 2
