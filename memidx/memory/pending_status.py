@@ -103,9 +103,9 @@ def _vanished(config: Config, note: PendingNote) -> str | None:
             f"`git stash pop` brings it back (`memidx forget {note.ref}` drops it)"
         )
     return (
-        "its file is gone from the work tree (a `git reset --hard`, `git rebase --abort` or "
-        "`rm`): it is written again from its pending entry when it is committed (`memidx "
-        f"forget {note.ref}` drops it)"
+        "its file is gone from the work tree (a `git reset --hard` or `git rebase --abort` "
+        "took it once git held it): it is written again from its pending entry when it is "
+        f"committed (`memidx forget {note.ref}` drops it)"
     )
 
 

@@ -138,18 +138,19 @@ def test_status_says_it_of_a_finisher_lock_that_is_no_file(repo: NotesRepo) -> N
 
 
 def test_status_says_a_pending_notes_vanished_file_is_written_again(repo: NotesRepo) -> None:
-    """A pending note's file gone (a `git reset --hard` of it once staged, an `rm`) is written
+    """A pending note's file gone (a `git reset --hard` of it once staged) is written
     again from its entry by the commit that comes: status said only why it waited, and the
     person who saw the file vanish read nothing of its coming back."""
     config = load_config(repo.root, env={})
     repo.write(REF, TEXT)
     keep(config, REF, "Disk full", TEXT, "refs/heads/main")
-    (repo.root / REF).unlink()
+    repo.git("add", REF)
+    repo.git("reset", "-q", "--hard")  # git held it: taken by git, not the person's `rm`
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
     assert note["why"] == (
-        "its file is gone from the work tree (a `git reset --hard`, `git rebase --abort` or "
-        "`rm`): it is written again from its pending entry when it is committed (`memidx "
-        f"forget {REF}` drops it); {NO_FINISHER}"
+        "its file is gone from the work tree (a `git reset --hard` or `git rebase --abort` "
+        "took it once git held it): it is written again from its pending entry when it is "
+        f"committed (`memidx forget {REF}` drops it); {NO_FINISHER}"
     )
     assert "its file is gone from the work tree" in repo.memidx("status").out
     repo.memidx("sync")
