@@ -93,7 +93,11 @@ def test_remembers_answer_says_why_its_own_note_waits(
     monkeypatch.setattr(commit_module, "_build", switching)
     _meanwhile(repo, monkeypatch, "branch", "-q", "-D", "main")
     started: list[Path] = []  # no detached finisher: the sync below commits it, in the test
-    monkeypatch.setattr(remember_module, "start_finisher", lambda c, _: started.append(c.root))
+
+    def no_finisher(config: Config, _: object) -> None:
+        started.append(config.root)
+
+    monkeypatch.setattr(remember_module, "start_finisher", no_finisher)
     said: list[str] = []
     done = remember(load_config(repo.root, env={}), "Build cache", BODY, notice=said.append)
     line = (

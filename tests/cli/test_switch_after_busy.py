@@ -53,7 +53,11 @@ def test_a_note_written_after_a_busy_git_and_carried_by_a_switch_lands_once_on_i
 
     monkeypatch.setattr(fresh_note, "commit_note", busy_once)
     monkeypatch.setattr(commit_module, "_build", switch_at_the_build)
-    monkeypatch.setattr(remember_module, "start_finisher", lambda *_: None)  # the sync below
+
+    def no_finisher(config: Config, _: object) -> None:  # the sync below commits it
+        """No detached finisher, racing the test's own sync."""
+
+    monkeypatch.setattr(remember_module, "start_finisher", no_finisher)
     said: list[str] = []
 
     done = remember(load_config(repo.root, env={}), "Build cache", BODY, notice=said.append)
