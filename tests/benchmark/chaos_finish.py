@@ -82,6 +82,13 @@ def leftovers(m: Machine) -> set[str]:
     return {f"{entry[:2]} {entry[3:]}" for entry in done.out.split("\0") if entry[3:]}
 
 
+def forgot_after_all(remote: Path, env: dict[str, str], ref: str) -> bool:
+    """Whether the remote's last change of `ref` is memidx's forget: one that exited 1 ("HEAD
+    moved ..., so it was not forgotten") and whose commit a pull --rebase applied after all."""
+    args = ("--git-dir", str(remote), "log", "-1", "--format=%s", "main", "--", ref)
+    return git(remote, env, *args).out.strip() == f"memidx forget: {ref}"
+
+
 def missing(kind: str, where: str, refs: set[str], cause: str = "") -> Broken:
     """One line for all the refs one place lacks for one cause."""
     if not refs:
@@ -107,18 +114,22 @@ def finish(machines: Sequence[Machine], remote: Path) -> Broken:
     gone = set[str]().union(*(m.forgotten for m in machines))
     records = set[str]().union(*(m.records for m in machines))
     for m in machines:
-        broken += missing(
-            "remote lacks note", f"c{m.index}'s", (m.notes - m.forgotten) - held.notes
-        )
+        lacked = (m.notes - m.forgotten) - held.notes
+        said_not = {ref for ref in lacked if forgot_after_all(remote, m.env, ref)}
+        broken += missing("remote lacks note", f"c{m.index}'s", lacked - said_not)
+        cause = " a forget said were not forgotten (exit 1), yet its commit landed"
+        broken += missing("forget's error untrue", f"c{m.index}'s", said_not, cause)
         broken += missing("remote lacks record", f"c{m.index}'s", m.records - held.records)
     broken += missing("remote holds forgotten note", "remote", gone & held.notes)
     broken += missing("remote holds record twice", "remote", held.twice)
     left = {m.index: leftovers(m) for m in machines}
     for m in machines:
         broken += missing("work tree leftover", f"c{m.index}", left[m.index])
-    lost, back = notes - held.notes, gone & held.notes
+    untrue = {r for r in notes - held.notes if forgot_after_all(remote, machines[0].env, r)}
+    lost, back = notes - held.notes - untrue, gone & held.notes
     print(f"seed {machines[0].seed}: {len(notes | gone)} notes acknowledged, {len(gone)} "
-          f"forgotten, {len(lost)} lost, {len(back)} back, {len(records - held.records)} "
+          f"forgotten, {len(lost)} lost, {len(back)} back, {len(untrue)} forgotten though forget "
+          f"said not, {len(records - held.records)} "
           f"of {len(records)} records missing, {sum(map(len, left.values()))} work-tree "
           "leftovers")  # fmt: skip
     for m in machines:

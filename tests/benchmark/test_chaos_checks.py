@@ -78,3 +78,27 @@ def test_a_note_deleted_in_the_work_tree_alone_is_a_leftover(tmp_path: Path) -> 
     assert leftovers(m) == set()
     (root / "notes" / "gone.md").unlink()
     assert leftovers(m) == {" D notes/gone.md"}
+
+
+def test_a_note_whose_forget_landed_after_its_error_is_told_from_a_lost_one(
+    tmp_path: Path,
+) -> None:
+    """A forget that said "not forgotten" (exit 1) and whose commit a `pull --rebase` applied
+    after all: the note is gone by memidx's forget, a broken word, not a lost note."""
+    from tests.benchmark.chaos_finish import forgot_after_all
+
+    env = clean_env(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / ".config"))
+    root = tmp_path / "repo"
+    (root / "notes").mkdir(parents=True)
+    for name in ("forgot.md", "lost.md"):
+        (root / "notes" / name).write_text(f"# {name}\n")
+    who = ("-c", "user.name=t", "-c", "user.email=t@t")
+    git(root, env, "init", "-q", "-b", "main")
+    git(root, env, "add", "notes")
+    git(root, env, *who, "commit", "-q", "-m", "notes")
+    git(root, env, "rm", "-q", "notes/forgot.md")
+    git(root, env, *who, "commit", "-q", "-m", "memidx forget: notes/forgot.md")
+    git(root, env, "rm", "-q", "notes/lost.md")
+    git(root, env, *who, "commit", "-q", "-m", "a merge that dropped it")
+    assert forgot_after_all(root / ".git", env, "notes/forgot.md")
+    assert not forgot_after_all(root / ".git", env, "notes/lost.md")
