@@ -39,28 +39,59 @@ def follow(
     the commit is on; None: whichever); the paths taken out of the work tree when HEAD names
     another now (a switch at the move). GitError as update_user_index raises it."""
     from memidx.git.commit import update_user_index
-    from memidx.git.late import LATE_FLOOR, wait_for
-    from memidx.git.publish import DETACHED, head_names
+    from memidx.git.late import LATE_FLOOR
 
     if branch is not None:
         # the look at HEAD once git's index is free: looked at while a person's merge held it,
         # a switch after the merge moved HEAD before the reset below, which then staged the
         # forgotten note's deletion on the side branch, its file left untracked (chaos seed 2)
         _index_free(Path(str(repo.git_dir)) / "index.lock", max(deadline, time.monotonic()))
-        if switching := _switching(root):  # it read HEAD before the move, maybe
-            wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
-        if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
-            files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
-            taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
-            return _after_a_switch_back(
-                repo, root, {path: files[path] for path in taken}, done, deadline
-            )
+        if (away := _away(repo, root, paths, commit, branch, deadline, done)) is not None:
+            return away
+    if _told(repo, commit, paths):  # the move's own follow told it, under memidx's index lock:
+        return []  # a reset now only raced a person's switch (`A notes/x.md` on side)
     # the commit landed: a git holding the index now (an editor's `git status`) is waited for
     # LATE_FLOOR at least, as a late git is; a commit that waits for none before its move (a
     # haystack commit under its lock: wait 0) failed at once, its commit made
     until = max(deadline, time.monotonic() + LATE_FLOOR)
     update_user_index(repo, paths, commit, until, done=done, shows=shows)
+    if branch is not None:  # a switch that landed between the look and the reset: taken out
+        return _away(repo, root, paths, commit, branch, deadline, done) or []
     return []
+
+
+def _away(
+    repo: Any, root: Path, paths: Sequence[str], commit: str, branch: str, deadline: float,
+    done: str,
+) -> list[str] | None:  # fmt: skip
+    """None while HEAD names `branch` (once every switch under way ended); else the paths
+    taken out of this work tree (what a switch at the move or at the reset left of `commit`
+    in it) that stay out: follow's answer."""
+    from memidx.git.late import LATE_FLOOR, wait_for
+    from memidx.git.publish import DETACHED, head_names
+
+    if switching := _switching(root):  # it read HEAD before the move, maybe
+        wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
+    if (head_names(Path(str(repo.git_dir))) or DETACHED) == branch:
+        return None
+    files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
+    taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
+    return _after_a_switch_back(repo, root, {path: files[path] for path in taken}, done, deadline)
+
+
+def _told(repo: Any, commit: str, paths: Sequence[str]) -> bool:
+    """Whether git's index holds at `paths` exactly what `commit` holds there (no lock taken)."""
+    import git
+
+    from memidx.git.commit import literal
+
+    if not paths:
+        return True
+    try:
+        repo.git.diff_index("--cached", "--quiet", commit, "--", *literal(paths))
+    except git.GitCommandError:
+        return False  # differs (exit 1), or git could not tell: the reset decides
+    return True
 
 
 def _index_free(lock: Path, deadline: float) -> None:
@@ -93,8 +124,9 @@ def _files(repo: Any, commit: str, paths: Sequence[str]) -> dict[str, str]:
 
 def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
     """Take `path` out of git's index and the work tree when each holds the very `blob` memidx
-    committed and HEAD holds none (a switch took the other branch's file along); True when the
-    file left the work tree."""
+    committed and HEAD holds none (a switch took the other branch's file along); True when it
+    left the work tree, or git's index alone when the switch took the file (then memidx's reset
+    staged it again)."""
     import git
 
     literal = f":(literal){path}"
@@ -104,6 +136,8 @@ def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
     if staged and staged[1] != blob:
         return False  # a person's own entry
     file = root / path
+    if staged and not file.is_symlink() and not file.exists():  # a reset's, after the switch
+        return _unstage(repo, literal)  # took the file: `AD` on side, for the next commit
     if file.is_symlink() or not file.is_file():
         return False
     try:
@@ -113,6 +147,17 @@ def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
             repo.git.rm("--cached", "-q", "--", literal)
         file.unlink()
     except (git.GitCommandError, OSError):
+        return False
+    return True
+
+
+def _unstage(repo: Any, literal: str) -> bool:
+    """`git rm --cached` of one entry; False when git refused (its index held)."""
+    import git
+
+    try:
+        repo.git.rm("--cached", "-q", "--", literal)
+    except git.GitCommandError:
         return False
     return True
 
