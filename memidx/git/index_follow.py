@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -46,8 +47,9 @@ def follow(
         # a switch after the merge moved HEAD before the reset below, which then staged the
         # forgotten note's deletion on the side branch, its file left untracked (chaos seed 2)
         _index_free(Path(str(repo.git_dir)) / "index.lock", max(deadline, time.monotonic()))
-        if (away := _away(repo, root, paths, commit, branch, deadline, done)) is not None:
-            return away
+    look = partial(_away, repo, root, paths, commit, branch=branch, deadline=deadline, done=done)
+    if (taken := look()) is not None:
+        return taken
     if _told(repo, commit, paths):  # the move's own follow told it, under memidx's index lock:
         return []  # a reset now only raced a person's switch (`A notes/x.md` on side)
     # the commit landed: a git holding the index now (an editor's `git status`) is waited for
@@ -55,21 +57,21 @@ def follow(
     # haystack commit under its lock: wait 0) failed at once, its commit made
     until = max(deadline, time.monotonic() + LATE_FLOOR)
     update_user_index(repo, paths, commit, until, done=done, shows=shows)
-    if branch is not None:  # a switch that landed between the look and the reset: taken out
-        return _away(repo, root, paths, commit, branch, deadline, done) or []
-    return []
+    return look() or []  # a switch that landed between the look and the reset: taken out
 
 
 def _away(
-    repo: Any, root: Path, paths: Sequence[str], commit: str, branch: str, deadline: float,
-    done: str,
+    repo: Any, root: Path, paths: Sequence[str], commit: str, *, branch: str | None,
+    deadline: float, done: str,
 ) -> list[str] | None:  # fmt: skip
-    """None while HEAD names `branch` (once every switch under way ended); else the paths
-    taken out of this work tree (what a switch at the move or at the reset left of `commit`
-    in it) that stay out: follow's answer."""
+    """None while HEAD names `branch` (once every switch under way ended), or when none is
+    given; else the paths taken out of this work tree (what a switch at the move or at the
+    reset left of `commit` in it) that stay out: follow's answer."""
     from memidx.git.late import LATE_FLOOR, wait_for
     from memidx.git.publish import DETACHED, head_names
 
+    if branch is None:
+        return None
     if switching := _switching(root):  # it read HEAD before the move, maybe
         wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
     if (head_names(Path(str(repo.git_dir))) or DETACHED) == branch:
@@ -243,7 +245,7 @@ def _switching(root: Path) -> dict[str, str]:
     """The `git switch`es and `git checkout`s running in this work tree (publish.committers),
     but those already in their post-checkout hook (done). A `git worktree add` writes another
     work tree's HEAD, index and files, never this one's: not waited for."""
-    from memidx.git.publish import SWITCHING, committers, in_its_hook
+    from memidx.git.publish import SWITCHERS, committers, in_its_hook
 
-    found = committers(root, SWITCHING - {"worktree"})
+    found = committers(root, SWITCHERS)
     return {pid: it for pid, it in found.items() if not in_its_hook(pid)}

@@ -19,8 +19,6 @@ import shutil
 import signal
 from pathlib import Path
 
-import pytest
-
 from tests.machines import Machine, clone, hook_env, make_template
 
 SWITCHING_GIT = """#!/bin/sh
