@@ -201,8 +201,9 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
 
     from memidx.errors import GitError
     from memidx.git.commit import literal
+    from memidx.git.index_edit import HELD, STAGED, put_back_entry
 
-    spec = literal([path])
+    spec, root = literal([path]), Path(str(repo.working_tree_dir))
     for attempt in range(10_000):  # bounded by the deadline
         try:  # HEAD's entry: mode, kind, blob (none on an unborn branch: a switch --orphan)
             listed = str(repo.git.ls_tree("-z", "HEAD", "--", *spec)).rstrip("\0").split(None, 3)
@@ -210,22 +211,23 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
             return False
         if listed[2:3] != [blob]:
             return False
-        if str(repo.git.ls_files("-s", "--", *spec)).strip():
+        # looked at and written under git's index lock: a person's `git add` meanwhile was
+        # written over (` M`, their staging undone)
+        put = put_back_entry(root, Path(str(repo.git_dir)), path, listed[0], blob)
+        if put == STAGED:
             return False  # in git's index again: whoever staged it decides
-        try:
-            repo.git.update_index("--add", "--cacheinfo", f"{listed[0]},{blob},{path}")
+        if put == 0:
             break
-        except git.GitCommandError as exc:
-            if "index.lock" in str(exc.stderr or "") and time.monotonic() < deadline:
-                time.sleep(0.05 * 2 ** min(attempt, 4))
-                continue
-            raise GitError(
-                f"{done}, but a git switch back to the branch that holds {path} landed as "
-                "memidx took it out of the other branch's work tree, and git's index stayed "
-                "held, so `git status` shows it as staged for deletion",
-                f"run `git reset -q -- {quote(path)}` once the other git command ends, then "
-                f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
-            ) from exc  # over a file a person put there (`git checkout HEAD --` wrote over it)
+        if put == HELD and time.monotonic() < deadline:
+            time.sleep(0.05 * 2 ** min(attempt, 4))
+            continue
+        raise GitError(
+            f"{done}, but a git switch back to the branch that holds {path} landed as "
+            "memidx took it out of the other branch's work tree, and git's index stayed "
+            "held, so `git status` shows it as staged for deletion",
+            f"run `git reset -q -- {quote(path)}` once the other git command ends, then "
+            f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
+        )  # over a file a person put there (`git checkout HEAD --` wrote over it)
     with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the
         repo.git.checkout_index("-q", "--", path)  # person's, kept (`git status`: modified)
     return True
