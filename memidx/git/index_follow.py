@@ -77,7 +77,8 @@ def _away(
     if (head_names(Path(str(repo.git_dir))) or DETACHED) == branch:
         return None
     files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
-    taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
+    until = max(deadline, time.monotonic() + LATE_FLOOR)  # a git holding the index: waited for
+    taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob, until)]
     return _after_a_switch_back(repo, root, {path: files[path] for path in taken}, done, deadline)
 
 
@@ -124,11 +125,27 @@ def _files(repo: Any, commit: str, paths: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
+def _take_out(repo: Any, root: Path, path: str, blob: str, deadline: float) -> bool:
     """Take `path` out of git's index and the work tree when each holds the very `blob` memidx
-    committed and HEAD holds none (a switch took the other branch's file along); True when it
-    left the work tree, or git's index alone when the switch took the file (then memidx's reset
-    staged it again)."""
+    committed and HEAD holds none (a switch took the other branch's file along), looked at and
+    done under git's index lock (a person's `git add` of an edit meanwhile was unstaged, the
+    edit deleted); True when it left the work tree, or git's index alone when the switch took
+    the file (then memidx's reset staged it again)."""
+    from memidx.children import SHELL
+    from memidx.git.index_edit import HELD, take_out_entry
+
+    if SHELL is None:
+        return _take_out_unlocked(repo, root, path, blob)
+    for attempt in range(10_000):  # bounded by the deadline
+        taken = take_out_entry(root, Path(str(repo.git_dir)), path, blob)
+        if taken != HELD or time.monotonic() >= deadline:
+            return taken == 0
+        time.sleep(0.05 * 2 ** min(attempt, 4))
+    return False
+
+
+def _take_out_unlocked(repo: Any, root: Path, path: str, blob: str) -> bool:
+    """_take_out where no POSIX shell takes git's index lock (Windows): looked at, then done."""
     import git
 
     literal = f":(literal){path}"
