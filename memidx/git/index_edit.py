@@ -45,7 +45,7 @@ _TAKE_OUT = _LOCK + (
     'edit update-index --force-remove -- "$1" || exit 1; exit 0; fi; '
     f'{{ [ ! -h "$1" ] && [ -f "$1" ]; }} || exit {KEPT}; '
     'case $1 in */*) aside="${1%/*}/.memidx-taken-out-$$" ;; *) aside=".memidx-taken-out-$$" ;; '
-    'esac; '
+    "esac; "
     f'mv -f -- "$1" "$aside" || exit {KEPT}; '
     'if [ "$(git hash-object --path="$1" -- "$aside")" != "$2" ]; then '  # edited: back, as it is
     f'ln -- "$aside" "$1" 2>/dev/null && rm -f -- "$aside"; exit {KEPT}; fi; '
