@@ -81,7 +81,9 @@ def _locked(script: str, root: Path, *args: str | Path) -> int:
     from memidx.children import SHELL
 
     argv = [str(SHELL), "-c", script, "memidx", *map(str, args)]
-    done = subprocess.run(argv, cwd=root, capture_output=True, check=False, start_new_session=True)
+    quiet = subprocess.DEVNULL  # no pipe that a killed memidx closes under it
+    done = subprocess.run(argv, cwd=root, stdout=quiet, stderr=quiet, check=False,
+                          start_new_session=True)  # fmt: skip
     return done.returncode
 
 
