@@ -70,8 +70,8 @@ class LatePull:
         self.pulls: list[subprocess.Popen[bytes]] = []
         self.real = publish_module.arrived
 
-    def look(self, root: Path, since: int | None) -> bool:
-        busy = self.real(root, since)
+    def look(self, root: Path, since: int | None, *commands: frozenset[str]) -> bool:
+        busy = self.real(root, since, *commands)
         if busy or self.pulls:
             return busy
         config = ("-c", f"core.fsmonitor={self.hook}")
