@@ -6,7 +6,8 @@ that lands in between makes it fail with "cannot lock ref 'HEAD': is at X but ex
 the person's commit is lost. A commit of given paths (`git commit -- file`) holds index.lock
 all along; a plain `git commit` lets it go before its hooks and its editor run. So memidx moves
 HEAD only while no git process of this clone is committing (on Linux, from /proc: a `git commit`,
-`merge`, `cherry-pick`, `revert`, `am`, `rebase` or `pull`) and none holds index.lock, and it
+`merge`, `cherry-pick`, `revert`, `am`, `rebase` or `pull`) or checking a branch out in its work
+tree (in_the_way: `switch`, `checkout`) and none holds index.lock, and it
 looks again while it holds the ref's own lock: `git update-ref --stdin` prepares the update
 (which locks the ref, and fails when HEAD moved), memidx looks, then the transaction is
 committed or aborted; last, memidx looks at each process that started since its look began
@@ -87,7 +88,7 @@ def move_head(
     words), in the same child process."""
     from memidx.children import SHELL, start_piped
 
-    if committing(root):
+    if in_the_way(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     locks = bool(then) and SHELL is not None  # the index, from before the move
@@ -106,8 +107,8 @@ def move_head(
             ):
                 since = last_pid()  # a git that starts during the look is looked at last
                 switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
-                busy = switched or (git_dir / "index.lock").exists() or committing(root)
-                busy = busy or lately(root) or arrived(root, since)  # last: right before it
+                busy = switched or (git_dir / "index.lock").exists() or in_the_way(root)
+                busy = busy or lately(root) or arrived(root, since, COMMITTING | SWITCHERS)
                 busy = busy or (locks and not take_index_lock(git_dir, token))
                 busy = busy or (locks and not copy_index(git_dir))  # the shell lets go
                 git.stdin.write("abort\n" if busy else "commit\n")
@@ -190,6 +191,17 @@ def _close(git: subprocess.Popen[str]) -> str:
 # HEAD written last (git worktree add: HEAD first, then the files); a branch moved meanwhile is
 # moved under that index (memidx.git.side_commit, memidx.git.branch_move)
 SWITCHING = frozenset({"switch", "checkout", "worktree"})
+SWITCHERS = SWITCHING - {"worktree"}  # the ones that check a branch out in this work tree
+
+
+def in_the_way(root: Path) -> bool:
+    """Whether a git of this clone is committing (committing()) or checking a branch out (not
+    yet in its post-checkout hook), in one look: a `git switch side` that read HEAD just
+    before memidx's move took git's index once memidx let it go, memidx's files staged in it,
+    to side (`A notes/x.md`, for the person's next commit there; left so when memidx was
+    killed before it took them out). So memidx moves HEAD once it ended."""
+    found = committers(root, COMMITTING | SWITCHERS)
+    return any(it.split()[0] in COMMITTING or not in_its_hook(pid) for pid, it in found.items())
 
 
 def in_its_hook(pid: str) -> bool:
