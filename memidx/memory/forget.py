@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import IndexUnusable, MemidxError, UsageError
+from memidx.index.following import following
 from memidx.memory.forget_landed import landed, late, moves, reflog_top, removed_by
 from memidx.notes.note import is_note_path
 
@@ -33,7 +34,8 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
         raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
-        return _forget_note(config, note, notice)
+        with following(config):  # a search meanwhile: the index behind HEAD is no drift
+            return _forget_note(config, note, notice)
     return _forget_record(config, ref, notice)
 
 
