@@ -6,11 +6,13 @@ about to bring the index along."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from memidx.config import Config
 from memidx.memory import head_sync
+from tests.cli.test_share_in_the_way import behind
 from tests.helpers import NotesRepo
 
 
@@ -48,3 +50,24 @@ def test_a_search_after_a_commit_no_hook_followed_says_to_sync(repo: NotesRepo) 
     done = repo.memidx("search", "--mode", "bm25", "zebra")
 
     assert "no memidx hook followed" in done.err and "run `memidx sync`" in done.err, done.err
+
+
+def test_a_search_in_the_midst_of_a_share_claims_no_drift(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """share's merge moved HEAD to what the remote brought; its follow had not run yet."""
+    two = behind(tmp_path, diverged=False)
+    assert two.memidx("ingest").code == 0
+    follow = head_sync.after_commit
+    said: list[str] = []
+
+    def searched_first(config: Config, say: Callable[[str], None] | None = None) -> None:
+        said.append(two.memidx("search", "--mode", "bm25", "machine").err)
+        follow(config, say)
+
+    monkeypatch.setattr(head_sync, "after_commit", searched_first)
+    done = two.memidx("share")
+
+    assert done.code == 0, done.err
+    assert any("is bringing the index to it now" in err for err in said), said
+    assert not any("memidx sync" in err for err in said), said
