@@ -21,9 +21,10 @@ def forgotten_notes(repo: GitRepo, old: str, new: str | None, removed: Sequence[
     `memidx forget` deleted (every commit between, on any side of a merge)."""
     if not removed or new is None:
         return []
-    paths = [f":(literal){ref}" for ref in removed]
-    args = ("log", "--full-history", "--no-renames", "--format=%s", f"{old}..{new}", "--")
-    said = repo.run(*args, *paths, check=False).decode("utf-8", "replace").splitlines()
+    paths = "".join(f":(literal){ref}\n" for ref in removed)  # on stdin: a branch switch
+    asked = f"{old}..{new}\n--\n{paths}".encode()  # may remove thousands of notes
+    args = ("log", "--stdin", "--full-history", "--no-renames", "--format=%s")
+    said = repo.run(*args, input_bytes=asked, check=False).decode("utf-8", "replace").splitlines()
     named = {line.removeprefix(FORGET_SUBJECT) for line in said if line.startswith(FORGET_SUBJECT)}
     return sorted(named.intersection(removed))
 
