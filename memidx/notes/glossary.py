@@ -21,6 +21,17 @@ PAIR = re.compile(
 LEAD_IN = re.compile(
     r"^(?P<label>[A-Za-z][A-Za-z0-9]*(?: [A-Za-z0-9]+){0,2})[.)]\s+(?P<value>\S.{0,59})$"
 )
+# a lead-in without a sign: a word or two and a count (`Step one bitte vor`, `Step number 3 vor`)
+_COUNTS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty first second third fourth fifth sixth seventh "
+    "eighth ninth tenth"
+)
+COUNTED = re.compile(
+    rf"^(?P<label>[A-Za-z]+(?: [A-Za-z]+)? (?:\d{{1,3}}|{'|'.join(_COUNTS.split())}))\s+"
+    r"(?P<value>\S.{0,59})$",
+    re.IGNORECASE,
+)
 # a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
 _MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+")
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
@@ -186,8 +197,9 @@ def _glossary_terms(labels: Sequence[str], terms: Sequence[str], detect: Detect)
 
 def _lead_in(unit: str) -> tuple[str, str] | None:
     """The lead-in of up to three words in Latin letters and the rest of a list item whose
-    lead-in ends in a dot or a parenthesis (`Step one. bitte vor dem`, `Step 1) bitte`)."""
-    if (found := LEAD_IN.match(unit.strip())) is None:
+    lead-in ends in a dot or a parenthesis (`Step one. bitte vor dem`, `Step 1) bitte`), or
+    of a word or two and a count (`Step one bitte vor`: 14 of 103 foreign notes cut so passed)."""
+    if (found := LEAD_IN.match(unit.strip()) or COUNTED.match(unit.strip())) is None:
         return None
     return found["label"], found["value"].strip()
 
