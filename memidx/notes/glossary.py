@@ -32,6 +32,11 @@ COUNTED = re.compile(
     r"(?P<value>\S.{0,59})$",
     re.IGNORECASE,
 )
+# what binds to the word before it in Japanese, Chinese and Korean: a caseless term does not
+# begin with one; and the particles a term does not end in
+_BOUND_END = frozenset("をはがのにで的了吗呢을를은는의에")
+_BOUND_START = frozenset("をがにでーっゃゅょんぁぃぅぇぉッャュョァィゥェォ的了们吗呢을를은는의")
+MIN_CUT_PIECES, MIN_CUT_SHARE = 2, 0.15
 # a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
 _MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+")
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
@@ -91,14 +96,26 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
             longer += not name and len(value) > MAX_TERM_CHARS
     if len(labels) < MIN_PAIRS or not _glossary_labels(list(labels.values()), terms):
         return list(units)
-    if longer * MAX_LONGER_SHARE > len(labels):  # a sentence's runs cut behind long labels
-        return list(units)
+    if longer * MAX_LONGER_SHARE > len(labels) or _cut_from_prose(labels):
+        return list(units)  # a sentence's runs cut behind long labels, or cut anywhere
     if prose_in_title_case(names, detect, anywhere=True, sure=LANGUAGE_SCORE):
         return list(units)
     lang, score = detect("\n".join(labels.values()))
     if lang != "en" and score >= MIN_SCORE:
         return list(units)
     return [labels.get(unit, unit) for unit in units]
+
+
+def _cut_from_prose(labels: dict[str, str]) -> bool:
+    """Whether terms in a caseless script are pieces cut from prose: MIN_CUT_PIECES of them,
+    and MIN_CUT_SHARE or more, begin with a mark or a particle that binds to the word before
+    (`を`, `ー`, `っ`, `的`, `을`) or end in a particle (`の`, `了`): a term never does (`保存`,
+    `ファイルを開く`); Chinese, Japanese and Korean notes cut in pieces of 3 to 12 behind
+    distinct English labels passed 15 of 15."""
+    found = (_pair(unit) for unit in labels)
+    terms = [pair[1] for pair in found if pair is not None and not _cased(pair[1])]
+    cut = sum(term[0] in _BOUND_START or term[-1] in _BOUND_END for term in terms)
+    return cut >= MIN_CUT_PIECES and cut >= MIN_CUT_SHARE * len(terms)
 
 
 def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
