@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -39,28 +40,61 @@ def follow(
     the commit is on; None: whichever); the paths taken out of the work tree when HEAD names
     another now (a switch at the move). GitError as update_user_index raises it."""
     from memidx.git.commit import update_user_index
-    from memidx.git.late import LATE_FLOOR, wait_for
-    from memidx.git.publish import DETACHED, head_names
+    from memidx.git.late import LATE_FLOOR
 
     if branch is not None:
         # the look at HEAD once git's index is free: looked at while a person's merge held it,
         # a switch after the merge moved HEAD before the reset below, which then staged the
         # forgotten note's deletion on the side branch, its file left untracked (chaos seed 2)
         _index_free(Path(str(repo.git_dir)) / "index.lock", max(deadline, time.monotonic()))
-        if switching := _switching(root):  # it read HEAD before the move, maybe
-            wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
-        if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
-            files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
-            taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
-            return _after_a_switch_back(
-                repo, root, {path: files[path] for path in taken}, done, deadline
-            )
+    look = partial(_away, repo, root, paths, commit, branch=branch, deadline=deadline, done=done)
+    if (taken := look()) is not None:
+        return taken
+    if _told(repo, commit, paths):  # the move's own follow told it, under memidx's index lock:
+        return []  # a reset now only raced a person's switch (`A notes/x.md` on side)
     # the commit landed: a git holding the index now (an editor's `git status`) is waited for
     # LATE_FLOOR at least, as a late git is; a commit that waits for none before its move (a
     # haystack commit under its lock: wait 0) failed at once, its commit made
     until = max(deadline, time.monotonic() + LATE_FLOOR)
     update_user_index(repo, paths, commit, until, done=done, shows=shows)
-    return []
+    return look() or []  # a switch that landed between the look and the reset: taken out
+
+
+def _away(
+    repo: Any, root: Path, paths: Sequence[str], commit: str, *, branch: str | None,
+    deadline: float, done: str,
+) -> list[str] | None:  # fmt: skip
+    """None while HEAD names `branch` (once every switch under way ended), or when none is
+    given; else the paths taken out of this work tree (what a switch at the move or at the
+    reset left of `commit` in it) that stay out: follow's answer."""
+    from memidx.git.late import LATE_FLOOR, wait_for
+    from memidx.git.publish import DETACHED, head_names
+
+    if branch is None:
+        return None
+    if switching := _switching(root):  # it read HEAD before the move, maybe
+        wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
+    if (head_names(Path(str(repo.git_dir))) or DETACHED) == branch:
+        return None
+    files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
+    until = max(deadline, time.monotonic() + LATE_FLOOR)  # a git holding the index: waited for
+    taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob, until)]
+    return _after_a_switch_back(repo, root, {path: files[path] for path in taken}, done, deadline)
+
+
+def _told(repo: Any, commit: str, paths: Sequence[str]) -> bool:
+    """Whether git's index holds at `paths` exactly what `commit` holds there (no lock taken)."""
+    import git
+
+    from memidx.git.commit import literal
+
+    if not paths:
+        return True
+    try:
+        repo.git.diff_index("--cached", "--quiet", commit, "--", *literal(paths))
+    except git.GitCommandError:
+        return False  # differs (exit 1), or git could not tell: the reset decides
+    return True
 
 
 def _index_free(lock: Path, deadline: float) -> None:
@@ -91,10 +125,27 @@ def _files(repo: Any, commit: str, paths: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
+def _take_out(repo: Any, root: Path, path: str, blob: str, deadline: float) -> bool:
     """Take `path` out of git's index and the work tree when each holds the very `blob` memidx
-    committed and HEAD holds none (a switch took the other branch's file along); True when the
-    file left the work tree."""
+    committed and HEAD holds none (a switch took the other branch's file along), looked at and
+    done under git's index lock (a person's `git add` of an edit meanwhile was unstaged, the
+    edit deleted); True when it left the work tree, or git's index alone when the switch took
+    the file (then memidx's reset staged it again)."""
+    from memidx.children import SHELL
+    from memidx.git.index_edit import HELD, take_out_entry
+
+    if SHELL is None:
+        return _take_out_unlocked(repo, root, path, blob)
+    for attempt in range(10_000):  # bounded by the deadline
+        taken = take_out_entry(root, Path(str(repo.git_dir)), path, blob)
+        if taken != HELD or time.monotonic() >= deadline:
+            return taken == 0
+        time.sleep(0.05 * 2 ** min(attempt, 4))
+    return False
+
+
+def _take_out_unlocked(repo: Any, root: Path, path: str, blob: str) -> bool:
+    """_take_out where no POSIX shell takes git's index lock (Windows): looked at, then done."""
     import git
 
     literal = f":(literal){path}"
@@ -104,6 +155,8 @@ def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
     if staged and staged[1] != blob:
         return False  # a person's own entry
     file = root / path
+    if staged and not file.is_symlink() and not file.exists():  # a reset's, after the switch
+        return _unstage(repo, literal)  # took the file: `AD` on side, for the next commit
     if file.is_symlink() or not file.is_file():
         return False
     try:
@@ -113,6 +166,17 @@ def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
             repo.git.rm("--cached", "-q", "--", literal)
         file.unlink()
     except (git.GitCommandError, OSError):
+        return False
+    return True
+
+
+def _unstage(repo: Any, literal: str) -> bool:
+    """`git rm --cached` of one entry; False when git refused (its index held)."""
+    import git
+
+    try:
+        repo.git.rm("--cached", "-q", "--", literal)
+    except git.GitCommandError:
         return False
     return True
 
@@ -154,8 +218,9 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
 
     from memidx.errors import GitError
     from memidx.git.commit import literal
+    from memidx.git.index_edit import HELD, STAGED, put_back_entry
 
-    spec = literal([path])
+    spec, root = literal([path]), Path(str(repo.working_tree_dir))
     for attempt in range(10_000):  # bounded by the deadline
         try:  # HEAD's entry: mode, kind, blob (none on an unborn branch: a switch --orphan)
             listed = str(repo.git.ls_tree("-z", "HEAD", "--", *spec)).rstrip("\0").split(None, 3)
@@ -163,22 +228,23 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
             return False
         if listed[2:3] != [blob]:
             return False
-        if str(repo.git.ls_files("-s", "--", *spec)).strip():
+        # looked at and written under git's index lock: a person's `git add` meanwhile was
+        # written over (` M`, their staging undone)
+        put = put_back_entry(root, Path(str(repo.git_dir)), path, listed[0], blob)
+        if put == STAGED:
             return False  # in git's index again: whoever staged it decides
-        try:
-            repo.git.update_index("--add", "--cacheinfo", f"{listed[0]},{blob},{path}")
+        if put == 0:
             break
-        except git.GitCommandError as exc:
-            if "index.lock" in str(exc.stderr or "") and time.monotonic() < deadline:
-                time.sleep(0.05 * 2 ** min(attempt, 4))
-                continue
-            raise GitError(
-                f"{done}, but a git switch back to the branch that holds {path} landed as "
-                "memidx took it out of the other branch's work tree, and git's index stayed "
-                "held, so `git status` shows it as staged for deletion",
-                f"run `git reset -q -- {quote(path)}` once the other git command ends, then "
-                f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
-            ) from exc  # over a file a person put there (`git checkout HEAD --` wrote over it)
+        if put == HELD and time.monotonic() < deadline:
+            time.sleep(0.05 * 2 ** min(attempt, 4))
+            continue
+        raise GitError(
+            f"{done}, but a git switch back to the branch that holds {path} landed as "
+            "memidx took it out of the other branch's work tree, and git's index stayed "
+            "held, so `git status` shows it as staged for deletion",
+            f"run `git reset -q -- {quote(path)}` once the other git command ends, then "
+            f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
+        )  # over a file a person put there (`git checkout HEAD --` wrote over it)
     with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the
         repo.git.checkout_index("-q", "--", path)  # person's, kept (`git status`: modified)
     return True
@@ -198,7 +264,7 @@ def _switching(root: Path) -> dict[str, str]:
     """The `git switch`es and `git checkout`s running in this work tree (publish.committers),
     but those already in their post-checkout hook (done). A `git worktree add` writes another
     work tree's HEAD, index and files, never this one's: not waited for."""
-    from memidx.git.publish import SWITCHING, committers, in_its_hook
+    from memidx.git.publish import SWITCHERS, committers, in_its_hook
 
-    found = committers(root, SWITCHING - {"worktree"})
+    found = committers(root, SWITCHERS)
     return {pid: it for pid, it in found.items() if not in_its_hook(pid)}

@@ -12,9 +12,10 @@ is taken for one that commits (unknown: careful)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
@@ -129,15 +130,18 @@ def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def holding(root: Path, held: bool) -> None:
-    """Say whether memidx holds HEAD's lock of the clone at `root` (publish.move_head's look):
-    while it does, its aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of
-    20 remembers beside a person's `git st` alias every 0.03 s), the last read are used, or,
-    never read, an alias is taken for any git, and read before the next look (prime)."""
-    if held:
-        _held.add(root.resolve())
-    else:
-        _held.discard(root.resolve())
+@contextlib.contextmanager
+def holding(root: Path) -> Iterator[None]:
+    """While memidx holds HEAD's lock of the clone at `root` (publish.move_head's look), its
+    aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of 20 remembers
+    beside a person's `git st` alias every 0.03 s): the last read are used, or, never read,
+    an alias is taken for any git, and read before the next look (prime)."""
+    top = root.resolve()
+    _held.add(top)
+    try:
+        yield
+    finally:
+        _held.discard(top)
 
 
 def prime(root: Path) -> None:

@@ -66,15 +66,20 @@ def _synced(root: Path, stage: str) -> int:
         config = load_config(root)
         root = config.root
         from memidx.githooks.notices import kept_notices
+        from memidx.index.following import following
         from memidx.memory.head_sync import sync_to_head
 
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
             print(line)
         if stage not in MIDWAY:
             _commit_pending(config)
+        if stage == "post-merge":
+            _forget_again(config)
         elif ended:
             _finisher_after_git(config)
-        for line in sync_to_head(config, once=True):  # a wait for room: once per state
+        with following(config):  # git moved HEAD: a search meanwhile says the index follows
+            lines = sync_to_head(config, once=True)  # a wait for room: once per state
+        for line in lines:
             print(f"memidx: {line}")
     except MemidxError as exc:
         return _failed(root, stage, exc)
@@ -106,6 +111,17 @@ def _commit_pending(config: Config) -> None:
             say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         say(f"warning: the pending notes were not committed: {exc} (`memidx sync` tries again)")
+
+
+def _forget_again(config: Config) -> None:
+    """A note memidx forgot that this merge brought back (a branch from before a rebase held
+    it) is forgotten again (memidx.memory.forgotten_back)."""
+    from memidx.memory.forgotten_back import forget_again
+
+    try:
+        forget_again(config, lambda line: print(f"memidx: {line}"))
+    except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
+        print(f"memidx: warning: forgotten notes this merge may have brought back: {exc}")
 
 
 def _finisher_after_git(config: Config) -> None:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from memidx.secrets.held import held_values
 from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.negation import negation
-from memidx.secrets.signs import SIGNS, no_password, personal, selector
+from memidx.secrets.signs import MIXED, SIGNS, no_password, personal, selector
+from memidx.secrets.weak import common_password
 
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`,
 # `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
@@ -32,8 +33,10 @@ VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters,
 # to the run's end or an `&` (a query string's next pair, `&password=`, cut off by _cut)
 VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200})(?![^\s\"'`,;&])")
-# a query pair's value after a secret-sounding name's pair (linear.opened_by_name)
-PAIR_VALUE = re.compile(r"([^\s\"'`,;&]{1,200}+)")
+# a query pair's value after a secret-sounding name's pair (linear.opened_by_name), its
+# base64 padding too; one a `=` goes on from is another assignment (`&b=token=!a`), judged
+# as its own (group 2: what follows the `=`)
+PAIR_VALUE = re.compile(r"([^\s\"'`,;&=]{1,200}+=*+)(?=([^\s\"'`,;&]?+))")
 # A quoted value that starts with a sign, which the library's rules read as no value (theirs
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
@@ -93,6 +96,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             else:
                 at = match.end()
                 value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, long_until)
+                value = value or _dash_led(line, at)
             value, long_until = _cut(line, value, secret_word, long_until)
             person = personal(name)  # a person's password names no package (PERSONAL)
             if value and (no_password(value[1], person=person) or selector(name, value[1])):
@@ -102,6 +106,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 )  # its run is read once (SIGN_LED_LONG)
         elif line[start - 1 : start] == "&" and opened_by_name(line, start - 1, secret_word):
             value = PAIR_VALUE.match(line, match.end())  # `secret=ab&cd=<value>`: judged too
+            value = None if value and value[1][-1] == "=" and value[2] else value
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
         # `secret: "@azure/identity"` was not)
@@ -134,6 +139,18 @@ def _cut(
         return value, until
     again = SIGN_LED_BARE if value.re is SIGN_LED_LONG else value.re
     return again.match(line, value.pos, cut), max(until, value.end())
+
+
+# A value led by `-` is an option's (`--password-stdin`, `-Xmx512m`), which the library's rules
+# skip, but for one of the commonest passwords after it or a random string's letters between
+# digits (`password = -letmein`, `-Zq8vT2mW9pLq`: each was let through)
+DASH_LED = re.compile(r"[ \t]*+[\"'`]?+(-[^\s\"'`,;]++)")
+
+
+def _dash_led(line: str, at: int) -> re.Match[str] | None:
+    """The value led by `-` after the assignment that ends at `at`, when no option's."""
+    led = DASH_LED.match(line, at)
+    return led if led and (common_password(led[1]) or MIXED.search(led[1])) else None
 
 
 def _bare_sign_led(line: str, at: int, until: int = 0) -> re.Match[str] | None:

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import re
 
-IDENTIFIER = re.compile(r"[a-z][A-Za-z]*+(?:_[A-Za-z]++)*+|[A-Z]++(?:_[A-Z]++)++")
+# a version at its end (`db_password_v2`, `DB_PASSWORD_V2`, `api-key-v3`) names the secret's
+# version in a store: `{{ secret('db_password_v2') }}` was refused, the name judged as a secret
+IDENTIFIER = re.compile(
+    r"[a-z][A-Za-z]*+(?:_[A-Za-z]++(?![0-9]))*+(?:_v[0-9]++)?+"
+    r"|[A-Z]++(?:_[A-Z]++(?![0-9]))++(?:_V[0-9]++)?+"
+)
 # a word: a capital and small letters (`Token`), small letters, or capitals not followed by a
 # small letter (`DB`, `AUTH` in `AUTHToken`)
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -32,7 +37,8 @@ SECRET_WORDS = frozenset(
 # `projects/acme/secrets/api-key/versions/3`): `storeSecret("prod/db-password", value)` was
 # refused, the name judged as the secret
 STORE_NAME = re.compile(
-    r"(?:[a-z]++(?:[-_][a-z]++)*+|[0-9]++)(?:/(?:[a-z]++(?:[-_][a-z]++)*+|[0-9]++))*+"
+    r"(?:[a-z]++(?:[-_][a-z]++(?![0-9]))*+(?:[-_]v[0-9]++)?+|[0-9]++)"
+    r"(?:/(?:[a-z]++(?:[-_][a-z]++(?![0-9]))*+(?:[-_]v[0-9]++)?+|[0-9]++))*+"
 )
 PARTS = re.compile(r"[a-z]++")
 
@@ -62,6 +68,14 @@ CONDITION = re.compile(
 )
 
 
+# A flag's name: a name of code whose first word asks a question (`is_expired`, `hasToken`), as
+# a filter names the field it tests (`filter=password%3Ais_expired` was refused)
+FLAG_WORDS = frozenset({"is", "has", "can", "should", "was", "did", "does", "needs", "must"})
+
+
 def condition(value: str) -> bool:
-    """Whether `value` is a condition (CONDITION), not a secret."""
-    return CONDITION.fullmatch(value) is not None
+    """Whether `value` is a condition (CONDITION) or a flag's name (FLAG_WORDS), no secret."""
+    if CONDITION.fullmatch(value) is not None:
+        return True
+    words = WORD.findall(value) if IDENTIFIER.fullmatch(value) else []
+    return len(words) >= 2 and words[0] in FLAG_WORDS

@@ -99,11 +99,14 @@ def assigned(text: str) -> Iterable[Finding]:
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
-        if not secret_names(line) and not unassigned_name(line) and not has_encoded_pairs(line):
+        named = bool(secret_names(line)) or unassigned_name(line)
+        if not named and not has_encoded_pairs(line):
             continue
         line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
         judge = _judge(library.entropy(), secret)  # the entropy loaded only for such lines
-        for found in _line_values(line, judge):
+        # a line whose only pairs are encoded is read decoded alone, as a line without any
+        # is not read (its 1 MB, `password%3D%26` repeated, was read twice)
+        for found in _line_values(line, judge) if named else ():
             yield Finding(start + found.start, start + min(found.end, shut), found.kind)
         for plain, places in decodings(line):  # `%26password%3Dv4lue`: masked encoded
             for found in _line_values(plain, judge) if secret_names(plain) else ():
@@ -151,6 +154,11 @@ def _judge(entropy: Callable[[str], float], secret: dict[str, bool]) -> Callable
     return judge
 
 
+# The windows of a long line that repeats itself are the same text again and again (`password=&`
+# to 1 MB: 8,077 windows, one text): each is read by the library's rules once
+WINDOWS_KEPT = 4096
+
+
 def _library_values(
     line: str, judge: Callable[[str], bool], kinds: dict[str, str]
 ) -> Iterable[Finding]:
@@ -159,9 +167,16 @@ def _library_values(
     of its run."""
     find = library.keyword_finder()
     run, ends = [0, 0], RunEnds(line)
+    read: dict[str, list[str]] = {}  # each window's text read once (WINDOWS_KEPT at most)
     for left, right in windows(line, library_names(line)):
         window = line[left:right]
-        for value in find(closed(window, right, line)):
+        shut = closed(window, right, line)
+        values = read.get(shut)
+        if values is None:
+            values = list(find(shut))
+            if len(read) < WINDOWS_KEPT:
+                read[shut] = values
+        for value in values:
             if not value.split():
                 continue
             token = value.split()[0]

@@ -196,13 +196,18 @@ def _query_pair(line: str, at: int) -> bool:
 
 
 # Read back from a query pair's `&` (reversed): the pairs before it up to the first, which a
-# name (group 1, reversed) gives a word (see _query_pair) where a run of the line begins
-OPENED_BACKWARDS = re.compile(r"(?:[^\s&?=]*+=[\w.-]++&)*+[A-Za-z_]++=([\w.-]++)(?:[\s;,]|$)")
+# name (group 1, reversed) gives with `=` or `: ` where a run of the line or a quote begins: a
+# word (`secret=ab&cd=v4lue`, see _query_pair) or a value that holds the pairs up to the next
+# query pair (`secret=v4lue&cd=v4lue&ef=v4lue`, `"secret=ab&cd=v4lue&ef=v4lue"`, `secret: ab&`
+# ...: the last pair's value was let through, only the first run masked)
+OPENED_BACKWARDS = re.compile(
+    r"(?:[^\s&?=]*+=[\w.-]++&)*+[^\s&?=:\"'`]*+(?:=|[ \t]?+:)([\w.-]++)(?:[\s;,\"'`]|$)"
+)
 
 
 def opened_by_name(line: str, at: int, named: Callable[[str], bool]) -> bool:
     """Whether the query pair at `at` (its `&`) is one of those that follow a first pair that
-    `named` says is secret-sounding and that gives a word, outside any query string:
+    `named` says is secret-sounding, outside any query string (OPENED_BACKWARDS):
     `secret=ab&cd=Zq8vT2mW9pLq` is cut after `ab` as a query string's pairs are, and the
     value after `cd=` was judged as no one's (a .env file's value `ab&cd=Zq8...` let through).
     Read back at most 200 characters."""

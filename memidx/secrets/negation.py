@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from memidx.secrets.identifiers import SECRET_WORDS, WORD
-from memidx.secrets.weak import COMMON_PASSWORDS
+from memidx.secrets.weak import NO_NAMES
 
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
@@ -34,7 +34,8 @@ FLAG_FIRST = frozenset(
      "encrypt", "prompt", "ask", "force", "rotate", "keep", "toggle", "want", "wants"}
 )  # fmt: skip
 # One word negated given even to a flag's name is no variable's when no variable is so named:
-# one of the commonest passwords (`savePassword = !letmein` was let through), or a run of five
+# one of the commonest passwords no variable is named after (`savePassword = !letmein` was let
+# through; `showPassword = !computer` was refused: weak.VARIABLE_WORDS), or a run of five
 # letters or more without a vowel, no word's (`!zqvtmwplxk`)
 NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xz]{5}", re.IGNORECASE)
 ONE_WORD = re.compile(r"!([a-z]++)")
@@ -62,8 +63,6 @@ def negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
     first = (WORD.findall(value[1]) or [""])[0].lower()
     if holder and not HOLDER_CODE.search(value[1]) and first not in FLAG_FIRST:
         return False  # `password = !hunter2`: a holder's name (FLAG_FIRST) given a word
-    if (word := ONE_WORD.fullmatch(value[1])) and (
-        word[1] in COMMON_PASSWORDS or NO_VOWEL.search(word[1])
-    ):
+    if (word := ONE_WORD.fullmatch(value[1])) and (word[1] in NO_NAMES or NO_VOWEL.search(word[1])):
         return False  # `savePassword = !letmein`: no variable is so named
     return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None

@@ -11,6 +11,7 @@ from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, PRIVATE_STAND_IN, private_ranges
 from memidx.secrets.calls import password_call
 from memidx.secrets.identifiers import condition, names_a_secret
+from memidx.secrets.members import MEMBER, named_member
 from memidx.secrets.templates import literal_parts
 from memidx.secrets.weak import common_password
 
@@ -89,16 +90,6 @@ REFERENCE = re.compile(
 URL_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://([^\s:/@]*):([^\s@/]+)@"
 )
-# A member, `settings.password`, `os.environ`, names each part as code does: `en_US.Zq8vT2mW9pL`
-# was let through as one, a random part after a locale's name. A random string swaps in two
-# runs of digits or more between letters (`Zq8vT2mW9pL`); a name holds one (`s3Client`,
-# `oauth2Token`, `v1beta1`).
-MEMBER = re.compile(r"(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+")
-# Between two of them a name's letters are a word (`V2beta2HorizontalPodAutoscaler`,
-# `v2Api3Key` were refused as random), a random string's are not (`8vT2`, `2mw9`)
-RANDOM_PART = re.compile(r"(?<=[A-Za-z])[0-9]++(?=([A-Za-z]++)[0-9]++[A-Za-z])")
-# with a vowel, as a word has one (`cfg.Hq7Xkrt3Lm`, a random string's, was let through)
-NAME_WORD = re.compile(r"(?=[^aeiouy]*+[aeiouy])(?:[A-Z][a-z]{2,}+|[a-z]{3,}+)")
 PORT = re.compile(r"[0-9]{1,5}")
 HOST_WITH_PORT = re.compile(r"(?:\[[^\]\s/@]*\]|[^\s:/@?#\[\]]+):[0-9]")  # `@cache:6379`
 
@@ -148,18 +139,21 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     enough entropy (ENOUGH_ENTROPY), no variable's name."""
     if DOT_PATH.match(value.lstrip("\"'`")):
         return False  # `.venv/bin/python`: its `.` taken off, it was judged as no path
-    value = value.strip("\"'`,;.:")  # `:` too: a label's `Password:` is no value
-    if len(value) < 8 or value.startswith("[REDACTED:"):
+    # one of the commonest passwords with a sign or digits, judged as written: `letmein.` was
+    # let through, its `.` taken off with `:` (a label's `Password:`) and the word left alone
+    written, value = value.strip("\"'`,;"), value.strip("\"'`,;.:")
+    weak = len(written) >= 8 and common_password(written) and not written.startswith("@")
+    if (len(value) < 8 and not weak) or value.startswith("[REDACTED:"):
         return False
     if PLACEHOLDER_WORDS.match(value) or names_a_secret(value) or condition(value):
         return False
     if referred(value):  # but for what is written beside a template's reference, `${X}v4lue`
         parts = literal_parts(value)
         return parts is not None and any(looks_secret(part, entropy) for part in parts)
+    if weak:
+        return True  # `!letmein`, `-letmein`: too little entropy, but the commonest
     if WORD_ALONE.fullmatch(value) or LOCALE.fullmatch(value):
         return False  # a capitalised word (`Passwort` of a translation file, `Credentials`)
-    if common_password(value):
-        return True  # `!letmein`: too little entropy for a password, but the commonest
     classes = character_classes(value)
     return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= ENOUGH_ENTROPY[classes]
 
@@ -206,8 +200,8 @@ def referred(value: str) -> bool:
     password shaped as a call (memidx.secrets.calls)."""
     if password_call(value):
         return False
-    if MEMBER.fullmatch(value):  # each run between digits (overlapping: a lookahead)
-        return all(NAME_WORD.fullmatch(run[1]) for run in RANDOM_PART.finditer(value))
+    if MEMBER.fullmatch(value):
+        return named_member(value)
     return bool(REFERENCE.search(value) or CALLED.search(value)) or (
         value.count(")") > value.count("(")
     )

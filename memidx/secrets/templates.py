@@ -54,8 +54,17 @@ def template_led(line: str, named: Callable[[str], bool]) -> Iterator[str]:
             yield match[2]
             after = _reference_end(line, match.start(2))
             yield from _quoted_defaults(line[match.start(2) : after if after != -1 else None])
-            if after != -1 and line[match.start(2) - 1] not in "\"'`":  # a plain scalar:
+            quote = line[match.start(2) - 1]
+            if after != -1 and quote not in "\"'`":  # a plain scalar:
                 yield from _words_after(line, max(after, match.end()))  # its words after it
+            # a shell's word goes on after its closing quote: `"${X}"v4lue` is one value
+            # (its literal was let through, the quote ending the value)
+            elif (
+                after != -1
+                and line[after : after + 1] == quote
+                and (run := RUN_AFTER.match(line, after + 1))
+            ):
+                yield run[0]
 
 
 def _reference_end(line: str, at: int) -> int:
@@ -68,26 +77,62 @@ def _reference_end(line: str, at: int) -> int:
     return -1 if end == -1 else end + len(close)
 
 
-# A quoted default a reference gives (group 2): Helm's `{{ .Values.x | default "v4lue" }}` or
-# `{{ default "v4lue" .Values.x }}`, an Actions expression's `${{ secrets.X || 'v4lue' }}`;
-# each was let through, the quotes ending the value (a message with spaces, `required "x is
-# required"`, is none); or the quoted literal a template's opens with, its value itself: `{{
-# "v4lue" }}`, `{{ "v4lue" | b64enc }}`, `${{ 'v4lue' }}` were let through once the words
-# inside a reference were no literal (not every quoted word inside one: `hashFiles('**/x')`)
-QUOTED_DEFAULT = re.compile(r"""(?:^\$?+\{\{-?+|\bdefault|\|\|)[ \t(]*+(["'])([^\s"'{}]++)\1""")
+# The quoted literals a template's reference is given are its values, or what it makes one of:
+# Helm's `{{ .Values.x | default "v4lue" }}`, `{{ printf "%s" "v4lue" }}`, `{{ coalesce .x
+# "v4lue" }}`, `{{ ternary "a" "v4lue" true }}`, an Actions expression's `${{ secrets.X ||
+# 'v4lue' }}` or `${{ format('{0}', 'v4lue') }}`, the literal it opens with (`{{ "v4lue" |
+# b64enc }}`): only `default`, `||` and an opening one were read, the others let through. A
+# literal with a space (`required "x is required"`) or a brace (`'{0}'`) is none; nor is a
+# keyword argument (Ansible's `region='eu-west-1'`), nor a comparison's operand, nor what a
+# function that looks a value up is given, a name (NAME_LOOKUPS: `{{ secret('db_pw_v2') }}`,
+# `lookup('password', ...)`, `env "DB_PASSWORD"`, `hashFiles('**/x')`). Read token by token,
+# once: what each literal is given to is known from the tokens before it.
+TOKEN = re.compile(r""""([^"\n]*+)"|'([^'\n]*+)'|(\{\{-?+|\|\|?+|\()|([\w.]++)|([=!<>]=|=)|\S""")
+NO_LITERAL = re.compile(r"[\s{}]")
+NAME_LOOKUPS = frozenset(
+    {"secret", "secrets", "lookup", "query", "q", "env", "getenv", "expandenv", "include",
+     "template", "tpl", "required", "fail", "resolve", "vault", "hashfiles", "index", "get",
+     "haskey", "pluck", "dig", "file", "files", "readfile", "contains", "startswith",
+     "endswith", "fromjson", "ssm", "aws_ssm", "op", "onepassword", "keyring"}
+)  # fmt: skip
 # the shell's, `${X:-"v4lue"}` (`-`, `=`, with or without `:`): only in a shell's reference, as
-# a keyword argument in a template's is none (Ansible's `lookup('aws_ssm', '/db/pw',
-# region='eu-west-1')` was refused)
+# a keyword argument in a template's is none
 SHELL_DEFAULT = re.compile(r"""^\$\{[^{}]*?:?+[-=][ \t]*+(["'])([^\s"'{}]++)\1""")
 
 
 def _quoted_defaults(reference: str) -> Iterator[str]:
-    """The quoted literals `reference` gives as its value (QUOTED_DEFAULT, SHELL_DEFAULT)."""
-    shell = reference.startswith("${") and not reference.startswith("${{")
-    for match in (SHELL_DEFAULT if shell else QUOTED_DEFAULT).finditer(reference):
-        yield match[2]
+    """The quoted literals `reference` gives as its value (TOKEN, SHELL_DEFAULT)."""
+    if reference.startswith("${") and not reference.startswith("${{"):
+        for match in SHELL_DEFAULT.finditer(reference):
+            yield match[2]
+        return
+    callee, opened, last, held = "", True, "", None  # `held`: a literal a `==` may follow
+    for token in TOKEN.finditer(reference):
+        literal = token[1] if token[1] is not None else token[2]
+        if token[5] is not None:  # a comparison's operand, or a keyword argument's
+            held = None
+        elif held is not None:
+            yield held
+            held = None
+        if token[3] is not None:  # `{{`, `|`, `(`: a function's name may follow
+            called = token[3] == "(" and reference[token.start() - 1 : token.start()].isalnum()
+            callee = last if called else ""
+            opened = not callee
+        elif token[4] is not None and opened:
+            callee, opened = token[4], False
+        elif (
+            literal
+            and not NO_LITERAL.search(literal)
+            and not last.endswith("=")
+            and callee.rpartition(".")[2].lower() not in NAME_LOOKUPS
+        ):
+            held = literal
+        last = token[4] or token[5] or ""
+    if held is not None:
+        yield held
 
 
+RUN_AFTER = re.compile(r"[^\s\"'`]++")
 # a word after a plain value a reference leads, on its line, up to a comment
 WORD_AFTER = re.compile(r"[ \t]++([^\s#]\S*+)")
 

@@ -16,6 +16,10 @@ COMMON_PASSWORDS = frozenset(
      "chocolate", "butterfly", "liverpool", "maverick", "chelsea", "jessica", "matthew",
      "anthony", "william", "passion", "dolphin", "blahblah"}
 )  # fmt: skip
+# Those a variable may be named after, as code names what a flag tests (`showPassword =
+# !computer` was refused as a password); no variable is named `letmein` or `sunshine`
+VARIABLE_WORDS = frozenset({"computer", "internet", "welcome", "whatever", "freedom", "passion"})
+NO_NAMES = COMMON_PASSWORDS - VARIABLE_WORDS
 SIGNS = "!#$%&*+,-./:;=?@^_|~"
 
 

@@ -74,6 +74,21 @@ def converge(machines: Sequence[Machine], remote: Path, rng: random.Random) -> i
     return 0
 
 
+def leftovers(m: Machine) -> set[str]:
+    """What `git status` shows once the person committed their work and the clones converged:
+    a ` D` of a note memidx deleted and never committed, a note staged again, a stray file;
+    each is the person's next `git commit -a` undoing memidx's work, or memidx's left behind."""
+    done = git(m.root, m.env, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    return {f"{entry[:2]} {entry[3:]}" for entry in done.out.split("\0") if entry[3:]}
+
+
+def forgot_after_all(remote: Path, env: dict[str, str], ref: str) -> bool:
+    """Whether the remote's last change of `ref` is memidx's forget: one that exited 1 ("HEAD
+    moved ..., so it was not forgotten") and whose commit a pull --rebase applied after all."""
+    args = ("--git-dir", str(remote), "log", "-1", "--format=%s", "main", "--", ref)
+    return git(remote, env, *args).out.strip() == f"memidx forget: {ref}"
+
+
 def missing(kind: str, where: str, refs: set[str], cause: str = "") -> Broken:
     """One line for all the refs one place lacks for one cause."""
     if not refs:
@@ -99,12 +114,24 @@ def finish(machines: Sequence[Machine], remote: Path) -> Broken:
     gone = set[str]().union(*(m.forgotten for m in machines))
     records = set[str]().union(*(m.records for m in machines))
     for m in machines:
-        broken += missing(
-            "remote lacks note", f"c{m.index}'s", (m.notes - m.forgotten) - held.notes
-        )
+        lacked = (m.notes - m.forgotten) - held.notes
+        said_not = {ref for ref in lacked if forgot_after_all(remote, m.env, ref)}
+        broken += missing("remote lacks note", f"c{m.index}'s", lacked - said_not)
+        cause = " a forget said were not forgotten (exit 1), yet its commit landed"
+        broken += missing("forget's error untrue", f"c{m.index}'s", said_not, cause)
         broken += missing("remote lacks record", f"c{m.index}'s", m.records - held.records)
     broken += missing("remote holds forgotten note", "remote", gone & held.notes)
     broken += missing("remote holds record twice", "remote", held.twice)
+    left = {m.index: leftovers(m) for m in machines}
+    for m in machines:
+        broken += missing("work tree leftover", f"c{m.index}", left[m.index])
+    untrue = {r for r in notes - held.notes if forgot_after_all(remote, machines[0].env, r)}
+    lost, back = notes - held.notes - untrue, gone & held.notes
+    print(f"seed {machines[0].seed}: {len(notes | gone)} notes acknowledged, {len(gone)} "
+          f"forgotten, {len(lost)} lost, {len(back)} back, {len(untrue)} forgotten though forget "
+          f"said not, {len(records - held.records)} "
+          f"of {len(records)} records missing, {sum(map(len, left.values()))} work-tree "
+          "leftovers")  # fmt: skip
     for m in machines:
         ids, refs = indexed(m.root / ".memidx" / "index.sqlite")
         here = tree(m.root / ".git", m.env, "HEAD")
@@ -124,6 +151,8 @@ def finish(machines: Sequence[Machine], remote: Path) -> Broken:
                 ("status not clean", f"c{m.index} exit {status.code}: {status.out[-400:]}")
             )
         before = searches(m)
+        # the rebuild check deletes .memidx/ and its logs with it: kept beside the clone
+        shutil.copytree(m.root / ".memidx", m.root.parent / f"c{m.index}-memidx-kept")
         shutil.rmtree(m.root / ".memidx")
         memidx(m.root, m.env, "ingest")
         if searches(m) != before:

@@ -1,6 +1,6 @@
 """The chaos bench's own bookkeeping: a record the remote holds twice is found, and an
 operation is marked failed only for a failure of its own actor, not one another actor of the
-same clone met meanwhile."""
+same clone met meanwhile; what `git status` shows at the end is a leftover."""
 
 from __future__ import annotations
 
@@ -59,3 +59,46 @@ def test_an_operation_is_failed_by_its_own_actor_alone(
     failing.join(WAIT)
     ended = {line.split()[2]: line.split()[-1] for line in chaos.ORDER if "starts" not in line}
     assert ended == {"a1": "ends", "a2": "failed"}
+
+
+def test_a_note_deleted_in_the_work_tree_alone_is_a_leftover(tmp_path: Path) -> None:
+    """` D notes/x.md` at the end (HEAD and git's index hold it, the work tree does not): the
+    person's next `git commit -a` deletes a note no one forgot; the bench did not look."""
+    from tests.benchmark.chaos_finish import leftovers
+
+    env = clean_env(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / ".config"))
+    root = tmp_path / "repo"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "kept.md").write_text("# Kept\n")
+    (root / "notes" / "gone.md").write_text("# Gone\n")
+    git(root, env, "init", "-q", "-b", "main")
+    git(root, env, "add", "notes")
+    git(root, env, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notes")
+    m = chaos.Machine(0, root, env, random.Random(1), 1)
+    assert leftovers(m) == set()
+    (root / "notes" / "gone.md").unlink()
+    assert leftovers(m) == {" D notes/gone.md"}
+
+
+def test_a_note_whose_forget_landed_after_its_error_is_told_from_a_lost_one(
+    tmp_path: Path,
+) -> None:
+    """A forget that said "not forgotten" (exit 1) and whose commit a `pull --rebase` applied
+    after all: the note is gone by memidx's forget, a broken word, not a lost note."""
+    from tests.benchmark.chaos_finish import forgot_after_all
+
+    env = clean_env(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / ".config"))
+    root = tmp_path / "repo"
+    (root / "notes").mkdir(parents=True)
+    for name in ("forgot.md", "lost.md"):
+        (root / "notes" / name).write_text(f"# {name}\n")
+    who = ("-c", "user.name=t", "-c", "user.email=t@t")
+    git(root, env, "init", "-q", "-b", "main")
+    git(root, env, "add", "notes")
+    git(root, env, *who, "commit", "-q", "-m", "notes")
+    git(root, env, "rm", "-q", "notes/forgot.md")
+    git(root, env, *who, "commit", "-q", "-m", "memidx forget: notes/forgot.md")
+    git(root, env, "rm", "-q", "notes/lost.md")
+    git(root, env, *who, "commit", "-q", "-m", "a merge that dropped it")
+    assert forgot_after_all(root / ".git", env, "notes/forgot.md")
+    assert not forgot_after_all(root / ".git", env, "notes/lost.md")

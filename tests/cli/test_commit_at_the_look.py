@@ -59,7 +59,7 @@ def test_a_commit_that_starts_right_after_memidx_looked_is_waited_for(
     memory: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[subprocess.Popen[str]] = []
-    look = publish_module.committing
+    look = publish_module.in_the_way
 
     def person_starts_after_the_look(root: Path) -> bool:
         busy = look(root)
@@ -68,7 +68,7 @@ def test_a_commit_that_starts_right_after_memidx_looked_is_waited_for(
             started.append(person_commits(memory))
         return busy
 
-    monkeypatch.setattr(publish_module, "committing", person_starts_after_the_look)
+    monkeypatch.setattr(publish_module, "in_the_way", person_starts_after_the_look)
     ref = memory.note("agent.md", "Agent's note", "remembered by an agent")
     try:
         commit_paths(load_config(memory.root, env={}), [ref], "memidx remember: Agent's note")

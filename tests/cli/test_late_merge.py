@@ -20,6 +20,7 @@ from memidx.errors import GitBusy
 from memidx.git import late
 from memidx.git import publish as publish_module
 from memidx.git.commit import commit_paths
+from memidx.git.newcomers import COMMITTING
 from memidx.git.publish import started
 from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
@@ -70,8 +71,8 @@ class LatePull:
         self.pulls: list[subprocess.Popen[bytes]] = []
         self.real = publish_module.arrived
 
-    def look(self, root: Path, since: int | None) -> bool:
-        busy = self.real(root, since)
+    def look(self, root: Path, since: int | None, commands: frozenset[str] = COMMITTING) -> bool:
+        busy = self.real(root, since, commands)
         if busy or self.pulls:
             return busy
         config = ("-c", f"core.fsmonitor={self.hook}")

@@ -63,7 +63,7 @@ def test_a_pull_that_starts_during_the_look_is_waited_for(
     one.commit("local")
     one.write("notes/seed.md", EDIT)  # what the autostash takes aside and puts back
     pulls: list[subprocess.Popen[str]] = []
-    look = publish_module.committing
+    look = publish_module.in_the_way
 
     def pull_starts_during_the_look(root: Path) -> bool:
         busy = look(root)
@@ -71,7 +71,7 @@ def test_a_pull_that_starts_during_the_look_is_waited_for(
             pulls.append(fetching_pull(one, tmp_path))
         return busy
 
-    monkeypatch.setattr(publish_module, "committing", pull_starts_during_the_look)
+    monkeypatch.setattr(publish_module, "in_the_way", pull_starts_during_the_look)
     data = b"turn 1\nturn 2\n"
     try:
         commit_paths(

@@ -8,6 +8,7 @@ the person writes at the note's path just before the put-back stays as they wrot
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from tests.machines import Machine
 # after the switch back at memidx's `git rm`, as memidx puts the note back: another git
 # holds the index for a second
 LOCKING = """case "$*" in
-  *checkout*|*update-index*) if [ -e "$MARK.back" ] && [ ! -e "$MARK.locked" ]; then
+  *ls-tree*HEAD*) if [ -e "$MARK.back" ] && [ ! -e "$MARK.locked" ]; then
     : > "$MARK.locked"; : > "$GIT_LOCK"; (sleep 1; rm -f "$GIT_LOCK") &
   fi ;;
 esac
@@ -138,3 +139,37 @@ def test_the_hint_when_the_index_stays_held_keeps_the_person_s_file(tmp_path: Pa
     subprocess.run(said[1], shell=True, cwd=repo.root, check=True, env=clean_env())
     assert (repo.root / NOTE).read_text() == "mine\n"
     assert repo.git("status", "--porcelain") == f" M {NOTE}\n"
+
+
+# the person's own file at the note's path, staged (`git add`) in the instant between memidx's
+# look at git's index (nothing there) and its put-back of main's entry
+STAGING = """case "$*" in
+  *update-index*) if [ -e "$MARK.back" ] && [ ! -e "$MARK.written" ]; then
+    : > "$MARK.written"; printf 'mine\\n' > "$PERSONS_FILE"
+    if env -u GIT_INDEX_FILE "$REAL_GIT" add -- "$PERSONS_FILE" 2>/dev/null; then
+      : > "$MARK.added"
+    else  # refused while memidx holds git's index: the person tries again
+      ( i=0; until env -u GIT_INDEX_FILE "$REAL_GIT" add -- "$PERSONS_FILE" 2>/dev/null; do
+          i=$((i + 1)); [ $i -ge 100 ] && exit 1; sleep 0.05; done; : > "$MARK.added"
+      ) >/dev/null 2>&1 &
+    fi
+  fi ;;
+esac
+"""
+
+
+def test_what_a_person_stages_as_the_note_is_put_back_stays_staged(tmp_path: Path) -> None:
+    """memidx's `update-index --cacheinfo` wrote main's entry over the one the person had just
+    staged (`git status`: ` M`, their `git add` undone): the put-back now looks and writes
+    under git's own index lock, so the person's `git add` comes before it (and is kept), or
+    is refused ("index.lock: File exists") and comes after it."""
+    code, err, machine = _remember(tmp_path, STAGING)
+    for _ in range(100):  # refused while memidx held git's index, the person's add is retried
+        if Path(f"{tmp_path / 'switched'}.added").exists():
+            break
+        time.sleep(0.1)
+    assert Path(f"{tmp_path / 'switched'}.added").exists()
+    assert code == 0 and "Traceback" not in err, err
+    assert machine.git("status", "--porcelain", "--untracked-files=all") == f"M  {NOTE}\n"
+    assert machine.git("show", f":{NOTE}") == "mine\n"
+    assert (machine.root / NOTE).read_text() == "mine\n"

@@ -100,6 +100,7 @@ PURE = [
     "memidx.secrets.negation",
     "memidx.secrets.templates",
     "memidx.secrets.weak",
+    "memidx.secrets.members",
     "memidx.secrets.held",
     "memidx.secrets.encoded",
     "memidx.secrets.calls",

@@ -1,0 +1,65 @@
+"""A note `memidx forget` took out of a branch that a merge brought back, forgotten again by
+the post-merge hook.
+
+A branch made before a `git pull --rebase` (or any rewrite) holds the note in commits the
+rebase copied: their merge-base lacks the note, so merging that branch after the note was
+forgotten adds it again, as the other side's new file, into memory and on to the remote
+(tests/benchmark/chaos.py, seed 2). It is the forgotten note when the newest change of its
+path on the merge's first parent is memidx's `forget` commit, the merge holds the very bytes
+that commit deleted, and the other parent never saw that commit (one that did and wrote the
+note again meant it). Git's history keeps the note's text, as after any forget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memidx.config import Config
+from memidx.git.repo import GitRepo
+from memidx.notes.note import is_note_path
+
+SUBJECT = "memidx forget: "  # memidx.memory.forget's subject, before the note's path
+
+
+def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
+    """The forgotten notes merge commit `merge` holds again: ref -> the forget's commit."""
+    repo = GitRepo(config.root)
+    parents = _text(repo, "rev-list", "--parents", "-n", "1", merge).split()
+    if len(parents) != 3:  # not a merge (an octopus is none a person makes by hand)
+        return {}
+    _, ours, theirs = parents
+    args = ("diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", ours, merge)
+    added = _text(repo, *args, "--", config.notes_dir).split("\0")
+    found: dict[str, str] = {}
+    for ref in (ref for ref in added if is_note_path(ref, config.notes_dir)):
+        literal = f":(literal){ref}"
+        forgot = _text(repo, "log", "-1", "--format=%H%x00%s", ours, "--", literal)
+        commit, _, subject = forgot.strip().partition("\0")
+        if not commit or subject != f"{SUBJECT}{ref}":
+            continue  # deleted by a person's commit, or never here: a new note
+        deleted = _text(repo, "rev-parse", "--verify", "-q", f"{commit}^:{ref}").strip()
+        if deleted != _text(repo, "rev-parse", "--verify", "-q", f"{merge}:{ref}").strip():
+            continue  # other words: the other branch's own note at that path
+        if not _text(repo, "rev-list", "-1", commit, f"^{theirs}").strip():
+            continue  # the other branch saw the forget, and wrote the note again: meant
+        found[ref] = commit
+    return found
+
+
+def forget_again(config: Config, say: Callable[[str], None]) -> None:
+    """Forget again each note the merge at HEAD brought back, each said in one line."""
+    from memidx.errors import MemidxError
+    from memidx.memory.forget import forget
+
+    for ref, commit in brought_back(config).items():
+        came = f"{ref}, forgotten in {commit[:12]}, came back with this merge (the other branch "
+        came += "still held it from before a rebase)"
+        try:
+            done = forget(config, ref, lambda line: say(line.removeprefix("memidx: ")))
+        except MemidxError as exc:
+            say(f"warning: {came}, and was not forgotten again: {exc} (run `memidx forget {ref}`)")
+            continue
+        say(f"{came}: forgotten again ({(done.commit or '')[:12]})")
+
+
+def _text(repo: GitRepo, *args: str) -> str:
+    return repo.run(*args, check=False).decode("utf-8", "surrogateescape")

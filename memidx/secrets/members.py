@@ -1,0 +1,42 @@
+"""A value shaped as a member, `settings.password`, told from a random string after a dot
+(pure): code names each part of a member with words, a random string swaps digits in."""
+
+from __future__ import annotations
+
+import re
+
+# A member, `settings.password`, `os.environ`, names each part as code does: `en_US.Zq8vT2mW9pL`
+# was let through as one, a random part after a locale's name. A random string swaps in two
+# runs of digits or more between letters (`Zq8vT2mW9pL`); a name holds one (`s3Client`,
+# `oauth2Token`, `v1beta1`).
+MEMBER = re.compile(r"(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+")
+# Between two of them a name's letters are a word (`V2beta2HorizontalPodAutoscaler`,
+# `v2Api3Key` were refused as random), a random string's are not (`8vT2`, `2mw9`)
+RANDOM_PART = re.compile(r"(?<=[A-Za-z])[0-9]++(?=([A-Za-z]++)[0-9]++[A-Za-z])")
+# with a vowel, as a word has one (`cfg.Hq7Xkrt3Lm`, a random string's, was let through)
+NAME_WORD = re.compile(r"(?=[^aeiouy]*+[aeiouy])(?:[A-Z][a-z]{2,}+|[a-z]{3,}+)")
+# A part without capitals that ends in a word (`t3a2xlarge`, `m5d4xlarge`): a letter alone
+# between its digits names a kind or a size, as an instance type's (`token = ec2.t3a2xlarge`
+# was refused); `hq7x3krtlm`, no word at its end, is a random string's
+SMALL = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _kind_letter(value: str, run: re.Match[str]) -> bool:
+    """Whether a run of letters between digits (RANDOM_PART) is one small letter of a part
+    without capitals that ends in a word (NAME_WORD)."""
+    if len(run[1]) != 1 or not run[1].islower():
+        return False
+    start = value.rfind(".", 0, run.start()) + 1
+    end = value.find(".", run.start())
+    part = value[start : len(value) if end == -1 else end]
+    tail = part[len(part.rstrip(SMALL)) :]
+    return part.lower() == part and NAME_WORD.fullmatch(tail) is not None
+
+
+def named_member(value: str) -> bool:
+    """Whether a value MEMBER matches names a member: each run of letters between two runs of
+    digits (RANDOM_PART, overlapping: a lookahead) is a word or names a kind (_kind_letter)."""
+    return all(
+        NAME_WORD.fullmatch(run[1]) or _kind_letter(value, run)
+        for run in RANDOM_PART.finditer(value)
+    )
