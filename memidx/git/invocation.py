@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
@@ -131,7 +131,7 @@ def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def holding(root: Path) -> Iterator[None]:
+def holding(root: Path) -> Generator[None]:
     """While memidx holds HEAD's lock of the clone at `root` (publish.move_head's look), its
     aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of 20 remembers
     beside a person's `git st` alias every 0.03 s): the last read are used, or, never read,
