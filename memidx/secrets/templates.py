@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.signs import MIXED
+
 # `${NAME}`, `${NAME:-default}` (`-`, `=`, `+` with or without `:`; `?` gives an error's
 # message, no value), `${anything}`, `{{anything}}`; no brace inside
 TEMPLATE = re.compile(
@@ -107,6 +109,7 @@ def _quoted_defaults(reference: str) -> Iterator[str]:
             yield match[2]
         return
     callee, opened, last, held = "", True, "", None  # `held`: a literal a `==` may follow
+    outer: list[tuple[str, bool]] = []  # the callee each `(` opened inside (at most 64 kept)
     for token in TOKEN.finditer(reference):
         literal = token[1] if token[1] is not None else token[2]
         if token[5] is not None:  # a comparison's operand, or a keyword argument's
@@ -116,20 +119,32 @@ def _quoted_defaults(reference: str) -> Iterator[str]:
             held = None
         if token[3] is not None:  # `{{`, `|`, `(`: a function's name may follow
             called = token[3] == "(" and reference[token.start() - 1 : token.start()].isalnum()
+            if token[3] == "(" and len(outer) < 64:
+                outer.append((callee, opened))
             callee = last if called else ""
             opened = not callee
+        elif token[0] == ")" and outer:  # `default (env "X") "v4lue"`: the outer's again
+            callee, opened = outer.pop()
         elif token[4] is not None and opened:
             callee, opened = token[4], False
-        elif (
-            literal
-            and not NO_LITERAL.search(literal)
-            and not last.endswith("=")
-            and callee.rpartition(".")[2].lower() not in NAME_LOOKUPS
-        ):
-            held = literal
+        elif literal and not NO_LITERAL.search(literal) and not last.endswith("="):
+            held = literal if _given(callee, literal) else None
         last = token[4] or token[5] or ""
     if held is not None:
         yield held
+
+
+# A random string given to a lookup (`{{ env "Zq8vT2mW9pLq" }}`, `secret('Zq8vT2...')`): no
+# name holds a run of letters between digits (signs.MIXED), a random string's does
+RANDOM_NAME = re.compile(r"[A-Za-z0-9]{8,}+")
+
+
+def _given(callee: str, literal: str) -> bool:
+    """Whether `literal`, given to `callee`, is a value to judge: not a name a lookup is given
+    (NAME_LOOKUPS), but for a random string's."""
+    if callee.rpartition(".")[2].lower() not in NAME_LOOKUPS:
+        return True
+    return RANDOM_NAME.fullmatch(literal) is not None and MIXED.search(literal) is not None
 
 
 RUN_AFTER = re.compile(r"[^\s\"'`]++")

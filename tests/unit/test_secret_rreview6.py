@@ -1,0 +1,56 @@
+"""Holes the review of the sixth review's branch found: a literal after a template's inner
+call (`default (env "X") "v4lue"`) judged as given to that call, and a random string given
+to a lookup (`{{ env "Zq8vT2mW9pLq" }}`) read as a name and let through."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+
+RANDOM = "Zq8vT2mW9pLq"
+
+
+def found(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_secrets(text, allow=True)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password: {{{{ default (env "DB_PASSWORD") "{RANDOM}" }}}}',
+        f'password: {{{{ coalesce (env "X") .Values.pw "{RANDOM}" }}}}',
+        f"token: ${{{{ format('{{0}}', fromJSON('x'), '{RANDOM}') }}}}",
+    ],
+)
+def test_a_literal_after_an_inner_call_is_the_outer_calls(text: str) -> None:
+    """The inner call's `)` gives the literal after it back to the outer function."""
+    assert found(text) == [RANDOM]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password: {{{{ secret "{RANDOM}" }}}}',
+        f'password: {{{{ env "{RANDOM}" }}}}',
+        f"password: ${{{{ env('{RANDOM}') }}}}",
+        f'password: {{{{ index .Values "{RANDOM}" }}}}',
+    ],
+)
+def test_a_random_string_given_to_a_lookup_is_judged(text: str) -> None:
+    assert found(text) == [RANDOM]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: {{ secret('db_password_v2') }}",
+        'password: {{ env "AWS_S3_BUCKET" }}',
+        "password: ${{ hashFiles('**/k8s/go.sum') }}",
+        'password: {{ default (env "X") .Values.pw }}',
+        'api-key: {{ index .Values.apiKeys "prod-east-1" }}',
+        "password: {{ lookup('aws_ssm', '/db/pw2x3', region='eu-west-1') }}",
+    ],
+)
+def test_a_name_given_to_a_lookup_stays_a_name(text: str) -> None:
+    assert found(text) == []
