@@ -54,3 +54,19 @@ def test_a_random_string_given_to_a_lookup_is_judged(text: str) -> None:
 )
 def test_a_name_given_to_a_lookup_stays_a_name(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "value", ["isQzkvTwpLmxRb", "hasQzkvTwpLmxRb", "is_QzkvTwpLmxRb", "wasHJKQWPZmx"]
+)
+def test_a_random_string_led_by_a_question_word_is_judged(value: str) -> None:
+    """A flag's name is words after its question word; a random string's letters are none."""
+    assert found(f"password = {value}") == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["password = is_expired", "token = isHTTPS", "password = hasSSL", "token = is_admin_user"],
+)
+def test_a_flags_name_stays_a_name(text: str) -> None:
+    assert found(text) == []
