@@ -70,3 +70,16 @@ def test_a_random_string_led_by_a_question_word_is_judged(value: str) -> None:
 )
 def test_a_flags_name_stays_a_name(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "value", ["a.k9z3j7x4large", "ec2.z7k9m4b2large", "cfg.k7x9q2m4p8value", "app.h4k8s2p9r3name"]
+)
+def test_a_member_with_many_letters_between_digits_is_judged(value: str) -> None:
+    """An instance type has one letter between digits (`t3a2xlarge`); a random string many."""
+    assert found(f"token = {value}") == [value]
+
+
+@pytest.mark.parametrize("value", ["ec2.t3a2xlarge", "ec2.m5d4xlarge"])
+def test_an_instance_type_stays_a_member(value: str) -> None:
+    assert found(f"token = {value}") == []
