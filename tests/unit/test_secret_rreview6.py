@@ -83,3 +83,16 @@ def test_a_member_with_many_letters_between_digits_is_judged(value: str) -> None
 @pytest.mark.parametrize("value", ["ec2.t3a2xlarge", "ec2.m5d4xlarge"])
 def test_an_instance_type_stays_a_member(value: str) -> None:
     assert found(f"token = {value}") == []
+
+
+@pytest.mark.parametrize(
+    "text", ["password=-v1beta1", "password: -Dkey2value3", "password = --output2file3"]
+)
+def test_an_option_with_words_between_digits_is_no_value(text: str) -> None:
+    """A `-` led value is judged for letters between digits that are no word (`8vT2`)."""
+    assert found(text) == []
+
+
+@pytest.mark.parametrize("value", ["-Zq8vT2mW9pLq", "-k8s2web3"])
+def test_a_dash_led_random_string_is_still_judged(value: str) -> None:
+    assert found(f"password = {value}") == [value]
