@@ -4,6 +4,8 @@ to a lookup (`{{ env "Zq8vT2mW9pLq" }}`) read as a name and let through."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from memidx.secrets.detect import find_secrets
@@ -96,3 +98,32 @@ def test_an_option_with_words_between_digits_is_no_value(text: str) -> None:
 @pytest.mark.parametrize("value", ["-Zq8vT2mW9pLq", "-k8s2web3"])
 def test_a_dash_led_random_string_is_still_judged(value: str) -> None:
     assert found(f"password = {value}") == [value]
+
+
+def test_a_line_of_open_references_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`token={{x ` repeated: each reference was read to the line's end (50 KB: 19 s)."""
+    from memidx.secrets import templates
+
+    read: list[int] = []
+    quoted_defaults = templates._quoted_defaults  # pyright: ignore[reportPrivateUsage]
+
+    def counted(reference: str) -> Iterator[str]:
+        read.append(len(reference))
+        return quoted_defaults(reference)
+
+    monkeypatch.setattr(templates, "_quoted_defaults", counted)
+    line = "token={{x " * 5000
+    assert found(line) == []
+    assert len(read) == 5000 and sum(read) <= 2 * len(line)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password: {{{{ default "{RANDOM}"',
+        f'password: {{{{ default "{RANDOM}" token={{{{x',
+        f'password: {{{{ .Values.x | default "{RANDOM}" }}}}' + " " * 2000,
+    ],
+)
+def test_an_open_references_literal_is_still_judged(text: str) -> None:
+    assert found(text) == [RANDOM]
