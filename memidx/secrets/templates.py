@@ -60,13 +60,15 @@ def template_led(line: str, named: Callable[[str], bool]) -> Iterator[str]:
             if after != -1 and quote not in "\"'`":  # a plain scalar:
                 yield from _words_after(line, max(after, match.end()))  # its words after it
             # a shell's word goes on after its closing quote: `"${X}"v4lue` is one value
-            # (its literal was let through, the quote ending the value)
+            # (its literal was let through, the quote ending the value); a literal part as
+            # literal_parts reads one (`"${CI_JOB_TOKEN}"@gitlab.com/x.git` was refused)
             elif (
                 after != -1
                 and line[after : after + 1] == quote
                 and (run := RUN_AFTER.match(line, after + 1))
+                and LITERAL.fullmatch(run[0].strip(EDGES))
             ):
-                yield run[0]
+                yield run[0].strip(EDGES)
 
 
 # A reference's first characters read for the literals it is given, where it closes (one
@@ -162,7 +164,7 @@ def _given(callee: str, literal: str) -> bool:
     return RANDOM_NAME.fullmatch(literal) is not None and MIXED.search(literal) is not None
 
 
-RUN_AFTER = re.compile(r"[^\s\"'`]++")
+RUN_AFTER = re.compile(r"[^\s\"'`;&|)<>]++")  # to a shell's separator
 # a word after a plain value a reference leads, on its line, up to a comment
 WORD_AFTER = re.compile(r"[ \t]++([^\s#]\S*+)")
 

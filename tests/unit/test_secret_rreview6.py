@@ -127,3 +127,29 @@ def test_a_line_of_open_references_is_read_once(monkeypatch: pytest.MonkeyPatch)
 )
 def test_an_open_references_literal_is_still_judged(text: str) -> None:
     assert found(text) == [RANDOM]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'git clone https://gitlab-ci-token:"${CI_JOB_TOKEN}"@gitlab.example.com/group/x.git',
+        'token="${CI_JOB_TOKEN}"@gitlab.example.com/group/project.git',
+        'TOKEN="${GITHUB_TOKEN}"/repos/owner/name/releases',
+    ],
+)
+def test_a_host_or_path_after_a_quoted_reference_is_no_value(text: str) -> None:
+    """After a quoted reference's closing quote only a literal part is judged, as beside one."""
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password = "${{X}}"{RANDOM}',
+        f"password = '${{X}}'{RANDOM};",
+        f'password = "${{X}}"{RANDOM}&&echo',
+        f'password = "${{X}}"-{RANDOM}',
+    ],
+)
+def test_a_literal_after_a_quoted_reference_is_still_judged(text: str) -> None:
+    assert found(text) == [RANDOM]
