@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 
 from memidx.secrets.held import held_values
 from memidx.secrets.linear import next_name, opened_by_name
+from memidx.secrets.members import NAME_WORD
 from memidx.secrets.negation import negation
-from memidx.secrets.signs import MIXED, SIGNS, no_password, personal, selector
+from memidx.secrets.signs import SIGNS, no_password, personal, selector
 from memidx.secrets.weak import common_password
 
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`,
@@ -150,7 +151,16 @@ DASH_LED = re.compile(r"[ \t]*+[\"'`]?+(-[^\s\"'`,;]++)")
 def _dash_led(line: str, at: int) -> re.Match[str] | None:
     """The value led by `-` after the assignment that ends at `at`, when no option's."""
     led = DASH_LED.match(line, at)
-    return led if led and (common_password(led[1]) or MIXED.search(led[1])) else None
+    return led if led and (common_password(led[1]) or _random_run(led[1])) else None
+
+
+BETWEEN_DIGITS = re.compile(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
+
+
+def _random_run(value: str) -> bool:
+    """Whether `value` holds letters between digits that are no word (`8vT2`, not `1beta1`:
+    `password=-v1beta1`, an API version's option, was refused)."""
+    return any(not NAME_WORD.fullmatch(run[0]) for run in BETWEEN_DIGITS.finditer(value))
 
 
 def _bare_sign_led(line: str, at: int, until: int = 0) -> re.Match[str] | None:

@@ -71,6 +71,9 @@ CONDITION = re.compile(
 # A flag's name: a name of code whose first word asks a question (`is_expired`, `hasToken`), as
 # a filter names the field it tests (`filter=password%3Ais_expired` was refused)
 FLAG_WORDS = frozenset({"is", "has", "can", "should", "was", "did", "does", "needs", "must"})
+# each word after it a word (a vowel) or an acronym (`isHTTPS`); a random string's letters
+# split into no words (`isQzkvTwpLmxRb`, `wasHJKQWPZmx` were let through as flags' names)
+FLAG_WORD = re.compile(r"(?i:.*[aeiouy].*)|[A-Z]{1,5}")
 
 
 def condition(value: str) -> bool:
@@ -78,4 +81,8 @@ def condition(value: str) -> bool:
     if CONDITION.fullmatch(value) is not None:
         return True
     words = WORD.findall(value) if IDENTIFIER.fullmatch(value) else []
-    return len(words) >= 2 and words[0] in FLAG_WORDS
+    return (
+        len(words) >= 2
+        and words[0] in FLAG_WORDS
+        and all(FLAG_WORD.fullmatch(word) for word in words[1:])
+    )

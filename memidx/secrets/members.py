@@ -35,8 +35,13 @@ def _kind_letter(value: str, run: re.Match[str]) -> bool:
 
 def named_member(value: str) -> bool:
     """Whether a value MEMBER matches names a member: each run of letters between two runs of
-    digits (RANDOM_PART, overlapping: a lookahead) is a word or names a kind (_kind_letter)."""
-    return all(
-        NAME_WORD.fullmatch(run[1]) or _kind_letter(value, run)
-        for run in RANDOM_PART.finditer(value)
-    )
+    digits (RANDOM_PART, overlapping: a lookahead) is a word, or one of them names a kind
+    (_kind_letter: `t3a2xlarge` has one; `k9z3j7x4large`, a random string's, three)."""
+    kinds = 0
+    for run in RANDOM_PART.finditer(value):
+        if NAME_WORD.fullmatch(run[1]):
+            continue
+        kinds += 1
+        if kinds > 1 or not _kind_letter(value, run):
+            return False
+    return True

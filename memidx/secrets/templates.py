@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.signs import MIXED
+
 # `${NAME}`, `${NAME:-default}` (`-`, `=`, `+` with or without `:`; `?` gives an error's
 # message, no value), `${anything}`, `{{anything}}`; no brace inside
 TEMPLATE = re.compile(
@@ -53,18 +55,35 @@ def template_led(line: str, named: Callable[[str], bool]) -> Iterator[str]:
         if named(line[(line.rfind(".", start, end) + 1) or start : end]):
             yield match[2]
             after = _reference_end(line, match.start(2))
-            yield from _quoted_defaults(line[match.start(2) : after if after != -1 else None])
+            yield from _quoted_defaults(_reference(line, match.start(2), after))
             quote = line[match.start(2) - 1]
             if after != -1 and quote not in "\"'`":  # a plain scalar:
                 yield from _words_after(line, max(after, match.end()))  # its words after it
             # a shell's word goes on after its closing quote: `"${X}"v4lue` is one value
-            # (its literal was let through, the quote ending the value)
+            # (its literal was let through, the quote ending the value); a literal part as
+            # literal_parts reads one (`"${CI_JOB_TOKEN}"@gitlab.com/x.git` was refused)
             elif (
                 after != -1
                 and line[after : after + 1] == quote
                 and (run := RUN_AFTER.match(line, after + 1))
+                and LITERAL.fullmatch(run[0].strip(EDGES))
             ):
-                yield run[0]
+                yield run[0].strip(EDGES)
+
+
+# A reference's first characters read for the literals it is given, where it closes (one
+# closing later is read as left open); one left open is read up to the next that opens: each
+# was read to the line's end, and a line of `token={{x ` took 19 s of CPU for 50 KB
+REFERENCE_READ = 1024
+OPENING = re.compile(r"\$\{|\{\{")
+
+
+def _reference(line: str, at: int, end: int) -> str:
+    """The text of the reference that opens at `at` and closes at `end` (-1: left open)."""
+    if end == -1:
+        opens = OPENING.search(line, at + 2, at + REFERENCE_READ)
+        end = opens.start() if opens else at + REFERENCE_READ
+    return line[at:end]
 
 
 def _reference_end(line: str, at: int) -> int:
@@ -73,7 +92,7 @@ def _reference_end(line: str, at: int) -> int:
     `{{ lookup('password', '/tmp/pw chars=ascii_letters') }}` and GitHub Actions'
     `${{ steps.app-token.outputs.token }}` were refused, a word inside judged as a value."""
     close = "}}" if line.startswith(("{{", "${{"), at) else "}"
-    end = line.find(close, at)
+    end = line.find(close, at, at + REFERENCE_READ)
     return -1 if end == -1 else end + len(close)
 
 
@@ -107,6 +126,7 @@ def _quoted_defaults(reference: str) -> Iterator[str]:
             yield match[2]
         return
     callee, opened, last, held = "", True, "", None  # `held`: a literal a `==` may follow
+    outer: list[tuple[str, bool]] = []  # the callee each `(` opened inside (at most 64 kept)
     for token in TOKEN.finditer(reference):
         literal = token[1] if token[1] is not None else token[2]
         if token[5] is not None:  # a comparison's operand, or a keyword argument's
@@ -116,23 +136,35 @@ def _quoted_defaults(reference: str) -> Iterator[str]:
             held = None
         if token[3] is not None:  # `{{`, `|`, `(`: a function's name may follow
             called = token[3] == "(" and reference[token.start() - 1 : token.start()].isalnum()
+            if token[3] == "(" and len(outer) < 64:
+                outer.append((callee, opened))
             callee = last if called else ""
             opened = not callee
+        elif token[0] == ")" and outer:  # `default (env "X") "v4lue"`: the outer's again
+            callee, opened = outer.pop()
         elif token[4] is not None and opened:
             callee, opened = token[4], False
-        elif (
-            literal
-            and not NO_LITERAL.search(literal)
-            and not last.endswith("=")
-            and callee.rpartition(".")[2].lower() not in NAME_LOOKUPS
-        ):
-            held = literal
+        elif literal and not NO_LITERAL.search(literal) and not last.endswith("="):
+            held = literal if _given(callee, literal) else None
         last = token[4] or token[5] or ""
     if held is not None:
         yield held
 
 
-RUN_AFTER = re.compile(r"[^\s\"'`]++")
+# A random string given to a lookup (`{{ env "Zq8vT2mW9pLq" }}`, `secret('Zq8vT2...')`): no
+# name holds a run of letters between digits (signs.MIXED), a random string's does
+RANDOM_NAME = re.compile(r"[A-Za-z0-9]{8,}+")
+
+
+def _given(callee: str, literal: str) -> bool:
+    """Whether `literal`, given to `callee`, is a value to judge: not a name a lookup is given
+    (NAME_LOOKUPS), but for a random string's."""
+    if callee.rpartition(".")[2].lower() not in NAME_LOOKUPS:
+        return True
+    return RANDOM_NAME.fullmatch(literal) is not None and MIXED.search(literal) is not None
+
+
+RUN_AFTER = re.compile(r"[^\s\"'`;&|)<>]++")  # to a shell's separator
 # a word after a plain value a reference leads, on its line, up to a comment
 WORD_AFTER = re.compile(r"[ \t]++([^\s#]\S*+)")
 
