@@ -41,6 +41,8 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
             continue  # other words: the other branch's own note at that path
         if not _text(repo, "rev-list", "-1", commit, f"^{theirs}").strip():
             continue  # the other branch saw the forget, and wrote the note again: meant
+        if _reverted(repo, commit, theirs, ours, literal):
+            continue  # `git revert` of the forget on a branch that never held it: meant
         found[ref] = commit
     return found
 
@@ -59,6 +61,14 @@ def forget_again(config: Config, say: Callable[[str], None]) -> None:
             say(f"warning: {came}, and was not forgotten again: {exc} (run `memidx forget {ref}`)")
             continue
         say(f"{came}: forgotten again ({(done.commit or '')[:12]})")
+
+
+def _reverted(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) -> bool:
+    """Whether a commit only the other branch holds that changed the note is `git revert` of
+    the forget (its message names the forget's commit): forgotten again, the revert was
+    undone by the merge of that branch, on a branch that never held the forget."""
+    told = _text(repo, "log", "--format=%B", theirs, f"^{ours}", "--", literal)
+    return f"This reverts commit {commit}" in told
 
 
 def _text(repo: GitRepo, *args: str) -> str:

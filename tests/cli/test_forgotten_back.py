@@ -59,7 +59,31 @@ def test_a_note_the_other_branch_changed_after_the_forget_stays(machine: Machine
     m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
     m.commit("remembered again, on purpose")
     m.git("switch", "-q", "main")
+    m.write("README.md", "main went on\n")  # a true merge: a fast-forward is none to check
+    m.commit("main: readme")
 
     assert m.run_git("merge", "--no-edit", "old").returncode == 0
 
+    assert len(m.git("rev-list", "--parents", "-n", "1", "HEAD").split()) == 3
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ref
+
+
+def test_a_revert_of_the_forget_on_a_branch_that_never_saw_it_stays(machine: Machine) -> None:
+    """`git revert` of the forget on a branch made before it brings the note back on purpose:
+    that branch never saw the forget, and its merge forgot the note again."""
+    m = machine
+    m.git("switch", "-q", "-c", "feature")
+    m.git("switch", "-q", "main")
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    assert m.memidx_process("forget", ref).code == 0
+    forget = m.git("rev-parse", "HEAD").strip()
+    m.git("switch", "-q", "feature")
+    m.git("revert", "--no-edit", forget)  # the note back, with the bytes forget deleted
+    m.git("switch", "-q", "main")
+
+    merged = m.run_git("merge", "--no-edit", "feature")
+
+    assert merged.returncode == 0, merged.stderr
+    assert "came back" not in merged.stdout + merged.stderr
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ref
