@@ -7,9 +7,13 @@ forgets it again; a note the other branch changed or added after the forget stay
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from memidx.config import load_config
+from memidx.git.repo import GitRepo
+from memidx.memory.forgotten_back import brought_back
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -87,3 +91,31 @@ def test_a_revert_of_the_forget_on_a_branch_that_never_saw_it_stays(machine: Mac
     assert merged.returncode == 0, merged.stderr
     assert "came back" not in merged.stdout + merged.stderr
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ref
+
+
+def test_a_merge_with_no_forget_since_the_branches_parted_reads_no_note_history(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The post-merge hook runs on every pull: a `git log` of each note the merge added walked
+    the whole history once per note (+1.4 s for a pull of 20 notes on 500 commits)."""
+    m = machine
+    m.git("switch", "-q", "-c", "colleague")
+    for n in range(5):
+        m.note(f"new/n{n}.md", f"New {n}", f"a colleague's note number {n}")
+    m.commit("a colleague's notes")
+    m.git("switch", "-q", "main")
+    m.write("README.md", "main went on\n")
+    m.commit("main: readme")
+    m.git("merge", "-q", "--no-edit", "colleague")
+    calls: list[tuple[str, ...]] = []
+    run = GitRepo.run
+
+    def counted(repo: GitRepo, *args: str, **kwargs: Any) -> bytes:
+        calls.append(args)
+        return run(repo, *args, **kwargs)
+
+    monkeypatch.setattr(GitRepo, "run", counted)
+
+    assert brought_back(load_config(m.root)) == {}
+
+    assert len(calls) <= 2, calls  # the merge's parents, the forgets only this side holds
