@@ -119,3 +119,28 @@ def test_a_merge_with_no_forget_since_the_branches_parted_reads_no_note_history(
     assert brought_back(load_config(m.root)) == {}
 
     assert len(calls) <= 2, calls  # the merge's parents, the forgets only this side holds
+
+
+def test_a_merge_finished_by_git_commit_after_a_conflict_forgets_the_note_again(
+    machine: Machine,
+) -> None:
+    """A merge stopped on a conflict in another file runs no post-merge hook: the person's
+    `git commit` makes the merge commit, and its post-commit hook forgets the note again."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)  # old changed README.md
+    assert m.memidx_process("forget", ref).code == 0
+    m.write("README.md", "main's own readme\n")
+    m.commit("main: readme")
+    assert m.run_git("merge", "--no-edit", "old").returncode != 0  # README.md conflicts
+    m.write("README.md", "both\n")
+    m.git("add", "README.md")
+
+    done = m.run_git("commit", "--no-edit")
+
+    assert done.returncode == 0, done.stderr
+    assert "came back with this merge" in done.stdout + done.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
+    assert m.git("log", "-1", "--format=%s").strip() == f"memidx forget: {ref}"
+    assert m.git("status", "--porcelain") == ""
