@@ -73,10 +73,10 @@ def _synced(root: Path, stage: str) -> int:
             print(line)
         if stage not in MIDWAY:
             _commit_pending(config)
-        if stage == "post-merge":
-            _forget_again(config)
         elif ended:
             _finisher_after_git(config)
+        if stage == "post-merge" or (stage == "post-commit" and _merge_made(root)):
+            _forget_again(config)  # a merge finished by `git commit` runs no post-merge
         with following(config):  # git moved HEAD: a search meanwhile says the index follows
             lines = sync_to_head(config, once=True)  # a wait for room: once per state
         for line in lines:
@@ -122,6 +122,12 @@ def _forget_again(config: Config) -> None:
         forget_again(config, lambda line: print(f"memidx: {line}"))
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         print(f"memidx: warning: forgotten notes this merge may have brought back: {exc}")
+
+
+def _merge_made(root: Path) -> bool:
+    from memidx.githooks.merge_made import merge_at_head
+
+    return merge_at_head(root)
 
 
 def _finisher_after_git(config: Config) -> None:

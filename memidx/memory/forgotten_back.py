@@ -27,10 +27,13 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
     if len(parents) != 3:  # not a merge (an octopus is none a person makes by hand)
         return {}
     _, ours, theirs = parents
+    forgot = _forgotten_only_ours(repo, ours, theirs)
+    if not forgot:  # the usual merge: no forget since the branches parted, no walk per note
+        return {}
     args = ("diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", ours, merge)
     added = _text(repo, *args, "--", config.notes_dir).split("\0")
     found: dict[str, str] = {}
-    for ref in (ref for ref in added if is_note_path(ref, config.notes_dir)):
+    for ref in (ref for ref in added if ref in forgot and is_note_path(ref, config.notes_dir)):
         literal = f":(literal){ref}"
         forgot = _text(repo, "log", "-1", "--format=%H%x00%s", ours, "--", literal)
         commit, _, subject = forgot.strip().partition("\0")
@@ -41,6 +44,8 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
             continue  # other words: the other branch's own note at that path
         if not _text(repo, "rev-list", "-1", commit, f"^{theirs}").strip():
             continue  # the other branch saw the forget, and wrote the note again: meant
+        if _reverted(repo, commit, theirs, ours, literal):
+            continue  # `git revert` of the forget on a branch that never held it: meant
         found[ref] = commit
     return found
 
@@ -59,6 +64,23 @@ def forget_again(config: Config, say: Callable[[str], None]) -> None:
             say(f"warning: {came}, and was not forgotten again: {exc} (run `memidx forget {ref}`)")
             continue
         say(f"{came}: forgotten again ({(done.commit or '')[:12]})")
+
+
+def _forgotten_only_ours(repo: GitRepo, ours: str, theirs: str) -> set[str]:
+    """The refs named by memidx's forget commits the first parent holds and the other does not:
+    the only notes a merge can bring back (a `git log` of each note the merge added walked the
+    whole history for each: +1.4 s for a pull of 20 notes, 500 commits)."""
+    grep = ("--grep", f"^{SUBJECT}", "--format=%s", "-z", ours, f"^{theirs}")
+    subjects = _text(repo, "log", *grep).split("\0")
+    return {subject.removeprefix(SUBJECT) for subject in subjects if subject.startswith(SUBJECT)}
+
+
+def _reverted(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) -> bool:
+    """Whether a commit only the other branch holds that changed the note is `git revert` of
+    the forget (its message names the forget's commit): forgotten again, the revert was
+    undone by the merge of that branch, on a branch that never held the forget."""
+    told = _text(repo, "log", "--format=%B", theirs, f"^{ours}", "--", literal)
+    return f"This reverts commit {commit}" in told
 
 
 def _text(repo: GitRepo, *args: str) -> str:
