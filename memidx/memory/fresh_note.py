@@ -85,7 +85,8 @@ def commit_fresh(
     if behind:  # this one last, from its bytes; left pending by a busy git: written
         done = commit_pending(config, commit_wait(True, by), say, raise_for=note)
         if done.busy and not isinstance(done.busy, SwitchedAway) and note.entry.exists():
-            written_now(config, note, head_branch(config) or "", say, write=True)
+            own = written_now(config, note, head_branch(config) or "", say, write=True)
+            _named(done, note, own)
         return done
     busy = switched = False
     try:
@@ -100,8 +101,18 @@ def commit_fresh(
         note.entry.unlink(missing_ok=True)
         return Committed({note.ref: commit})
     here = head_branch(config) or ""  # back on its branch after a switch: tried once more
-    written_now(config, note, here, say, raise_for=note, write=not switched)
-    return commit_pending(config, commit_wait(busy, by), say, raise_for=note)
+    own = written_now(config, note, here, say, raise_for=note, write=not switched) or note
+    done = commit_pending(config, commit_wait(busy, by), say, raise_for=own)
+    return _named(done, note, own)
+
+
+def _named(done: Committed, note: PendingNote, own: PendingNote | None) -> Committed:
+    """`done`, saying `note`'s new name when written_now gave it another (a file took its path
+    meanwhile): remember looked it up by the first and said "changed before its commit" of a
+    note committed as `<slug>-2.md`."""
+    if own is not None and own.ref != note.ref:
+        done.renamed[note.ref] = done.renamed.get(own.ref, own.ref)
+    return done
 
 
 def commit_note(config: Config, note: PendingNote, wait: float | None, branch: str) -> str:

@@ -85,6 +85,7 @@ class Committed:
     busy: GitBusy | None = None
     elsewhere: dict[str, str] = field(default_factory=dict[str, str])
     waiting: dict[str, str] = field(default_factory=dict[str, str])
+    renamed: dict[str, str] = field(default_factory=dict[str, str])
 
 
 def keep(
@@ -168,6 +169,9 @@ def commit_pending(
         note = written_now(config, kept, here, notice, raise_for=raise_for)
         if note is None:  # its file could not be written (its branch gone): it stays pending
             continue
+        if note.ref != kept.ref:  # another file took its path: the caller's answer names this
+            done.renamed[kept.ref] = note.ref
+            raise_for = note if kept == raise_for else raise_for
         said = note == raise_for
         if not note.unwritten and not _to_commit(
             config, note, notice, only_commit=only_commit, said=said
