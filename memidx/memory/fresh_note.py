@@ -94,6 +94,9 @@ def commit_fresh(
     except MemidxError as exc:
         if _landed(config, note):  # moved, but git's index did not follow: as before
             written_now(config, note, head_branch(config) or "", say)
+            if (landed := landed_late(config, note, exc, say)) is not None:
+                _check_out(config, note)
+                return Committed({note.ref: landed})
             note.entry.unlink(missing_ok=True)
             raise
         busy, switched = isinstance(exc, GitBusy), isinstance(exc, SwitchedAway)
@@ -113,6 +116,28 @@ def _named(done: Committed, note: PendingNote, own: PendingNote | None) -> Commi
     if own is not None and own.ref != note.ref:
         done.renamed[note.ref] = done.renamed.get(own.ref, own.ref)
     return done
+
+
+def landed_late(
+    config: Config, note: PendingNote, exc: MemidxError, notice: Callable[[str], None]
+) -> str | None:
+    """The commit that added `note` when it landed on its branch and `exc` is a late git's
+    (memidx.git.late: one that started with the commit still runs): committed, said with a
+    warning, its entry kept for the check once that git ends (one that wrote git's index back
+    as it read it: committed again). A new note's remember said "not committed" (exit 1) and
+    dropped its entry; a pending one was answered pending. None otherwise."""
+    from memidx.git.late import StillUnderWay
+    from memidx.memory.note_state import added_by
+
+    if not isinstance(exc, StillUnderWay) or not _landed(config, note):
+        return None
+    commit = added_by(config, note.branch, note.ref)
+    notice(
+        f"warning: {note.ref} is committed ({commit[:12]}), but {exc.message.split('; it may')[0]}"
+        f", and may leave {note.ref} out of git's index: it is checked again once that git ends"
+        " (`memidx sync` does it too; do not remember the note again)"
+    )
+    return commit
 
 
 def commit_note(config: Config, note: PendingNote, wait: float | None, branch: str) -> str:

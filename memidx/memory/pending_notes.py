@@ -152,7 +152,7 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
     changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
-    from memidx.memory.fresh_note import commit_note, written_now  # they import this module
+    from memidx.memory.fresh_note import commit_note, landed_late, written_now  # import this
     from memidx.memory.pending_elsewhere import elsewhere
 
     done = Committed({})
@@ -183,8 +183,10 @@ def commit_pending(
             # on the branch looked at only: built again on a HEAD a person's `git switch`
             # moved, it went to a side branch never merged (chaos.py, seed 3)
             commit = commit_note(config, note, wait, here)  # unwritten: its file comes with it
-        except GitBusy as exc:
+        except GitBusy as exc:  # or a late git after its commit landed: committed, checked again
             done.busy = exc
+            if (landed := landed_late(config, note, exc, notice)) is not None:
+                done.commits[note.ref] = landed
             break
         except IndexLockLeft as exc:  # dropping the entry left the note untracked for good
             if note == raise_for:  # kept too: once the person removes the lock, it is committed
