@@ -152,7 +152,7 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
     changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
-    from memidx.memory.fresh_note import commit_note, landed_late, written_now  # import this
+    from memidx.memory.fresh_note import commit_note, landed_late, renamed, written_now
     from memidx.memory.pending_elsewhere import elsewhere
 
     done = Committed({})
@@ -169,9 +169,7 @@ def commit_pending(
         note = written_now(config, kept, here, notice, raise_for=raise_for)
         if note is None:  # its file could not be written (its branch gone): it stays pending
             continue
-        if note.ref != kept.ref:  # another file took its path: the caller's answer names this
-            done.renamed[kept.ref] = note.ref
-            raise_for = note if kept == raise_for else raise_for
+        raise_for = renamed(done, kept, note, raise_for)
         said = note == raise_for
         if not note.unwritten and not _to_commit(
             config, note, notice, only_commit=only_commit, said=said
@@ -185,8 +183,7 @@ def commit_pending(
             commit = commit_note(config, note, wait, here)  # unwritten: its file comes with it
         except GitBusy as exc:  # or a late git after its commit landed: committed, checked again
             done.busy = exc
-            if (landed := landed_late(config, note, exc, notice)) is not None:
-                done.commits[note.ref] = landed
+            done.commits.update(landed_late(config, note, exc, notice))
             break
         except IndexLockLeft as exc:  # dropping the entry left the note untracked for good
             if note == raise_for:  # kept too: once the person removes the lock, it is committed
