@@ -37,7 +37,10 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
             "it is checked and committed again once that git ends (`memidx sync` does it too)",
         )
 
-    monkeypatch.setattr(git_commit, "committers", lambda _: {"1": "commit"})
+    def one_late(_: object) -> dict[str, str]:
+        return {"1": "commit"}  # a git commit that started with memidx's move
+
+    monkeypatch.setattr(git_commit, "committers", one_late)
     monkeypatch.setattr(git_commit, "settle", still_running)
     return repo
 
