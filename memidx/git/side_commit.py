@@ -51,7 +51,9 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             if there.strip():
                 raise MemidxError(
                     f"{name} holds another {ref} now, so {undone}",
-                    f"the file is kept in this work tree: commit it yourself on {name}",
+                    f"its file, where it is in this work tree, is kept: commit it yourself on "
+                    f"{name}; a note never written here is committed beside that file once you "
+                    f"`git switch {name}`",
                 )
             commit = _build(config, tip, ref, blob_id, subject)
             message = f"memidx: {subject}"

@@ -162,7 +162,8 @@ def _write_tools(server: MCPServer[Any], workers: Workers) -> None:
         git pre-commit checks do). Call it when you solved something the next agent would
         have to rediscover: a cause found, a fix verified, a decision made. Search first and
         extend a note that exists instead of duplicating it. Returns memidx.remember/1;
-        `redacted` names each secret or <private> span written as [REDACTED:<kind>]."""
+        `pending` says why an uncommitted note waits and what commits it; `redacted` names
+        each secret or <private> span written as [REDACTED:<kind>]."""
         by = time.monotonic() + REMEMBER_WITHIN  # from its arrival: one queued waits less
         return await _answer(workers.write(
             "remember", answers.remember, config, title, body, tags=tags or (), folder=folder,

@@ -85,7 +85,8 @@ def commit_fresh(
     if behind:  # this one last, from its bytes; left pending by a busy git: written
         done = commit_pending(config, commit_wait(True, by), say, raise_for=note)
         if done.busy and not isinstance(done.busy, SwitchedAway) and note.entry.exists():
-            written_now(config, note, head_branch(config) or "", say, write=True)
+            own = written_now(config, note, head_branch(config) or "", say, write=True)
+            _named(done, note, own)
         return done
     busy = switched = False
     try:
@@ -93,6 +94,9 @@ def commit_fresh(
     except MemidxError as exc:
         if _landed(config, note):  # moved, but git's index did not follow: as before
             written_now(config, note, head_branch(config) or "", say)
+            if landed := landed_late(config, note, exc, say):
+                _check_out(config, note)
+                return Committed(landed)
             note.entry.unlink(missing_ok=True)
             raise
         busy, switched = isinstance(exc, GitBusy), isinstance(exc, SwitchedAway)
@@ -100,8 +104,51 @@ def commit_fresh(
         note.entry.unlink(missing_ok=True)
         return Committed({note.ref: commit})
     here = head_branch(config) or ""  # back on its branch after a switch: tried once more
-    written_now(config, note, here, say, raise_for=note, write=not switched)
-    return commit_pending(config, commit_wait(busy, by), say, raise_for=note)
+    own = written_now(config, note, here, say, raise_for=note, write=not switched) or note
+    done = commit_pending(config, commit_wait(busy, by), say, raise_for=own)
+    return _named(done, note, own)
+
+
+def _named(done: Committed, note: PendingNote, own: PendingNote | None) -> Committed:
+    """`done`, saying `note`'s new name when written_now gave it another (a file took its path
+    meanwhile): remember looked it up by the first and said "changed before its commit" of a
+    note committed as `<slug>-2.md`."""
+    if own is not None and own.ref != note.ref:
+        done.renamed[note.ref] = done.renamed.get(own.ref, own.ref)
+    return done
+
+
+def renamed(
+    done: Committed, kept: PendingNote, note: PendingNote, raise_for: PendingNote | None
+) -> PendingNote | None:
+    """`raise_for`, renamed with `kept` when another file took its path (written_now gave
+    `note` the next free name): said in `done.renamed` for the caller's answer."""
+    if note.ref == kept.ref:
+        return raise_for
+    done.renamed[kept.ref] = note.ref
+    return note if kept == raise_for else raise_for
+
+
+def landed_late(
+    config: Config, note: PendingNote, exc: MemidxError, notice: Callable[[str], None]
+) -> dict[str, str]:
+    """The commit that added `note` when it landed on its branch and `exc` is a late git's
+    (memidx.git.late: one that started with the commit still runs): committed, said with a
+    warning, its entry kept for the check once that git ends (one that wrote git's index back
+    as it read it: committed again). A new note's remember said "not committed" (exit 1) and
+    dropped its entry; a pending one was answered pending. {note.ref: commit}, else {}."""
+    from memidx.git.late import StillUnderWay
+    from memidx.memory.note_state import added_by
+
+    if not isinstance(exc, StillUnderWay) or not _landed(config, note):
+        return {}
+    commit = added_by(config, note.branch, note.ref)
+    notice(
+        f"warning: {note.ref} is committed ({commit[:12]}), but {exc.message.split('; it may')[0]}"
+        f", and may leave {note.ref} out of git's index: it is checked again once that git ends"
+        " (`memidx sync` does it too; do not remember the note again)"
+    )
+    return {note.ref: commit}
 
 
 def commit_note(config: Config, note: PendingNote, wait: float | None, branch: str) -> str:

@@ -85,6 +85,7 @@ class Committed:
     busy: GitBusy | None = None
     elsewhere: dict[str, str] = field(default_factory=dict[str, str])
     waiting: dict[str, str] = field(default_factory=dict[str, str])
+    renamed: dict[str, str] = field(default_factory=dict[str, str])
 
 
 def keep(
@@ -151,7 +152,7 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
     changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
-    from memidx.memory.fresh_note import commit_note, written_now  # they import this module
+    from memidx.memory.fresh_note import commit_note, landed_late, renamed, written_now
     from memidx.memory.pending_elsewhere import elsewhere
 
     done = Committed({})
@@ -168,6 +169,7 @@ def commit_pending(
         note = written_now(config, kept, here, notice, raise_for=raise_for)
         if note is None:  # its file could not be written (its branch gone): it stays pending
             continue
+        raise_for = renamed(done, kept, note, raise_for)
         said = note == raise_for
         if not note.unwritten and not _to_commit(
             config, note, notice, only_commit=only_commit, said=said
@@ -179,8 +181,9 @@ def commit_pending(
             # on the branch looked at only: built again on a HEAD a person's `git switch`
             # moved, it went to a side branch never merged (chaos.py, seed 3)
             commit = commit_note(config, note, wait, here)  # unwritten: its file comes with it
-        except GitBusy as exc:
+        except GitBusy as exc:  # or a late git after its commit landed: committed, checked again
             done.busy = exc
+            done.commits.update(landed_late(config, note, exc, notice))
             break
         except IndexLockLeft as exc:  # dropping the entry left the note untracked for good
             if note == raise_for:  # kept too: once the person removes the lock, it is committed

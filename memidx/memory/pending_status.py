@@ -93,7 +93,7 @@ def _vanished(config: Config, note: PendingNote) -> str | None:
     """What became of a pending note's file that is gone (memidx.memory.pending_vanished): in a
     `git stash`, it waits for the pop; else the commit that comes writes it again from its
     entry. Status said only why it waited, of a note the person saw vanish."""
-    from memidx.memory.pending_vanished import gone, stashed
+    from memidx.memory.pending_vanished import gone, on_purpose, stashed
 
     if note.unwritten or not gone(config, note):
         return None
@@ -101,6 +101,11 @@ def _vanished(config: Config, note: PendingNote) -> str | None:
         return (
             "its file is in a `git stash` (`git stash -u` took it): it is committed once "
             f"`git stash pop` brings it back (`memidx forget {note.ref}` drops it)"
+        )
+    if (why := on_purpose(config, note)) is not None:
+        return (
+            f"its file was removed on purpose ({why}): the next `memidx sync` or git hook drops "
+            "it, uncommitted"
         )
     return (
         "its file is gone from the work tree (a `git reset --hard` or `git rebase --abort` "

@@ -6,16 +6,19 @@ removed" and dropped the entry, the note left in an orphaned commit alone. A res
 told from a person's `rm` by git alone but for one thing: a file git took (a commit, `git add`,
 a stash) left its bytes in git's objects, one an `rm` or `git clean` removed never did (the
 person's: written again, it was committed against their will). `memidx forget <path>` drops a
-pending note either way (a note git stored, `git add` then `git rm -f`, say, is written
-again). Only a file git stored that is nowhere (HEAD lacks the path, the index holds nothing
-there or this very note, and no other path holds it: a person's `mv`) is written again: a
-tracked file deleted is the person's deletion, and one `git stash -u` took waits for
-`git stash pop` to bring it back (written again, the pop refused: "already exists")."""
+pending note either way. Only a file git stored that is nowhere (HEAD lacks the path, the index
+holds nothing there or this very note, and no other path holds it: a person's `mv`) is written
+again: a tracked file deleted is the person's deletion, and one `git stash -u` took waits for
+`git stash pop` to bring it back (written again, the pop refused: "already exists"). Nor is one
+the person removed on purpose (on_purpose): a stash they dropped held it, or no git command moved
+HEAD since it was kept (`git add`, then `git rm -f`); one removed so after some commit or reset
+is still written again, said with the `memidx forget` that drops it."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.memory.note_state import blob_id, ids_at
@@ -31,6 +34,11 @@ WRITTEN = (
     "had gone from the work tree before it was committed (a `git reset --hard` or "
     "`git rebase --abort` takes a file a commit or `git add` took; or an `rm`): it was "
     "written again from its pending entry, to be committed (`memidx forget {ref}` drops it)"
+)
+
+DROPPED = (
+    "was removed on purpose ({why}), so it is not committed and its pending entry is dropped "
+    "(to keep it after all: `git cat-file -p {blob} > {ref}`, then commit it)"
 )
 
 
@@ -104,6 +112,12 @@ def written_again(
         if not quiet:
             notice(f"warning: {note.ref} {STASHED.format(ref=note.ref)}")
         return False
+    if (why := on_purpose(config, note)) is not None:
+        if not quiet:  # the finisher drops no entry: a hook or `memidx sync` says it
+            note.entry.unlink(missing_ok=True)
+            blob = blob_id(config, note.ref, note.text.encode("utf-8"))
+            notice(f"warning: {note.ref} {DROPPED.format(ref=note.ref, why=why, blob=blob)}")
+        return False
     path = config.root / note.ref
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,3 +152,26 @@ def stashed(config: Config, note: PendingNote) -> bool:
     asked = "".join(f"{stash}^3:{note.ref}\n" for stash in stashes).encode()
     found = repo.run("cat-file", "--batch-check", input_bytes=asked, check=False)
     return any(line.startswith(f"{note_blob} ".encode()) for line in found.splitlines())
+
+
+def on_purpose(config: Config, note: PendingNote) -> str | None:
+    """How the person removed the gone note's file on purpose, or None when git may have taken
+    it (written again, as before, rather than lost): a `git stash` they dropped held it (its
+    commit unreachable now), or no git command moved HEAD since it was kept (HEAD's reflog: a
+    `git reset --hard`, a stash or a rebase's end writes one; `git rm -f` of it staged, or an
+    `rm`, none). Both were written again and committed against the person's will."""
+    from memidx.git.repo import GitRepo
+
+    repo, blob = GitRepo(config.root), blob_id(config, note.ref, note.text.encode("utf-8"))
+    found = repo.run("fsck", "--connectivity-only", "--unreachable", "--no-progress", check=False)
+    lost = [line.split()[2] for line in found.decode().splitlines() if " commit " in line][:500]
+    asked = "".join(f"{commit}^{n}:{note.ref}\n" for commit in lost for n in (2, 3)).encode()
+    held = repo.run("cat-file", "--batch-check", input_bytes=asked, check=False) if lost else b""
+    if blob and any(line.startswith(f"{blob} ".encode()) for line in held.splitlines()):
+        return "a `git stash` that held it was dropped"
+    log = repo.run("rev-parse", "--path-format=absolute", "--git-path", "logs/HEAD", check=False)
+    try:  # no reflog (core.logAllRefUpdates off): git may have taken it, unseen
+        moved = Path(log.decode().strip()).stat().st_mtime_ns >= note.entry.stat().st_mtime_ns
+    except OSError:
+        return None
+    return None if moved else "`git rm -f` or `rm`: no git command moved HEAD since it was kept"

@@ -8,7 +8,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import TypeVar
@@ -161,6 +161,8 @@ def remember(
             _telling(exc, ref, found)
             raise
         gone = not kept.entry.exists()  # while no one else commits pending notes
+        if (ref := done.renamed.get(ref, ref)) != kept.ref:  # a file took its path: renamed
+            kept = replace(kept, ref=ref)
         rebase_said(done, ref, rebased)
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, kept, say, since) or done

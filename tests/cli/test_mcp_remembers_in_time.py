@@ -84,6 +84,7 @@ def test_remembers_sent_at_once_answer_in_time_and_land_once(
         for took, answer in answers:
             assert took < ANSWER_S, answers
             assert answer["committed"] is False and answer["commit"] is None, answers
+            assert "not committed yet" in str(answer["pending"]), answers  # why it waits
         config = load_config(repo.root, env={})
         wait_for("the pending notes' commits", lambda: not any_pending(config), 60)
     finally:

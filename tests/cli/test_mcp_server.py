@@ -126,7 +126,7 @@ def test_a_note_remembered_through_one_server_is_found_by_another_without_a_rest
                     },
                 )
             )
-            assert done["schema"] == "memidx.remember/1"
+            assert done["schema"] == "memidx.remember/1" and done["pending"] is None
             assert done["ref"] == "notes/java/gradle-daemon-runs-out-of-heap.md"
             found = data(await reader.call_tool("search", query))
             assert [h["ref"] for h in found["hits"]] == [done["ref"]]

@@ -168,3 +168,24 @@ def test_status_says_a_pending_note_a_stash_took_waits_for_the_pop(repo: NotesRe
         "its file is in a `git stash` (`git stash -u` took it): it is committed once "
         f"`git stash pop` brings it back (`memidx forget {REF}` drops it); "
     ), note
+
+
+def test_status_says_a_pending_note_whose_stash_was_dropped_was_removed_on_purpose(
+    repo: NotesRepo,
+) -> None:
+    """`git stash -u`, then `git stash drop`: status said it would be written again, and sync
+    wrote it again and committed it, a note the person had thrown away."""
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("stash", "-q", "-u")
+    repo.git("stash", "drop", "-q")
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert note["why"].startswith(
+        "its file was removed on purpose (a `git stash` that held it was dropped): the next "
+        "`memidx sync` or git hook drops it, uncommitted; "
+    ), note
+    synced = repo.memidx("sync")
+    assert "was removed on purpose" in synced.err and "git cat-file -p" in synced.err
+    assert not (repo.root / REF).exists() and REF not in repo.git("ls-tree", "-r", "HEAD")
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []

@@ -81,3 +81,26 @@ def test_an_unwritten_note_head_holds_is_not_committed_twice(repo: NotesRepo) ->
     assert commit_pending(config, None, said.append).commits == {}
     assert sorted(path.name for path in (repo.root / "notes").iterdir()) == ["start.md"]
     assert pending(config) == [] and len(repo.git("log", "--format=%s").splitlines()) == 2
+
+
+def test_an_unwritten_note_whose_branch_holds_another_file_there_is_not_said_kept_here(
+    repo: NotesRepo,
+) -> None:
+    """Its branch, not checked out, holds another file at its path: the hint said "the file is
+    kept in this work tree" of a note never written in any; it is committed beside that file
+    once its branch is checked out."""
+    config = load_config(repo.root, env={})
+    repo.git("branch", "side")
+    repo.write(REF, "# Disk full\n\nThe person's own note: core dumps.\n")
+    repo.commit("the person's note at that path")
+    repo.git("switch", "-q", "side")
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main", unwritten=True)
+    said: list[str] = []
+    done = commit_pending(config, None, said.append)
+    assert done.commits == {} and [note.ref for note in pending(config)] == [REF], said
+    assert len(said) == 1 and "main holds another" in said[0], said
+    assert "kept in this work tree" not in said[0] and "git switch main" in said[0], said
+    assert not (repo.root / REF).exists()
+    repo.git("switch", "-q", "main")
+    done = commit_pending(config, None, said.append)
+    assert list(done.commits) == ["notes/disk-full-2.md"] and pending(config) == [], said

@@ -4,6 +4,7 @@ holds its path (the person's deletion, theirs)."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -36,26 +37,19 @@ def _subjects(repo: NotesRepo) -> list[str]:
     return repo.git("log", "--format=%s", "--", REF).splitlines()
 
 
-@pytest.mark.parametrize(
-    "how", ["rm", "staged then reset --hard", "staged then rm", "folder removed"]
-)
+@pytest.mark.parametrize("how", ["staged then reset --hard", "folder removed"])
 def test_a_pending_note_whose_file_is_gone_is_written_again_and_committed(
     repo: NotesRepo, how: str
 ) -> None:
     """Git stored its bytes (`git add`, or memidx's commit built before git was found busy)."""
     config = _kept(repo)
     repo.git("hash-object", "-w", REF)  # as a commit built, then refused (a person's commit)
-    if how == "rm":
-        (repo.root / REF).unlink()
-    elif how == "folder removed":
+    if how == "folder removed":
         for path in (repo.root / "notes").iterdir():
             path.unlink()
         (repo.root / "notes").rmdir()
         repo.git("add", "-A")  # the person staged the deletion of notes/start.md too
         repo.git("commit", "-q", "--no-verify", "-m", "start gone")
-    elif how == "staged then rm":
-        repo.git("add", REF)
-        (repo.root / REF).unlink()
     else:
         repo.git("add", REF)
         repo.git("reset", "-q", "--hard")
@@ -135,3 +129,30 @@ def test_a_pending_note_the_person_moved_is_not_written_again(
     assert commit_pending(config, None, said.append).commits == {}
     assert not (repo.root / REF).exists() and pending(config) == []
     assert len(said) == 1 and "changed or was removed" in said[0], said
+
+
+@pytest.mark.parametrize("how", ["rm", "git add then git rm -f", "git stash -u then drop"])
+def test_a_pending_note_git_stored_that_the_person_removed_on_purpose_is_not_written_again(
+    repo: NotesRepo, how: str
+) -> None:
+    """Git stored its bytes, then the person removed it (no git command moved HEAD since, or
+    the stash that held it was dropped): it was written again and committed against their
+    will. Its entry goes, said with the command that brings it back."""
+    config = _kept(repo)
+    repo.git("hash-object", "-w", REF)  # as a commit built, then refused (a person's commit)
+    if how == "rm":
+        (repo.root / REF).unlink()
+    elif how == "git add then git rm -f":
+        repo.git("add", REF)
+        repo.git("rm", "-q", "-f", REF)
+    else:
+        repo.git("stash", "-u", "-q")
+        repo.git("stash", "drop", "-q")
+    said: list[str] = []
+    assert commit_pending(config, None, said.append).commits == {}, said
+    assert not (repo.root / REF).exists() and pending(config) == [] and _subjects(repo) == []
+    assert len(said) == 1 and "was removed on purpose" in said[0], said
+    assert ("stash" in said[0]) == how.startswith("git stash"), said
+    data = TEXT.encode("utf-8")
+    blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    assert f"git cat-file -p {blob} > {REF}" in said[0], said
