@@ -15,6 +15,7 @@ from memidx.git.invocation import (
     in_clone,
     named_git_dir,
     options,
+    restores_paths,
 )
 
 
@@ -83,3 +84,23 @@ def test_a_git_works_in_the_clone_its_options_lead_to(tmp_path: Path) -> None:
     assert in_clone(elsewhere, [f"--git-dir={clone / '.git'}", "commit"], b"", [clone])
     assert in_clone(elsewhere, ["commit"], f"GIT_DIR={clone}/.git\0".encode(), [clone])
     assert not in_clone(clone, ["--git-dir", str(other / ".git"), "commit"], b"", [clone])
+
+
+@pytest.mark.parametrize(
+    ("args", "restores"),
+    [
+        (["-p"], True),  # at its prompt for minutes: never a switch
+        (["--", "a.txt"], True),
+        (["main", "--", "notes/x.md"], True),
+        (["HEAD~1", "a.txt"], True),
+        (["--ours", "a.txt"], True),
+        (["--pathspec-from-file=list"], True),
+        (["side"], False),  # a branch, or a file: git decides, so waited for
+        (["main", "--"], False),
+        (["-b", "new", "main"], False),
+        (["--detach", "HEAD~1"], False),
+        ([], False),
+    ],
+)
+def test_a_checkout_of_paths_is_told_from_a_switch(args: list[str], restores: bool) -> None:
+    assert restores_paths(args) is restores
