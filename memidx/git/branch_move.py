@@ -58,9 +58,9 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
 def _arrived(repo: GitRepo, since: int | None) -> bool:
     """Whether a git that checks a branch out (or a fork not exec'd yet) started in a work tree
     of the clone since `since` (memidx.git.newcomers): the look passed it, it read the branch."""
+    from memidx.git.checkouts import work_trees
     from memidx.git.newcomers import arrived
     from memidx.git.publish import SWITCHING
-    from memidx.git.side_commit import work_trees
 
     trees = work_trees(repo)
     return bool(trees) and arrived(trees[0], since, SWITCHING, also=tuple(trees[1:]))
@@ -68,12 +68,12 @@ def _arrived(repo: GitRepo, since: int | None) -> bool:
 
 def _nowhere_else(repo: GitRepo, git_dir: Path, ref: str) -> bool:
     """Whether no work tree of the clone has `ref` checked out or is rebasing it, and none
-    runs a `git switch` (memidx.git.side_commit's look; without /proc, another work tree's
+    runs a `git switch` (memidx.git.checkouts.in_use; without /proc, another work tree's
     index held counts as a switch checking out its files). Looked at once the branch's lock is
     taken: git's update-ref cannot lock another work tree's HEAD. A rebase of the branch begun
     since the purge looked (HEAD detached, its name in rebase-merge/) failed at its end, the
     branch moved under it ("cannot lock ref ... is at X but expected Y")."""
-    from memidx.git.side_commit import git_dirs, in_use
+    from memidx.git.checkouts import git_dirs, in_use
 
     if in_use(repo, ref):
         return False

@@ -15,6 +15,12 @@ def switched_away(git_dir: Path, meant: str | None, undone: str) -> SwitchedAway
     from memidx.git.publish import head_names
 
     there, back = _short(head_names(git_dir)), _short(meant)
+    if there == back:  # seen switched at the move, back by this look (a switch, and back)
+        return SwitchedAway(
+            f"HEAD left {_it(back)} meanwhile, and is {_on(there)} again now (a git switch or "
+            f"checkout, and back); {undone}",
+            "try again" if there else "check out a branch, then try again",
+        )
     ways = [f"to do it on {there}, try again"] if there else []
     ways += [f"to do it on {back}, git switch {back}, then try again"] if back else []
     return SwitchedAway(
@@ -41,3 +47,7 @@ def _short(ref: str | None) -> str | None:
 
 def _on(branch: str | None) -> str:
     return "detached" if branch is None else f"on {branch}"
+
+
+def _it(branch: str | None) -> str:
+    return "the detached HEAD" if branch is None else branch

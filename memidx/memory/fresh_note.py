@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, MemidxError, SwitchedAway
+from memidx.memory.note_file import free_name
 from memidx.memory.note_state import blob_id, ids_at, the_same_note
 from memidx.memory.pending_notes import (
     SUBJECT,
@@ -28,31 +29,7 @@ from memidx.memory.pending_notes import (
     PendingNote,
     commit_pending,
     keep,
-    pending,
 )
-
-
-def free_name(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
-    """The name remember's _write_new would take for the note, without writing it: (its ref,
-    whether a file is there already: this very note). A name another note kept unwritten
-    holds is taken: given twice (two notes of one title during a rebase), one was lost."""
-    kept = {note.ref for note in pending(config) if note.text != text}
-    target = config.root / folder
-    names = [entry.name for entry in target.iterdir()] if target.is_dir() else []
-    other_case = {name.casefold() for name in names if name != name.casefold()}
-    for n in range(1, 1000):
-        name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-        if name.casefold() in other_case and name not in names:
-            continue
-        ref = (folder / name).as_posix()
-        if ref in kept:
-            continue
-        if os.path.lexists(config.root / ref) or ids_at(config, ref) != (None, None):
-            if the_same_note(config, ref, text):
-                return ref, True
-            continue
-        return ref, False
-    raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
 
 def written_before(

@@ -19,10 +19,12 @@ STATUS_SCHEMA = "memidx.status/1"
 
 def remember_data(done: Remembered) -> dict[str, object]:
     """memidx.remember/1 (`memidx remember --json`): `commit` null and `committed` false while
-    the note is pending (written, committed once another git command lets go of the clone);
-    `redacted` what the note holds as `[REDACTED:<kind>]` ({field, line, kind}, [] if none)."""
+    the note is pending (written, committed once another git command lets go of the clone),
+    and `pending` then why it waits and what commits it (null once committed); `redacted`
+    what the note holds as `[REDACTED:<kind>]` ({field, line, kind}, [] if none)."""
     return {"schema": "memidx.remember/1", "ref": done.ref, "commit": done.commit,
             "committed": done.commit is not None, "title": done.title,
+            "pending": done.pending if done.commit is None else None,
             "redacted": [found.to_json() for found in done.redactions]}  # fmt: skip
 
 

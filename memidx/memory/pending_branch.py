@@ -15,11 +15,14 @@ def head_branch(config: Config) -> str | None:
     return None if found == DETACHED else found
 
 
-def left_for_its_branch(config: Config, ref: str, branch: str) -> str | None:
+def left_for_its_branch(
+    config: Config, ref: str, branch: str, waits: str | None = None
+) -> str | None:
     """What `remember` says of a note kept for `branch` while HEAD is on another now (a
     `git switch` during its commit): it said "committed once that git command ends", of a note
     that waits for its branch (tests/cli/test_pending_switch.py); None when HEAD is there
-    (or the branch is gone: the note is committed on the one checked out)."""
+    (or the branch is gone: the note is committed on the one checked out). `waits`: why its
+    commit there did not land (pending_elsewhere.not_landed)."""
     if head_branch(config) == branch or not branch_exists(config, branch):
         return None
     name = branch.removeprefix("refs/heads/")
@@ -28,7 +31,7 @@ def left_for_its_branch(config: Config, ref: str, branch: str) -> str | None:
         f"it is kept for {name}, and committed on it without checking it out by memidx's next "
         "git hook, `memidx remember` or `memidx sync` here"
     )
-    why = held_elsewhere(config, branch) or later
+    why = waits or held_elsewhere(config, branch) or later
     import os
 
     kept = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
@@ -41,7 +44,7 @@ def held_elsewhere(config: Config, branch: str) -> str | None:
     while another work tree has it checked out."""
     from shlex import quote
 
-    from memidx.git.side_commit import holding
+    from memidx.git.checkouts import holding
 
     name, held = branch.removeprefix("refs/heads/"), holding(config.root, branch)
     if held is None:

@@ -19,27 +19,43 @@ from memidx.memory.pending_notes import SUBJECT, Committed, PendingNote
 
 
 def elsewhere(
-    config: Config, note: PendingNote, here: str, say: Callable[[str], None], done: Committed
+    config: Config,
+    note: PendingNote,
+    here: str,
+    say: Callable[[str], None],
+    done: Committed,
+    *,
+    own: bool = False,
 ) -> bool:
     """Whether `note` is of another branch than `here`, still there: then committed on it
-    (in `done.elsewhere`), left to the person's commit here, or left waiting."""
+    (in `done.elsewhere`), left to the person's commit here, or left waiting (why in
+    `done.waiting` when its commit there did not land, said unless the note is the caller's
+    `own`: a remember says it in its answer)."""
     if note.branch == here or not branch_exists(config, note.branch):
         return False
-    found = on_its_branch(config, note, here, say)
+    found = on_its_branch(config, note, here, say, done.waiting)
     if found is not None:
         note.entry.unlink(missing_ok=True)
         done.elsewhere[note.ref] = found
+    elif note.ref in done.waiting and not own:
+        say(f"warning: {note.ref} is not committed yet: {done.waiting[note.ref]}")
     return True
 
 
 def on_its_branch(
-    config: Config, note: PendingNote, here: str, say: Callable[[str], None]
+    config: Config,
+    note: PendingNote,
+    here: str,
+    say: Callable[[str], None],
+    waiting: dict[str, str] | None = None,
 ) -> str | None:
     """Commit `note` (the very note remembered, the caller checked) on its branch, and say so:
     the commit; "" when the person's git took it on this branch (no commit); None when it
     waits: that branch is checked out in another work tree (or rebased there), or was
-    while its commit was made."""
-    from memidx.git.side_commit import checked_out_elsewhere, commit_on
+    while its commit was made, or was deleted: then why it waits is in `waiting` ({ref: why})
+    for the command's answer (it was said by `memidx status` alone)."""
+    from memidx.git.checkouts import checked_out_elsewhere
+    from memidx.git.side_commit import commit_on
 
     name, ours = note.branch.removeprefix("refs/heads/"), here.removeprefix("refs/heads/")
     taken = not note.unwritten and ids_at(config, note.ref) != (None, None)  # never here: not it
@@ -48,15 +64,37 @@ def on_its_branch(
             f"to your commit there, and not committed on {name}")  # fmt: skip
         return ""
     if checked_out_elsewhere(config.root, note.branch) is not None:
+        if waiting is not None:  # elsewhere (held_elsewhere), or here again: a switch back
+            waiting[note.ref] = not_landed(config, note)
         return None
     data = note.text.encode("utf-8")
     commit = commit_on(config, note.branch, note.ref, data, SUBJECT + note.title)
     if commit is None:  # checked out meanwhile, here or in another work tree: it waits
+        if waiting is not None:
+            waiting[note.ref] = not_landed(config, note)
         return None
     tail = _take_out(config, note)
     said = f"committed {note.ref} on {name}, the branch it was remembered on, as {commit[:12]}"
     say(f"{said} ({ours} is checked out, and left as it was: {tail})")
     return commit
+
+
+def not_landed(config: Config, note: PendingNote) -> str:
+    """Why `note` waits when its commit on its branch was not made or did not land
+    (side_commit.commit_on's None), and what commits it."""
+    name = note.branch.removeprefix("refs/heads/")
+    later = "the next `memidx sync` (or `remember`, or a git hook) here commits it"
+    if not branch_exists(config, note.branch):
+        return f"{name} was deleted as memidx committed it there: {later} on the branch checked out"
+    from memidx.memory.pending_branch import held_elsewhere
+
+    if head_branch(config) == note.branch:
+        return f"{name} is checked out here again (a git switch back meanwhile): {later} on {name}"
+    return held_elsewhere(config, note.branch) or (
+        f"a git checked {name} out, or moved or deleted it, as memidx committed it there (a "
+        f"`git switch`, `git worktree add` or `git branch -d` still running), so nothing was "
+        f"committed: {later} on {name}, or, {name} deleted, on the branch checked out"
+    )
 
 
 def _take_out(config: Config, note: PendingNote) -> str:

@@ -78,11 +78,13 @@ class PendingNote:
 class Committed:
     """What commit_pending did: {ref: the commit that added it}, and why it stopped early;
     `elsewhere`: the notes committed on their branch, not checked out ("": left to a person's
-    commit on the branch checked out)."""
+    commit on the branch checked out); `waiting`: why a note whose commit on its branch did
+    not land waits (memory/pending_elsewhere.py)."""
 
     commits: dict[str, str]
     busy: GitBusy | None = None
     elsewhere: dict[str, str] = field(default_factory=dict[str, str])
+    waiting: dict[str, str] = field(default_factory=dict[str, str])
 
 
 def keep(
@@ -172,8 +174,8 @@ def commit_pending(
         ):
             continue  # a person's now, or stashed
         try:
-            if elsewhere(config, note, here, notice, done):  # a person switched since
-                continue
+            if elsewhere(config, note, here, notice, done, own=note == raise_for):
+                continue  # a person switched since
             # on the branch looked at only: built again on a HEAD a person's `git switch`
             # moved, it went to a side branch never merged (chaos.py, seed 3)
             commit = commit_note(config, note, wait, here)  # unwritten: its file comes with it

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from memidx.config import Config
+
+if TYPE_CHECKING:  # status reads no pending note module unless a note is pending
+    from memidx.memory.pending_notes import PendingNote
 
 COMMITTED_SOON = "no git holds the clone now: the finisher or the next `memidx sync` commits it"
 # when no finisher runs (its 10 minutes ran out during a long `git am` or pick stop, then an
@@ -57,6 +61,7 @@ def pending_shown(config: Config) -> list[PendingShown]:
         why = busy or _why(here, note.branch, gone) or _elsewhere(config, note.branch)
         if why == COMMITTED_SOON and not _finisher_runs(config):
             why = NO_FINISHER
+        why = f"{vanished}; {why}" if (vanished := _vanished(config, note)) else why
         shown.append(PendingShown(note.ref, note.branch, when, why))
     return shown
 
@@ -81,6 +86,26 @@ def _holding(config: Config) -> str | None:
         f"{lock} was left behind by a git process that was killed (no running process holds "
         f"it): check that no git command is running, then remove it (rm {quote(str(lock))}); "
         "the note is committed once it is removed"
+    )
+
+
+def _vanished(config: Config, note: PendingNote) -> str | None:
+    """What became of a pending note's file that is gone (memidx.memory.pending_vanished): in a
+    `git stash`, it waits for the pop; else the commit that comes writes it again from its
+    entry. Status said only why it waited, of a note the person saw vanish."""
+    from memidx.memory.pending_vanished import gone, stashed
+
+    if note.unwritten or not gone(config, note):
+        return None
+    if stashed(config, note):
+        return (
+            "its file is in a `git stash` (`git stash -u` took it): it is committed once "
+            f"`git stash pop` brings it back (`memidx forget {note.ref}` drops it)"
+        )
+    return (
+        "its file is gone from the work tree (a `git reset --hard` or `git rebase --abort` "
+        "took it once git held it): it is written again from its pending entry when it is "
+        f"committed (`memidx forget {note.ref}` drops it)"
     )
 
 

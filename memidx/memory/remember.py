@@ -11,24 +11,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
-from typing import TextIO, TypeVar
+from typing import TypeVar
 
 import yaml
 
 from memidx.config import Config
-from memidx.drafts import make_folder
-from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
+from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, SwitchedAway, UsageError
 from memidx.index.ownership import keep_out_of_git
 from memidx.memory.answer_by import branch_for, clear_of_the_rebase, rebase_said
-from memidx.memory.fresh_note import commit_kept, free_name, keep_fresh, written_before
+from memidx.memory.fresh_note import commit_kept, keep_fresh, written_before
+from memidx.memory.note_file import free_name, write_new
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
-from memidx.memory.note_state import committed_meanwhile, the_same_note
+from memidx.memory.note_state import committed_meanwhile
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
-from memidx.memory.pending_notes import LOCK, after_a_hook, keep, pending
+from memidx.memory.pending_notes import LOCK, Committed, after_a_hook, keep, pending
 from memidx.notes.note import NoteError, clean_words, parse_note
-from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
 
 SLUG_LENGTH = 60
@@ -50,6 +49,7 @@ class Remembered:
     commit: str | None
     title: str
     redactions: tuple[Redacted, ...] = ()  # what was replaced before the note was written
+    pending: str | None = None  # pending: what was said of it (why it waits, what commits it)
 
 
 # Latin letters that no decomposition makes ASCII, spelled as their languages spell them
@@ -175,15 +175,25 @@ def remember(
             "commit it yourself, or remember the note again",
         )
         raise _telling(changed, ref, found)
-    if commit is None:  # GitBusy's first words: what held the clone, unless HEAD left its branch
-        why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
-        away = None if done.busy else left_for_its_branch(config, ref, branch)
-        state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
-        say(away or f"{ref} is {state} but not committed yet: {why} ({PENDING_HINT})")
+    said = None
+    if commit is None:
+        say(said := _pending_said(config, done, ref, branch))
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
     elif not elsewhere:  # one on a branch not checked out is indexed once it is
         _index(config, ref, commit, notice)
-    return Remembered(ref, commit, title, found)
+    return Remembered(ref, commit, title, found, said)
+
+
+def _pending_said(config: Config, done: Committed, ref: str, branch: str) -> str:
+    """What a remember that left its note pending says of it: GitBusy's first words (what held
+    the clone), or that HEAD left its branch, and why it waits and what commits it."""
+    why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
+    waits = done.waiting.get(ref)  # its commit on its branch did not land: why
+    held = done.busy and not isinstance(done.busy, SwitchedAway)  # a switch: no git to wait for
+    away = None if held else left_for_its_branch(config, ref, branch, waits)
+    state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
+    hint = f"{waits}; do not remember it again" if waits else PENDING_HINT
+    return away or f"{ref} is {state} but not committed yet: {why} ({hint})"
 
 
 def _telling(exc: E, ref: str, found: tuple[Redacted, ...]) -> E:
@@ -215,43 +225,6 @@ def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] 
     notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")
 
 
-def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
-    """Create the file under a name no other writer has taken (O_EXCL), never overwriting.
-    One `remember` of this clone writes and commits at a time (remember.lock, the caller's):
-    another of the same note finds it whole and committed, never half written (where it wrote
-    a twin, `<slug>-2.md`, beside it), and takes it as its own, committed as it is or not at
-    all: (its ref, whether it was found)."""
-    target = config.root / folder
-    make_folder(target, durable=config.fsync)
-    # a name another file has in another case (`Vmmem.md`) is that file on macOS and Windows,
-    # where a clone would check out one of the two
-    names = [entry.name for entry in target.iterdir()]
-    other_case = {name.casefold() for name in names if name != name.casefold()}
-    # under remember.lock, which the caller holds until its commit
-    for n in range(1, 1000):
-        name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-        if name.casefold() in other_case and name not in names:  # one there: the same note?
-            continue
-        try:
-            out = (target / name).open("x", encoding="utf-8")
-        except FileExistsError:
-            if the_same_note(config, (folder / name).as_posix(), text):
-                return (folder / name).as_posix(), True
-            continue
-        try:
-            with out:
-                _fill(out, text, durable=config.fsync)
-            if config.fsync:
-                sync_folder(target)  # the note's name
-        except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
-            (target / name).unlink(missing_ok=True)
-            if isinstance(exc, OSError):
-                raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
-            raise
-        return (folder / name).as_posix(), False
-    raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
-
-
 def _placed(
     config: Config,
     folder: PurePosixPath,
@@ -270,16 +243,9 @@ def _placed(
     try:
         _check(config, ref, text, found)
     except CheckFailed:  # the file is kept, for the person to fix
-        _ = there or _write_new(config, folder, slug, text)
+        _ = there or write_new(config, folder, slug, text)
         raise
     return ref, there, older
-
-
-def _fill(out: TextIO, text: str, *, durable: bool) -> None:
-    out.write(text)
-    if durable:  # remembered means kept, a power loss after it too
-        out.flush()
-        os.fsync(out.fileno())
 
 
 def _check(config: Config, ref: str, text: str, found: tuple[Redacted, ...]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config, load_config
-from memidx.git import side_commit
+from memidx.git import checkouts, side_commit
 from memidx.git.repo import GitRepo
 from memidx.memory.pending_notes import keep
 from tests.helpers import NotesRepo, started_memory
@@ -195,7 +195,7 @@ def _at_the_look_once_moved(
 ) -> list[int]:
     """Run `person`'s git command at memidx's second look for a work tree holding the branch
     (the first is before the commit is built, the second once the branch is moved to it)."""
-    real_holder = side_commit._holder  # pyright: ignore[reportPrivateUsage]
+    real_holder = checkouts._holder  # pyright: ignore[reportPrivateUsage]
     looks: list[int] = []
 
     def holder(repo: GitRepo, branch: str) -> Path | None:
@@ -204,7 +204,7 @@ def _at_the_look_once_moved(
             person()
         return real_holder(repo, branch)
 
-    monkeypatch.setattr(side_commit, "_holder", holder)
+    monkeypatch.setattr(checkouts, "_holder", holder)
     return looks
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
-from memidx.git import side_commit
+from memidx.git import checkouts, side_commit
 from memidx.git.repo import GitRepo
 from memidx.memory.pending_notes import keep
 from tests.cli.test_late_merge import wait_for
@@ -47,7 +47,7 @@ def test_a_switch_under_way_in_another_work_tree_is_waited_for(
     hook.chmod(0o755)
     argv = ["git", *GIT_IDENTITY, "-c", f"core.fsmonitor={hook}", "switch", "-q", "main"]
     switch = subprocess.Popen(argv, cwd=other, env=clean_env(), stderr=subprocess.PIPE)
-    real_holder = side_commit._holder  # pyright: ignore[reportPrivateUsage]
+    real_holder = checkouts._holder  # pyright: ignore[reportPrivateUsage]
     looks: list[str] = []
 
     def the_switch_goes_on(found: GitRepo, branch: str) -> Path | None:
@@ -58,7 +58,7 @@ def test_a_switch_under_way_in_another_work_tree_is_waited_for(
 
     try:
         wait_for("the switch to read main's tip", held.exists)
-        monkeypatch.setattr(side_commit, "_holder", the_switch_goes_on)
+        monkeypatch.setattr(checkouts, "_holder", the_switch_goes_on)
         synced = repo.memidx("sync")
         _, err = switch.communicate(timeout=60)
     finally:
@@ -98,8 +98,8 @@ def test_a_branch_a_running_apply_rebase_began_from_is_held(tmp_path: Path) -> N
     with subprocess.Popen(argv, cwd=linked, env=clean_env(), stdout=pipe, stderr=pipe) as person:
         try:
             wait_for("the rebase to apply", picked.exists)
-            held = side_commit.holding(repo.root, "refs/heads/side")
-            other = side_commit.holding(repo.root, "refs/heads/other")
+            held = checkouts.holding(repo.root, "refs/heads/side")
+            other = checkouts.holding(repo.root, "refs/heads/other")
         finally:
             _, err = person.communicate(timeout=60)
     assert person.returncode == 0, err
@@ -168,7 +168,7 @@ def test_the_look_for_a_switch_reads_proc_once_for_every_work_tree(
 
     monkeypatch.setattr(publish, "_ancestors", counted)
 
-    assert not side_commit._switching(GitRepo(repo.root))  # pyright: ignore[reportPrivateUsage]
+    assert not checkouts._switching(GitRepo(repo.root))  # pyright: ignore[reportPrivateUsage]
     assert len(looks) == 1, looks
 
 
@@ -201,7 +201,7 @@ def test_a_worktree_add_that_wrote_head_first_is_waited_for_to_the_end(
             read.append("done")
         return False
 
-    monkeypatch.setattr(side_commit, "_switching", worktree_add_under_way)
+    monkeypatch.setattr(checkouts, "_switching", worktree_add_under_way)
     synced = repo.memidx("sync")
     if len(read) == 1:  # memidx did not wait: the reset ends after it, as it read
         repo.git("-C", str(other), "read-tree", read[0])

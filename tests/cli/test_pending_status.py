@@ -135,3 +135,36 @@ def test_status_says_it_of_a_finisher_lock_that_is_no_file(repo: NotesRepo) -> N
     lock.symlink_to(repo.root / "nowhere")
     shown = repo.memidx("status")
     assert shown.code == 0 and f"{NO_FINISHER}\n" in shown.out, shown.out + shown.err
+
+
+def test_status_says_a_pending_notes_vanished_file_is_written_again(repo: NotesRepo) -> None:
+    """A pending note's file gone (a `git reset --hard` of it once staged) is written
+    again from its entry by the commit that comes: status said only why it waited, and the
+    person who saw the file vanish read nothing of its coming back."""
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("add", REF)
+    repo.git("reset", "-q", "--hard")  # git held it: taken by git, not the person's `rm`
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert note["why"] == (
+        "its file is gone from the work tree (a `git reset --hard` or `git rebase --abort` "
+        "took it once git held it): it is written again from its pending entry when it is "
+        f"committed (`memidx forget {REF}` drops it); {NO_FINISHER}"
+    )
+    assert "its file is gone from the work tree" in repo.memidx("status").out
+    repo.memidx("sync")
+    assert (repo.root / REF).read_text() == TEXT  # as said: written again, and committed
+    assert REF in repo.git("ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_status_says_a_pending_note_a_stash_took_waits_for_the_pop(repo: NotesRepo) -> None:
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("stash", "-q", "-u")
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert note["why"].startswith(
+        "its file is in a `git stash` (`git stash -u` took it): it is committed once "
+        f"`git stash pop` brings it back (`memidx forget {REF}` drops it); "
+    ), note

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git import side_commit
+from memidx.git import checkouts
 from memidx.git.repo import GitRepo
 from tests.cli.test_late_merge import wait_for
 from tests.cli.test_purge_branch_switch import (
@@ -33,7 +33,7 @@ def test_a_switch_that_starts_during_the_purge_s_look_is_waited_for(
     hook.write_text(HOLD_SWITCH.format(held=held, go=go))
     hook.chmod(0o755)
     started: list[subprocess.Popen[bytes]] = []
-    look = side_commit.in_use
+    look = checkouts.in_use
 
     def switch_starts_during_the_look(repo: GitRepo, branch: str) -> bool:
         found = look(repo, branch)
@@ -43,7 +43,7 @@ def test_a_switch_that_starts_during_the_purge_s_look_is_waited_for(
             wait_for("the switch to read the index", held.exists)
         return found
 
-    monkeypatch.setattr(side_commit, "in_use", switch_starts_during_the_look)
+    monkeypatch.setattr(checkouts, "in_use", switch_starts_during_the_look)
     try:
         rewritten = _purge(one, side)
     finally:

@@ -19,7 +19,7 @@ from memidx.frozen import replace
 from memidx.haystack import identity
 from memidx.haystack.frames import new_record
 from memidx.haystack.writer import Writer
-from memidx.memory import remember
+from memidx.memory import note_file
 from memidx.portable import sync_folder
 from tests.helpers import FakeEmbedder, NotesRepo
 
@@ -108,7 +108,7 @@ def test_a_remembered_note_is_synced_with_its_name_as_the_setting_says(
     repo: NotesRepo, synced: list[Path], fsync: bool
 ) -> None:
     config = replace(load_config(repo.root), fsync=fsync)
-    ref, _ = remember._write_new(  # pyright: ignore[reportPrivateUsage]
+    ref, _ = note_file.write_new(  # pyright: ignore[reportPrivateUsage]
         config, PurePosixPath("notes/new"), "a-note", "# A note\n"
     )
     note, folder = repo.root / ref, repo.root / "notes" / "new"

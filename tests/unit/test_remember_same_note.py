@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 import pytest
 
 from memidx.config import load_config
-from memidx.memory import note_state, remember
+from memidx.memory import note_file, note_state
 from tests.helpers import NotesRepo
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full.\n"
@@ -20,7 +20,7 @@ EDITED = TEXT.replace("was full", "was full of logs")
 
 def _written(repo: NotesRepo) -> str:
     config = load_config(repo.root, env={})
-    return remember._write_new(config, PurePosixPath("notes"), "disk-full", TEXT)[0]  # pyright: ignore[reportPrivateUsage]
+    return note_file.write_new(config, PurePosixPath("notes"), "disk-full", TEXT)[0]  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(
@@ -109,6 +109,6 @@ def test_a_note_committed_is_compared_as_git_stores_it(
     repo.write("notes/disk-full.md", on_disk.encode())
 
     config = load_config(repo.root, env={})
-    written = remember._write_new(config, PurePosixPath("notes"), "disk-full", text)  # pyright: ignore[reportPrivateUsage]
+    written = note_file.write_new(config, PurePosixPath("notes"), "disk-full", text)  # pyright: ignore[reportPrivateUsage]
 
     assert written[0] == ref
