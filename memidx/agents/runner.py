@@ -103,14 +103,15 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     worker.start()
     worker.join(max(0.0, started + limit - time.monotonic()))
     config = cast(Config | None, holder.get("config"))
-    _keep_said(config, agent, event, said.getvalue(), directory)
+    standing = cast(Path | None, holder.get("standing"))  # the agent's folder, when read
+    _keep_said(config, agent, event, said.getvalue(), directory, standing)
     failed = found.failed(event) if found.failed else ""
     if worker.is_alive():
-        _trace(config, agent, event, f"no answer within {limit:g} s: gave up", directory)
+        _trace(config, agent, event, f"no answer within {limit:g} s: gave up", directory, standing)
         return _finish(failed)
     error = holder.get("error")
     if isinstance(error, BaseException):
-        _trace(config, agent, event, f"{type(error).__name__}: {error}", directory)
+        _trace(config, agent, event, f"{type(error).__name__}: {error}", directory, standing)
         return _finish(failed)
     return _finish(str(holder.get("output") or ""))
 
@@ -124,14 +125,19 @@ def _quiet() -> io.StringIO:
     return said
 
 
-def _keep_said(
-    config: Config | None, agent: str, event: str, said: str, directory: Path | None
+def _keep_said(  # noqa: PLR0917 - _trace's, and what was said
+    config: Config | None,
+    agent: str,
+    event: str,
+    said: str,
+    directory: Path | None,
+    standing: Path | None,
 ) -> None:
     """Each line the work said, in the hook's trace: a notice as one (which `memidx status`
     does not show as a failure), so what a command would have said is not lost."""
     for line in said.splitlines():
         if text := line.strip().removeprefix("memidx: "):
-            _trace(config, agent, event, text, directory)
+            _trace(config, agent, event, text, directory, standing)
 
 
 def _deadline(found: Adapter, event: str) -> float:
@@ -150,17 +156,28 @@ def _work(
 ) -> None:
     try:
         payload = _payload(sys.stdin.buffer.read(MAX_INPUT))
-        cwd = str(payload.get("cwd") or "") or None
         if directory is not None and not directory.is_dir():  # never a new memory by a typo
             raise NotADirectoryError(f"-C {directory}: no such folder")
         # the agent's directory is where the hook stands, not a -C: MEMIDX_ROOT and the user's
         # memory still answer from a project that is no memory
-        standing = Path(cwd) if cwd and Path(cwd).is_dir() else None
+        holder["standing"] = standing = standing_of(payload)
         config = load_config(directory, standing=standing)
         holder["config"] = config
         holder["output"] = found.handle(HookCall(agent, event, payload, config, deadline))
     except BaseException as exc:  # noqa: BLE001  # fail open: every error is traced, none raised
         holder["error"] = exc
+
+
+def standing_of(payload: dict[str, object]) -> Path | None:
+    """The folder the agent works in, from its hook's input: `cwd` (Claude Code, Codex, Gemini
+    CLI, Hermes), else the first of Cursor's `workspace_roots` (its hooks carry no `cwd`);
+    None when it names no folder (the hook's own working directory answers then)."""
+    roots = payload.get("workspace_roots")
+    first = cast(list[object], roots)[0] if isinstance(roots, list) and roots else None
+    for named in (payload.get("cwd"), first):
+        if isinstance(named, str) and named and Path(named).is_dir():
+            return Path(named)
+    return None
 
 
 def _payload(data: bytes) -> dict[str, object]:
@@ -170,26 +187,33 @@ def _payload(data: bytes) -> dict[str, object]:
     return cast(dict[str, object], loaded)
 
 
-def _trace(
-    config: Config | None, agent: str, event: str, message: str, directory: Path | None = None
+def _trace(  # noqa: PLR0917 - the hook's agent and event, what to say, and where it stands
+    config: Config | None,
+    agent: str,
+    event: str,
+    message: str,
+    directory: Path | None = None,
+    standing: Path | None = None,
 ) -> None:
     from memidx.index.failures import fallback_trace, record_failure
 
     if config is None:  # the hook failed before it found its memory: the one in reach
-        config = _memory_in_reach(directory)
+        config = _memory_in_reach(directory, standing)
     path = _trace_path(config)
     if path is not None:  # a memory that cannot be written: the trace in the user's state folder
         fallback = None if config is None else fallback_trace(config.root, path)
         record_failure(path, f"{agent} {event}", message, fallback=fallback)
 
 
-def _memory_in_reach(directory: Path | None) -> Config | None:
-    """The memory -C names, else the one around; None when -C names no folder: its trace
-    went into the memory of the working directory, another memory than the one named."""
+def _memory_in_reach(directory: Path | None, standing: Path | None) -> Config | None:
+    """The memory -C names, else the one the agent stands in (`standing`: its hook input's
+    folder), else the one around; None when -C names no folder (its trace went into the memory
+    of the working directory, another memory than the one named), or when the memory found
+    cannot be loaded (a hook started elsewhere traced into the memory it was started in)."""
     if directory is not None and not directory.is_dir():
         return None
     with contextlib.suppress(Exception):
-        return load_config(directory)
+        return load_config(directory, standing=standing)
     return None
 
 
@@ -197,7 +221,7 @@ def trace_path(config: Config | None) -> Path | None:
     """Where a failed hook leaves its line: its memory's trace, else (no memory in reach) the
     user's cache, else (no home either) this user's private runtime folder; None when that is
     no private folder, which another user could have made to read or plant the trace."""
-    return _trace_path(_memory_in_reach(None) if config is None else config)
+    return _trace_path(_memory_in_reach(None, None) if config is None else config)
 
 
 def _trace_path(config: Config | None) -> Path | None:

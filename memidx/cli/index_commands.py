@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memidx.cli.notice import say_notice
 from memidx.cli.unembedded import say_unembedded
+from memidx.cli.write_commands import say_line
 from memidx.config import Config
 from memidx.errors import UsageError
 
@@ -74,6 +75,8 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import ingest as ingest_notes
     from memidx.index.sync import sync as sync_notes
+    from memidx.index.vectors import VectorStore
+    from memidx.memory.forget_vectors import scrub_forgotten
     from memidx.progress import ProgressBar
 
     commit_pending_notes(config)  # first: this sync indexes them
@@ -93,10 +96,12 @@ def sync(args: argparse.Namespace, config: Config) -> int:
         mark_index_built(config, store)
         if filled:  # rebuilt: no vector is left, and sync starts no background embed
             say_unembedded(config, store)
+        forgotten_at = VectorStore(store.conn).forgotten_at()
     finally:
         bar.close()
         store.conn.close()
-    clear_unchanged(marks)
+    clear_unchanged(marks)  # a forget's vectors it dropped (or a pulled tombstone's) leave the
+    scrub_forgotten(config, "forgotten text left the index", say_line, forgotten_at)  # files
     summary = (
         f"index at {report.source}: {report.written} written, {report.deleted} removed, "
         f"{report.renamed} renamed; records: {records.indexed} indexed, {records.deleted} removed"

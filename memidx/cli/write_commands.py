@@ -13,6 +13,7 @@ from memidx.cli.notice import say_notice
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.haystack.frames import MAX_RECORD_BYTES, MAX_TEXT_BYTES
+from memidx.index.following import following
 
 
 def remember(args: argparse.Namespace, config: Config) -> int:
@@ -24,15 +25,16 @@ def remember(args: argparse.Namespace, config: Config) -> int:
     body = read_stdin("the note's body", hint="a note is far shorter: keep the lesson, not the log")
     body = body.removeprefix("\ufeff")  # Notepad's UTF-8 BOM: no text, and it unmade a heading
     extra = {"summary_of": args.summary_of} if args.summary_of else None
-    done = write_note(
-        config,
-        args.title,
-        body,
-        tags=parse_tags(args.tags),
-        directory=args.dir,
-        extra=extra,
-        notice=say_line,
-    )
+    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+        done = write_note(
+            config,
+            args.title,
+            body,
+            tags=parse_tags(args.tags),
+            directory=args.dir,
+            extra=extra,
+            notice=say_line,
+        )
     if done.redactions:  # the note holds other words than were typed: never in silence
         from memidx.memory.note_redaction import redaction_said
 
@@ -150,8 +152,9 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
         raise UsageError(f"{given[0]} is an option of `haystack purge`, not of `haystack commit`")
     if not config.in_git:  # else git's answer reads as a detached HEAD
         raise UsageError(f"{config.root}: not a git repository", "segments are committed by git")
-    commit = commit_haystack(config, say_notice)
-    why = None if commit is None else follow_commit(config, say_line)
+    with following(config):
+        commit = commit_haystack(config, say_notice)
+        why = None if commit is None else follow_commit(config, say_line)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")
     if why is not None:  # committed: a retry has nothing to commit, and the index stays behind
         say_line(f"warning: the index did not follow the haystack's commit: {why} ({FOLLOW_HINT})")
@@ -182,8 +185,9 @@ def share(args: argparse.Namespace, config: Config) -> int:
     if not config.in_git:
         raise UsageError(f"{config.root}: not a git repository", "memory is shared by git")
     refuse_outgoing_secrets(config)  # git runs no message hook for some commits (--no-verify)
-    commit_pending_notes(config)  # before the push, which takes them along
-    done = share_memory(config, say=say_line)
+    with following(config):  # its commits and merge move HEAD before the index follows
+        commit_pending_notes(config)  # before the push, which takes them along
+        done = share_memory(config, say=say_line)
     if args.json:
         print(json.dumps({
             "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,

@@ -25,10 +25,9 @@ from numpy.typing import NDArray
 
 from memidx.drafts import remove_abandoned, replace_through
 from memidx.embed.embedders import decode_matrix
+from memidx.embed.matrix_header import MAGIC
 from memidx.index.store import VectorStore
 from memidx.portable import process_alive, sync_folder
-
-MAGIC = b"MXV1"
 
 
 @dataclass(frozen=True, slots=True)

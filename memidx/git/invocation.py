@@ -12,9 +12,10 @@ is taken for one that commits (unknown: careful)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
@@ -41,6 +42,8 @@ BUILTINS = frozenset({
 # fmt: on
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
 _aliases: dict[Path, tuple[float, dict[str, str]]] = {}
+_held: set[Path] = set()  # clones whose HEAD's lock memidx holds: no `git config` run for them
+_wanted: set[Path] = set()  # clones whose aliases a look under that lock wanted, not read
 
 
 def command_at(words: Sequence[str]) -> int | None:
@@ -117,7 +120,10 @@ def expanded(words: Sequence[str], root: Path | None) -> list[str]:
             return rest
         value = given.get(f"alias.{rest[0].lower()}")
         if value is None and root is not None:
-            value = _clone_aliases(root).get(rest[0].lower())
+            aliases = _clone_aliases(root)
+            if aliases is None:
+                return [SHELL_ALIAS]  # not read under HEAD's lock: any git (careful)
+            value = aliases.get(rest[0].lower())
         if value is None:
             return rest
         if value.startswith("!"):
@@ -144,13 +150,39 @@ def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def _clone_aliases(root: Path) -> dict[str, str]:
+@contextlib.contextmanager
+def holding(root: Path) -> Generator[None]:
+    """While memidx holds HEAD's lock of the clone at `root` (publish.move_head's look), its
+    aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of 20 remembers
+    beside a person's `git st` alias every 0.03 s): the last read are used, or, never read,
+    an alias is taken for any git, and read before the next look (prime)."""
+    top = root.resolve()
+    _held.add(top)
+    try:
+        yield
+    finally:
+        _held.discard(top)
+
+
+def prime(root: Path) -> None:
+    """Read the aliases of the clone at `root` if a look under HEAD's lock wanted them."""
+    top = root.resolve()
+    if top in _wanted and top not in _held:
+        _wanted.discard(top)
+        _clone_aliases(top)
+
+
+def _clone_aliases(root: Path) -> dict[str, str] | None:
     """The clone's aliases (its config, the person's and the system's): name -> value; read
-    once every ALIASES_FRESH seconds at most (a look at /proc runs many times a second)."""
+    once every ALIASES_FRESH seconds at most (a look at /proc runs many times a second);
+    under HEAD's lock (holding) the last read, or None when none was."""
     now = time.monotonic()
     cached = _aliases.get(root)
-    if cached is not None and now - cached[0] < ALIASES_FRESH:
+    if cached is not None and (now - cached[0] < ALIASES_FRESH or root in _held):
         return cached[1]
+    if root in _held:
+        _wanted.add(root)
+        return None
     import subprocess
 
     argv = ["git", "config", "-z", "--get-regexp", r"^alias\."]
@@ -186,21 +218,43 @@ def in_clone(cwd: Path, words: Sequence[str], environ: bytes, trees: Sequence[Pa
 def named_git_dir(words: Sequence[str], cwd: Path, environ: bytes = b"") -> list[str]:
     """The repository a git process names (`--git-dir`, else GIT_DIR in its `environ`, the
     raw /proc/<pid>/environ), resolved as git would: after its `-C`s (or, once it went to its
-    work tree, from there: both are given); [] when it names none."""
+    work tree, from there: both are given, and the folders it went there from, _came_from);
+    [] when it names none."""
     given = [value for name, value in options(words) if name == "--git-dir"]
     if not given:
-        given = [v.decode("utf-8", "replace") for k, _, v in _environ(environ) if k == b"GIT_DIR"]
+        given = _environ(environ, b"GIT_DIR")
     if not given:
         return []
     start = cwd
     for name, value in options(words):
         if name == "-C" and value:
             start = start / value
-    return list(dict.fromkeys(os.path.realpath(base / given[-1]) for base in (start, cwd)))
+    bases = [start, cwd]
+    if not Path(given[-1]).is_absolute():
+        trees = [value for name, value in options(words) if name == "--work-tree"]
+        bases += _came_from(cwd, trees[-1:] or _environ(environ, b"GIT_WORK_TREE"))
+    return list(dict.fromkeys(os.path.realpath(base / given[-1]) for base in bases))
 
 
-def _environ(raw: bytes) -> list[tuple[bytes, bytes, bytes]]:
-    return [entry.partition(b"=") for entry in raw.split(b"\0") if entry.startswith(b"GIT_DIR=")]
+def _came_from(cwd: Path, trees: Sequence[str]) -> list[Path]:
+    """The folders a git with a relative work tree (`trees`, its last) may have started in:
+    it went to that work tree (its cwd now) at once, so a relative --git-dir, resolved from
+    the folder it started in, was resolved from the work tree (`cd /tmp && git
+    --git-dir=clone/.git --work-tree=clone commit`: no git of the clone)."""
+    if not trees or not trees[-1] or Path(trees[-1]).is_absolute():
+        return []
+    here = os.path.realpath(cwd)
+    return [top for top in (cwd, *cwd.parents) if os.path.realpath(top / trees[-1]) == here]
+
+
+def _environ(raw: bytes, name: bytes) -> list[str]:
+    """The value of variable `name` in a raw /proc/<pid>/environ; [] when it is not set."""
+    prefix = name + b"="
+    return [
+        entry[len(prefix) :].decode("utf-8", "replace")
+        for entry in raw.split(b"\0")
+        if entry.startswith(prefix)
+    ]
 
 
 def git_dirs(trees: Sequence[Path]) -> set[str]:

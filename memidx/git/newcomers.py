@@ -165,11 +165,15 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
         if status.get("Tgid", proc.name) != proc.name:
             return False  # a thread of a process that was there for the look
         line = (proc / "cmdline").read_bytes()
-        if name != "git":
+        # in its exec of git, a process keeps the comm of the one that forked it (a shell's,
+        # python's) a moment: git by its program (9 of 10 `git lg` seen as they started)
+        if name != "git" and (proc / "exe").readlink().name != "git":
             return _unexeced(proc, status.get("PPid", "0"), line)
         environ = (proc / "environ").read_bytes()  # GIT_DIR: the clone it works in
     except OSError:
         return False  # ended, another user's, or a zombie
+    if not line:
+        return here  # git in its exec, its arguments not there yet: careful
     argv = line.split(b"\0")
     words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
     if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
@@ -200,7 +204,8 @@ def _unexeced(proc: Path, parent: str, argv: bytes) -> bool:
     shell's fork (or make's, xargs'...: SPAWNERS) is one: a Python script in the clone forking
     a worker every 50 ms (multiprocessing's fork, a preforking server) left 3 of 3 remembers
     waiting 4 to 12 s, two of them pending ("HEAD kept moving"). Other programs run git with
-    posix_spawn or vfork (Python's subprocess, libuv): their child execs at once."""
+    posix_spawn or vfork (Python's subprocess, Go's os/exec) or fork and exec at once (node's
+    libuv: a plain fork, its child in this state for an instant)."""
     program = (proc / "exe").readlink()
     if program.name not in SPAWNERS:
         return False  # a Python worker, a preforking server: forks that never exec

@@ -7,17 +7,16 @@ the person's commit is lost. A commit of given paths (`git commit -- file`) hold
 all along; a plain `git commit` lets it go before its hooks and its editor run. So memidx moves
 HEAD only while no git process of this clone is committing (on Linux, from /proc: a `git commit`,
 `merge`, `cherry-pick`, `revert`, `am`, `rebase` or `pull`) or checking a branch out in its work
-tree (in_the_way: `switch`, `checkout`) and none holds index.lock, and it
-looks again while it holds the ref's own lock: `git update-ref --stdin` prepares the update
-(which locks the ref, and fails when HEAD moved), memidx looks, then the transaction is
-committed or aborted; last, memidx looks at each process that started since its look began
-(memidx/git/newcomers.py), so only a commit that starts in the instant between that and git's
-rename of the lock can miss it (and one that does is waited for once HEAD moved:
-memidx/git/late.py). The ref
-stays locked for the look alone, under the 100 ms another git waits for a ref lock
-(core.filesRefLockTimeout) before it gives up: measured at ~150 processes, load average ~20
-on 2 cores, 0.9 ms median, 16-21 ms p90, ~30 ms max (the tail is this process waiting for a
-CPU); read through pathlib, the same look took 11-19 ms median, 27-31 ms p90, ~49 ms max.
+tree (in_the_way: `switch`, `checkout`) and none holds index.lock, and it looks again while
+it holds the ref's own lock: `git update-ref --stdin` prepares the update (which locks the
+ref, and fails when HEAD moved), memidx looks, then the transaction is committed or aborted;
+last, memidx looks at each process that started since its look began (newcomers.py), so only
+a commit that starts in the instant between that and git's rename of the lock can miss it
+(and one that does is waited for once HEAD moved: late.py). The ref stays locked for the
+look alone (no `git config` run there: invocation.holding), under the 100 ms another git
+waits for a ref lock (core.filesRefLockTimeout): at ~150 processes, load average ~20 on 2
+cores, 0.9 ms median, 16-21 ms p90, ~30 ms max (this process waiting for a CPU); read through
+pathlib, the same look took 11-19 ms median, 27-31 ms p90, ~49 ms max.
 
 What must follow the move (git's index told about the paths the new commit holds) runs in the
 same child process, a shell that runs `git update-ref` and then, when HEAD is the new commit,
@@ -25,8 +24,7 @@ that git command: memidx killed between the two (a `kill -9`, a Ctrl-C) left HEA
 the index not, so `git status` showed the committed files as staged for deletion and
 untracked, and a person's next `git commit` would have deleted them. The child has a session
 of its own and finishes alone; a transaction memidx had not committed is aborted when its
-input closes.
-"""
+input closes."""
 
 from __future__ import annotations
 
@@ -36,6 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
+from memidx.git import invocation
 from memidx.git.invocation import SHELL_ALIAS, command_of, git_dirs, named_git_dir
 from memidx.git.move_script import (
     FAILED,
@@ -88,6 +87,7 @@ def move_head(
     words), in the same child process."""
     from memidx.children import SHELL, start_piped
 
+    invocation.prime(root)  # the aliases a look wanted, read before HEAD's lock
     if in_the_way(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
@@ -106,16 +106,18 @@ def move_head(
                 git.stdout.readline().strip() == "prepare: ok"
             ):
                 since = last_pid()  # a git that starts during the look is looked at last
-                switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
-                busy = switched or (git_dir / "index.lock").exists() or in_the_way(root)
-                busy = busy or lately(root) or arrived(root, since, COMMITTING | SWITCHERS)
-                busy = busy or (locks and not take_index_lock(git_dir, token))
-                busy = busy or (locks and not copy_index(git_dir))  # the shell lets go
+                with invocation.holding(root):  # no `git config` run under HEAD's lock
+                    switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
+                    busy = switched or (git_dir / "index.lock").exists() or in_the_way(root)
+                    busy = busy or lately(root) or arrived(root, since, COMMITTING | SWITCHERS)
+                busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
                 outcome = DONE if said == "commit: ok" else MOVED
                 outcome = SWITCHED if switched else BUSY if busy else outcome
+                if outcome == DONE and locks:  # HEAD's lock let go; the shell waits for EOF
+                    copy_index(git_dir)
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:

@@ -66,6 +66,7 @@ def _synced(root: Path, stage: str) -> int:
         config = load_config(root)
         root = config.root
         from memidx.githooks.notices import kept_notices
+        from memidx.index.following import following
         from memidx.memory.head_sync import sync_to_head
 
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
@@ -76,7 +77,9 @@ def _synced(root: Path, stage: str) -> int:
             _forget_again(config)
         elif ended:
             _finisher_after_git(config)
-        for line in sync_to_head(config, once=True):  # a wait for room: once per state
+        with following(config):  # git moved HEAD: a search meanwhile says the index follows
+            lines = sync_to_head(config, once=True)  # a wait for room: once per state
+        for line in lines:
             print(f"memidx: {line}")
     except MemidxError as exc:
         return _failed(root, stage, exc)

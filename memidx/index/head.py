@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memidx.config import Config
 from memidx.git.refs import read_head, unborn_branch
+from memidx.index.following import followed_now
 from memidx.index.store import Store
 
 
@@ -22,6 +23,11 @@ def behind_head(config: Config, store: Store) -> str | None:
     else:
         head = head[:12]
     at = indexed[:12] if indexed else "no commit"
+    if followed_now(config):  # a forget, remember or hook of this clone between its two steps
+        return (
+            f"the index is at {at} and HEAD at {head}: a memidx command of this clone moved "
+            "HEAD and is bringing the index to it now (search again in a moment)"
+        )
     return (
         f"the index is at {at} but HEAD is {head} (a git operation no memidx hook followed, "
         "e.g. git reset where only pre-commit's hooks are installed, or a hook failed): run "

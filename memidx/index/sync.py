@@ -13,6 +13,7 @@ from memidx.git.refs import read_head
 from memidx.git.repo import GitRepo
 from memidx.index import added as adds
 from memidx.index.drift import Drift, SourceFile, compare, from_changes, note_paths
+from memidx.index.forgotten_notes import drop_their_vectors, forgotten_notes, their_texts
 from memidx.index.note_rows import NOTE, note_document, skips_not_utf8, symlink_reason
 from memidx.index.sources import GitSource, WorktreeSource
 from memidx.index.store import Skip, Store, VectorStore, transaction
@@ -134,7 +135,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         )
         report = SyncReport(source.label, head, drift)
         run = _Run(config, store, source, report, progress=progress, base=indexed, history=plan)
-        run.apply(to_read)
+        run.apply(to_read, forgotten_notes(repo, indexed, head, drift.orphaned))
         report.skipped += skips_not_utf8((c.new_path for c in changes if c.new_path), folder)
         return run.report
 
@@ -154,7 +155,7 @@ def ingest(
         report = SyncReport(notes.label, notes.commit, drift_of(store, files))
         run = _Run(config, store, notes, report, progress=progress, base=base)
         run.history = _full_adds(notes)
-        run.apply(sorted(files.values(), key=_ref))
+        run.apply(sorted(files.values(), key=lambda file: file.ref))
         report.skipped += skips_not_utf8(notes.names_not_utf8, config.notes_dir)
         return report
 
@@ -189,10 +190,6 @@ def _until_applied(attempt: Callable[[], SyncReport]) -> SyncReport:
     raise IndexBusy(
         "other memidx processes kept changing the index while this one planned", "try again"
     )
-
-
-def _ref(file: SourceFile) -> str:
-    return file.ref
 
 
 def _full_adds(source: NoteSource) -> adds.AddsPlan:
@@ -230,15 +227,17 @@ class _Run:
         # another reader built the index: it may have chunked rows that read the same otherwise
         self.rechunk = settings_changed(store, config) is not None
 
-    def apply(self, to_read: Sequence[SourceFile]) -> None:
-        """Apply the report's drift and (re)read `to_read`, all in one transaction; _Replan
-        when another writer moved the index on after this run read it."""
+    def apply(self, to_read: Sequence[SourceFile], forgotten: Sequence[str] = ()) -> None:
+        """Apply the report's drift and (re)read `to_read`, all in one transaction (the notes
+        `forgotten` removed with their vectors); _Replan when another writer moved the index on
+        after this run read it."""
         drift, store = self.report.drift, self.store
         with transaction(store.conn):
             if _base(store) != self.base:
                 raise _Replan
             for old, new in drift.renamed:
                 store.rename(NOTE, old, new)
+            texts = their_texts(store, forgotten)
             store.delete(NOTE, drift.orphaned)
             store.clear_skips(NOTE, (*drift.gone_skips, *(old for old, _ in drift.renamed)))
             self.report.renamed, self.report.deleted = len(drift.renamed), len(drift.orphaned)
@@ -250,6 +249,7 @@ class _Run:
             self.read(to_read)
             if dated is None or dated:  # rows not read again whose history changed
                 adds.refresh_dates(store.conn, self.dates, dated, NOTE, {f.ref for f in to_read})
+            drop_their_vectors(store, texts)  # after the reads: a chunk may hold the text
             store.set_state("indexed_commit", self.source.commit or "")
             store.set_state(SETTINGS, settings_of(self.config))
             store.set_state("indexed_source", "git" if self.config.in_git else "worktree")

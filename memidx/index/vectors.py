@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from memidx.notes.chunks import Chunk
 
 
+FORGOTTEN_AT = "forgotten_vectors_at"  # state key: see VectorStore.drop_texts
+
+
 class ChunkVectors(Value):
     """The vectors of one model for the chunks of the documents a search may return."""
 
@@ -94,12 +97,24 @@ class VectorStore:
 
     def drop_texts(self, text_hashes: Iterable[str]) -> None:
         """Drop the vectors (any model's) of these texts that no chunk holds now: a forgotten
-        note's or record's, which a rebuild of the index never has."""
-        self.conn.executemany(
+        note's or record's, which a rebuild of the index never has. The generation after the
+        drop is kept (FORGOTTEN_AT): a vector matrix file older than it may hold them."""
+        dropped = self.conn.executemany(
             "DELETE FROM vectors WHERE text_hash = ? "
             "AND NOT EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?)",
             ((h, h) for h in text_hashes),
         )
+        if dropped.rowcount > 0:
+            self.conn.execute(
+                "INSERT INTO state (key, value) SELECT ?, value FROM state WHERE key = "
+                "'vector_generation' ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (FORGOTTEN_AT,),
+            )
+
+    def forgotten_at(self) -> int:
+        """The vector generation after the last drop of forgotten vectors (0: none)."""
+        row = self.conn.execute("SELECT value FROM state WHERE key = ?", (FORGOTTEN_AT,)).fetchone()
+        return int(row[0]) if row else 0
 
     def model(self, name: str) -> tuple[int, str] | None:
         row = self.conn.execute(

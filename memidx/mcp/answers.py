@@ -159,22 +159,24 @@ def remember(
 ) -> dict[str, object]:
     """memidx.remember/1: the note written, checked and committed as `memidx remember` does,
     kept pending rather than waited for past `deadline` (memidx/memory/answer_by.py)."""
+    from memidx.index.following import following
     from memidx.memory.json_objects import remember_data
     from memidx.memory.remember import parse_tags
     from memidx.memory.remember import remember as write_note
 
     refuse_nul("title", title)
     refuse_nul("folder", folder or "")
-    done = write_note(
-        config,
-        title,
-        body,
-        tags=parse_tags(",".join(tags)),
-        directory=folder or None,
-        directory_arg="folder",
-        notice=say,
-        deadline=deadline,
-    )
+    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+        done = write_note(
+            config,
+            title,
+            body,
+            tags=parse_tags(",".join(tags)),
+            directory=folder or None,
+            directory_arg="folder",
+            notice=say,
+            deadline=deadline,
+        )
     return remember_data(done)
 
 

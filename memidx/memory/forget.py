@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import IndexUnusable, MemidxError, UsageError
+from memidx.index.following import following
 from memidx.memory.forget_landed import landed, late, moves, reflog_top, removed_by
 from memidx.notes.note import is_note_path
 
@@ -33,7 +34,8 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
         raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
-        return _forget_note(config, note, notice)
+        with following(config):  # a search meanwhile: the index behind HEAD is no drift
+            return _forget_note(config, note, notice)
     return _forget_record(config, ref, notice)
 
 
@@ -79,7 +81,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (moved or (late(exc) and not held)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
-            return landed(config, ref, commit, exc, notice)
+            return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
         if kept is not None and (held or _indexed(config, ref)) and not path.exists():
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
@@ -201,14 +203,14 @@ def _head_moved(ref: str) -> MemidxError:
 def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
     from memidx.haystack.filing import file
     from memidx.haystack.frames import new_record
-    from memidx.memory.forget_vectors import drop_from_matrices
+    from memidx.memory.forget_vectors import scrub_forgotten
 
     record_id, before = _record_id(config, ref)
     if before is not None:  # done already: a second tombstone would add nothing
         return Forgotten("record", record_id, tombstone=before, already=True)
     tombstone = replace(new_record("forget", f"forgets {record_id}"), forgets=record_id)
     filed = file(config, tombstone, notice)  # indexed: the record and its vectors dropped
-    drop_from_matrices(config, record_id, notice)
+    scrub_forgotten(config, f"{record_id} is forgotten", notice)
     return Forgotten("record", record_id, tombstone=filed.id)
 
 

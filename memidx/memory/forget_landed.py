@@ -53,13 +53,21 @@ def _reflog(config: Config, branch: str, count: int) -> list[str]:
 
 
 def landed(
-    config: Config, ref: str, commit: str, exc: MemidxError, notice: Callable[[str], None] | None
+    config: Config,
+    ref: str,
+    commit: str,
+    exc: MemidxError,
+    notice: Callable[[str], None] | None,
+    *,
+    text_hashes: list[str],
 ) -> Forgotten:
     """The deletion is committed on the branch, and what came after failed (a git that started
     with that commit still under way): it said `HEAD moved ..., so it was not forgotten`, exit
-    1, of a note its branch took out of the remote (tests/benchmark/chaos.py)."""
+    1, of a note its branch took out of the remote (tests/benchmark/chaos.py). The index
+    follows and drops the vectors of the note's text (`text_hashes`), as after any forget."""
     from memidx.memory.forget import Forgotten
-    from memidx.memory.head_sync import follow_commit
+    from memidx.memory.forget_vectors import drop_forgotten_vectors
+    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
     if notice is not None:
         if late(exc):  # its words were remember's ("not counted as committed yet")
@@ -73,7 +81,11 @@ def landed(
             why = f"{exc.message} (once that ends, `git log -1 --oneline -- {ref}` names the "
             why += "commit that removed it)"
         notice(f"warning: {ref} is forgotten ({commit[:12]}), but {why}")
-    follow_commit(config, notice)
+    why = follow_commit(config, notice)
+    if why is None:
+        drop_forgotten_vectors(config, ref, text_hashes, notice)
+    elif notice is not None:  # the next sync drops its rows and vectors
+        notice(f"warning: the index did not follow and still holds {ref}: {why} ({FOLLOW_HINT})")
     return Forgotten("note", ref, commit=commit)
 
 

@@ -37,15 +37,15 @@ def note_text_hashes(config: Config, ref: str) -> list[str]:
 def drop_forgotten_vectors(
     config: Config, ref: str, text_hashes: list[str], say: Callable[[str], None] | None
 ) -> None:
-    """Drop the vectors (of any model) of these texts that no chunk holds now. The note is
-    forgotten, committed and gone from the index by then: an index another process holds
-    (or any trouble) costs only these vectors, said in a warning, never an error that has
-    the person forget again a note that is no longer there."""
-    if not text_hashes:
-        return
+    """Drop the vectors (of any model) of these texts that no chunk holds now, and write the
+    vector matrix files again without them. The note is forgotten, committed and gone from the
+    index by then (the sync that followed dropped them, memidx.index.forgotten_notes, unless it
+    read the whole tree): an index another process holds (or any trouble) costs only these
+    vectors, said in a warning, never an error that has the person forget again a note that is
+    no longer there."""
     try:
-        _drop(config, text_hashes)
-        drop_from_matrices(config, ref, say)
+        if text_hashes and _left(config, text_hashes):
+            _drop(config, text_hashes)
     except (MemidxError, sqlite3.Error, OSError) as exc:
         why = exc.message if isinstance(exc, MemidxError) else str(exc)
         if say is not None:
@@ -53,6 +53,21 @@ def drop_forgotten_vectors(
                 f"warning: {ref} is forgotten, but the vectors of its text stay in the index: "
                 f"{why} (a rebuild drops them: `make index`)"
             )
+    scrub_forgotten(config, f"{ref} is forgotten", say)
+
+
+def _left(config: Config, text_hashes: list[str]) -> bool:
+    """Whether the index holds a vector of these texts that no chunk holds."""
+    from memidx.index.connection import connect_reader
+
+    marks = ", ".join("?" for _ in text_hashes)
+    with closing(connect_reader(config.index_path)) as conn:
+        row = conn.execute(
+            f"SELECT 1 FROM vectors v WHERE v.text_hash IN ({marks}) AND NOT EXISTS "
+            "(SELECT 1 FROM chunks c WHERE c.text_hash = v.text_hash) LIMIT 1",
+            text_hashes,
+        ).fetchone()
+    return row is not None
 
 
 def _drop(config: Config, text_hashes: list[str]) -> None:
@@ -69,15 +84,22 @@ def _drop(config: Config, text_hashes: list[str]) -> None:
         VectorStore(store.conn).drop_texts(text_hashes)
 
 
-def drop_from_matrices(config: Config, ref: str, say: Callable[[str], None] | None) -> None:
-    """Write the vector matrix files again from the index as it is now: search ignores one
-    made before a forget, but its bytes held the forgotten text's vectors until the next
-    embed. Where they cannot be written (no numpy, a full disk) they are removed: the next
-    embed writes them, and search reads the index meanwhile."""
-    folder = Path(f"{config.index_path}-vectors")
-    if not folder.is_dir():
-        return
+def scrub_forgotten(
+    config: Config, what: str, say: Callable[[str], None] | None, at: int | None = None
+) -> None:
+    """Write again from the index the vector matrix files made before it last dropped the
+    vectors of forgotten text (`at`: that generation, read from the index when None): search
+    ignores such a file, but its bytes held the forgotten vectors until the next embed, on this
+    clone after a forget, on another after the pull that brought it. Where they cannot be
+    written (no numpy, a full disk) they are removed: the next embed writes them, and search
+    reads the index meanwhile. `what` begins the warning of a file that stays."""
+    from memidx.embed.matrix_header import older_than
+
     try:
+        at = _forgotten_at(config) if at is None else at
+        stale = older_than(config.index_path, at) if at else []
+        if not stale:
+            return
         from memidx.embed.matrix import scrub_matrices
         from memidx.index.store import open_store
 
@@ -86,13 +108,23 @@ def drop_from_matrices(config: Config, ref: str, say: Callable[[str], None] | No
             scrub_matrices(store.conn, config.index_path, durable=config.fsync)
         return
     except (ImportError, MemidxError, sqlite3.Error, OSError):
-        pass  # removed below
-    try:
-        for path in folder.glob("*.mxv"):
+        stale = older_than(config.index_path, 1 << 62)  # every file, removed below
+    for path in stale:
+        try:
             path.unlink(missing_ok=True)
-    except OSError as exc:
-        if say is not None:
-            say(
-                f"warning: {ref} is forgotten, but the vector files in {folder} may hold the "
-                f"vectors of its text until the next embed: {exc} (run `memidx embed`)"
-            )
+        except OSError as exc:
+            if say is not None:
+                say(
+                    f"warning: {what}, but the vector file {path} may hold the vectors of its "
+                    f"text until the next embed: {exc.strerror or exc} (run `memidx embed`)"
+                )
+
+
+def _forgotten_at(config: Config) -> int:
+    from memidx.index.connection import connect_reader
+    from memidx.index.vectors import VectorStore
+
+    if not Path(f"{config.index_path}-vectors").is_dir():
+        return 0
+    with closing(connect_reader(config.index_path)) as conn:
+        return VectorStore(conn).forgotten_at()

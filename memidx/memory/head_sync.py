@@ -25,7 +25,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     (a git hook): the notice of an upgrade that waits for room is said once per state."""
     from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments_changed
     from memidx.index.open import mark_index_built, writable_index
-    from memidx.index.store import RecordStore
+    from memidx.index.store import RecordStore, VectorStore
     from memidx.index.sync import sync
     from memidx.text import display, prose_line
 
@@ -58,9 +58,15 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
             from memidx.memory.upgrade_said import waiting_room
 
             wait = waiting_room(store, notices)
+        forgotten_at = VectorStore(store.conn).forgotten_at()
     finally:
         store.conn.close()
     clear_unchanged(marks)
+    scrubbed: list[str] = []  # the vector files of text forgotten here or by what git brought
+    if forgotten_at:
+        from memidx.memory.forget_vectors import scrub_forgotten
+
+        scrub_forgotten(config, "forgotten text left the index", scrubbed.append, forgotten_at)
     # a fill wrote every chunk before the sync, which then found nothing to write: after
     # `rm -rf .memidx` the hook rebuilt the index and left every chunk without a vector
     started = filled or report.written or (records is not None and records.indexed)
@@ -69,7 +75,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
         from memidx.memory.upgrade_said import said_once
 
         notices = said_once(config, wait, notices)
-    lines = [f"notice: {notice}" for notice in notices]
+    lines = [f"notice: {notice}" for notice in notices] + scrubbed
     lines += [
         f"warning: {display(s.source_ref)}: skipped: {prose_line(s.reason)}" for s in report.skipped
     ]

@@ -107,19 +107,21 @@ def _quiet(config: Config) -> bool:
 def _finish(config: Config, say: Callable[[str], None]) -> bool:
     """Commit the pending notes as a post-* hook does, then index them; False when a
     `remember` holds remember.lock (it commits them itself) or git came back meanwhile."""
+    from memidx.index.following import following
     from memidx.memory.head_sync import sync_to_head
     from memidx.memory.pending_notes import HOOK_LOCK_WAIT, HOOK_WAIT, LOCK, commit_pending
     from memidx.portable import file_lock
 
-    with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
-        if not taken:
-            return False
-        done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
-    for ref, commit in done.commits.items():
-        say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
-    if done.commits:
-        for line in sync_to_head(config):
-            say(line)
+    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+        with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
+            if not taken:
+                return False
+            done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
+        for ref, commit in done.commits.items():
+            say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
+        if done.commits:
+            for line in sync_to_head(config):
+                say(line)
     return done.busy is None
 
 

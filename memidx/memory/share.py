@@ -154,28 +154,43 @@ def _merge(config: Config, here: str) -> str:
         if made is not None:
             return made
         _still_on(config, git_dir, here, undone)  # git merge merges into whatever HEAD names
-        began = not merge_in_progress(config)
+        began, tip = not merge_in_progress(config), _tip(config, here)
         merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
-        _still_on(config, git_dir, here, _MERGED_ELSEWHERE)
+        if merged.returncode != 0:  # undone, wherever HEAD is
+            _still_on(config, git_dir, here, undone)
+        elif _tip(config, here) == tip:  # else `here` took it before the switch: pushed
+            _still_on(config, git_dir, here, lambda: _merged_elsewhere(config, here, tip))
     if merged.returncode == 0:
         return ""
     merge_failed(config, merged)  # raises for what trying again cannot mend
     return _reason(merged)
 
 
-_MERGED_ELSEWHERE = (
-    "nothing was pushed, and share's merge of the upstream may be on either branch (git log)"
-)
+def _tip(config: Config, branch: str) -> str:
+    return _git(config, "rev-parse", "-q", "--verify", branch).stdout.strip()
 
 
-def _still_on(config: Config, git_dir: Path, here: str, undone: str) -> None:
-    """Refuse when HEAD no longer names the branch share began on."""
+def _merged_elsewhere(config: Config, here: str, tip: str) -> str:
+    """What share's `git merge` did when HEAD was switched as it began: `here` stayed at `tip`,
+    so git merged into the branch HEAD names now (its own upstream), which share never pushes."""
+    now = _git(config, "symbolic-ref", "-q", "--short", "HEAD").stdout.strip() or "HEAD"
+    name = here.removeprefix("refs/heads/")
+    return (
+        f"nothing was pushed: {name} is as it was ({tip[:12]}), and git merged {now}'s "
+        f"upstream into {now}, where HEAD was switched as share's git merge began (undo it "
+        f"there if it is unwanted: git reset --merge {now}@{{1}})"
+    )
+
+
+def _still_on(config: Config, git_dir: Path, here: str, undone: str | Callable[[], str]) -> None:
+    """Refuse when HEAD no longer names the branch share began on (`undone`: what to say,
+    or how to say it, asked only then)."""
     from memidx.git.switched import switched_away
 
     if _git(config, "symbolic-ref", "-q", "HEAD").stdout.strip() != here:
-        raise switched_away(git_dir, here, undone)
+        raise switched_away(git_dir, here, undone if isinstance(undone, str) else undone())
 
 
 def _quiet(config: Config) -> Path:

@@ -3,8 +3,10 @@ why git failed is told in git's words, one sentence."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Mapping
 
 from memidx.config import Config
 from memidx.errors import GitError
@@ -32,6 +34,7 @@ def run_git(
             text=True,
             check=False,
             input=given,
+            env=untranslated(os.environ),
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
@@ -39,6 +42,19 @@ def run_git(
         if text.strip() and args[0] not in LOOKS:
             sys.stderr.write(text)
     return done
+
+
+def untranslated(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` with git's messages in English (LC_MESSAGES=C; the charset kept): share reads
+    git's words (`fatal:`, `[rejected]`, `does not have a GPG signature`), and under a
+    translated git (LANGUAGE=de: `Schwerwiegend: ... hat keine GPG-Signatur`) it took a refusal
+    for good for one to try again, 40 times."""
+    env = {key: value for key, value in environ.items() if key != "LANGUAGE"}
+    every = env.pop("LC_ALL", "")  # it overrides LC_MESSAGES: kept where git reads the charset
+    if every and "LC_CTYPE" not in env:
+        env["LC_CTYPE"] = every
+    env["LC_MESSAGES"] = "C"
+    return env
 
 
 def reason(done: subprocess.CompletedProcess[str]) -> str:

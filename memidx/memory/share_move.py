@@ -116,7 +116,8 @@ def _refuse_appeared(root: Path, absent: list[tuple[str, bool]]) -> None:
 def _refuse_strategy(config: Config, *, forward: bool) -> None:
     """MemidxError when pull.twohead, which git merge reads too, names a strategy share's
     merge-tree (ort) does not stand for: `ours` would keep this clone's notes and drop what
-    the others pushed. A fast-forward git makes under any but ours and subtree."""
+    the others pushed. A fast-forward git makes under any but ours and subtree. `recursive`
+    is ort from git 2.50 on; before, git's own merge makes it (_git_merge_decides)."""
     named = run_git(config, "config", "--get", "pull.twohead").stdout.split()
     if not named or named[0] in ("ort", "recursive") or (forward and named[0] not in NO_FF):
         return  # git tries the next only when the first one stops: share stops there too
@@ -130,13 +131,26 @@ def _refuse_strategy(config: Config, *, forward: bool) -> None:
 
 def _git_merge_decides(config: Config, here: str) -> str:
     """The setting only git's own merge honours, when the person set one (else ""):
-    branch.<name>.mergeOptions (--ff-only, --no-ff, a strategy) or merge.verifySignatures (the
-    upstream's commit must carry a good signature): the plumbing merge would pass them by."""
+    branch.<name>.mergeOptions (--ff-only, --no-ff, a strategy), merge.verifySignatures (the
+    upstream's commit must carry a good signature) or pull.twohead=recursive where that is not
+    ort: the plumbing merge would pass them by."""
     options = f"branch.{here.removeprefix('refs/heads/')}.mergeOptions"
     if run_git(config, "config", "--get-all", options).stdout.strip():
         return options
     verify = run_git(config, "config", "--type=bool", "merge.verifySignatures").stdout.strip()
-    return "merge.verifySignatures" if verify == "true" else ""
+    if verify == "true":
+        return "merge.verifySignatures"
+    named = run_git(config, "config", "--get", "pull.twohead").stdout.split()
+    return "pull.twohead" if named[:1] == ["recursive"] and not _recursive_is_ort(config) else ""
+
+
+def _recursive_is_ort(config: Config) -> bool:
+    """Whether this git merges as ort when told `recursive` (git 2.50 and later): before, it
+    is git's older strategy, which can merge renames and criss-crossed histories otherwise
+    than share's merge-tree (ort), so a person who named it gets git's own merge."""
+    said = run_git(config, "version").stdout.split()
+    numbers = said[2].split(".")[:2] if len(said) > 2 else []
+    return not all(n.isdigit() for n in numbers) or tuple(map(int, numbers)) >= (2, 50)
 
 
 def _up_to_date(config: Config, here: str) -> bool:

@@ -21,10 +21,29 @@ PAIR = re.compile(
 LEAD_IN = re.compile(
     r"^(?P<label>[A-Za-z][A-Za-z0-9]*(?: [A-Za-z0-9]+){0,2})[.)]\s+(?P<value>\S.{0,59})$"
 )
+# a lead-in without a sign: a word or two and a count (`Step one bitte vor`, `Step number 3 vor`)
+_COUNTS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty first second third fourth fifth sixth seventh "
+    "eighth ninth tenth"
+)
+COUNTED = re.compile(
+    rf"^(?P<label>[A-Za-z]+(?: [A-Za-z]+)? (?:\d{{1,3}}|{'|'.join(_COUNTS.split())}))\s+"
+    r"(?P<value>\S.{0,59})$",
+    re.IGNORECASE,
+)
+# what binds to the word before it in Japanese, Chinese and Korean: a caseless term does not
+# begin with one; and the particles a term does not end in
+_BOUND_END = frozenset("をはがのにで的了吗呢을를은는의에")
+_BOUND_START = frozenset("をがにでーっゃゅょんぁぃぅぇぉッャュョァィゥェォ的了们吗呢을를은는의")
+MIN_CUT_PIECES, MIN_CUT_SHARE = 2, 0.15
+# a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
+_MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+")
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
 _ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
+MAX_LONGER_SHARE = 4  # one term in four may be longer, beside a label of as many letters
 # A UI string of two words holding no language's function word (`- Open file: Datei öffnen`)
 # is a term too when every value of the list is a term: a German UI glossary of verb phrases
 # passed before values were read alone, then was refused as German; prose cut in pieces holds
@@ -47,7 +66,14 @@ def named_pair(unit: str) -> tuple[str, str, bool] | None:
     if named(value) and len(LETTER_WORD.findall(value)) <= MAX_NAME_WORDS:
         return label, value, True
     caseless = value.isalpha() and not any(ch.isupper() or ch.islower() for ch in value)
-    return (label, value, False) if caseless and len(value) <= MAX_TERM_CHARS else None
+    return (label, value, False) if caseless and _short_term(label, value) else None
+
+
+def _short_term(label: str, value: str) -> bool:
+    """Whether a term in a caseless script is MAX_TERM_CHARS characters or fewer, or no more
+    characters than its label has letters (`Delete account: アカウントを完全に削除する`): one
+    longer term refused a Japanese UI glossary, its one item voting alone."""
+    return len(value) <= max(MAX_TERM_CHARS, len("".join(LETTER_WORD.findall(label))))
 
 
 def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
@@ -57,7 +83,7 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     language (German terms beside Russian ones are no English note), like a glossary's
     (_glossary_labels) and the names without function words (`- Step one: Bitte Vor Dem` cut
     from a German note)."""
-    labels, seen, names, terms = dict[str, str](), set[str](), list[str](), 0
+    labels, seen, names, terms, longer = dict[str, str](), set[str](), list[str](), 0, 0
     for unit in units:
         if (pair := named_pair(unit)) is not None:
             label, value, name = pair
@@ -67,14 +93,29 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
             seen |= {key, term}
             names += [value] if name else []
             terms += 0 if name else len(unit.strip()) - len(label)
+            longer += not name and len(value) > MAX_TERM_CHARS
     if len(labels) < MIN_PAIRS or not _glossary_labels(list(labels.values()), terms):
         return list(units)
+    if longer * MAX_LONGER_SHARE > len(labels) or _cut_from_prose(labels):
+        return list(units)  # a sentence's runs cut behind long labels, or cut anywhere
     if prose_in_title_case(names, detect, anywhere=True, sure=LANGUAGE_SCORE):
         return list(units)
     lang, score = detect("\n".join(labels.values()))
     if lang != "en" and score >= MIN_SCORE:
         return list(units)
     return [labels.get(unit, unit) for unit in units]
+
+
+def _cut_from_prose(labels: dict[str, str]) -> bool:
+    """Whether terms in a caseless script are pieces cut from prose: MIN_CUT_PIECES of them,
+    and MIN_CUT_SHARE or more, begin with a mark or a particle that binds to the word before
+    (`を`, `ー`, `っ`, `的`, `을`) or end in a particle (`の`, `了`): a term never does (`保存`,
+    `ファイルを開く`); Chinese, Japanese and Korean notes cut in pieces of 3 to 12 behind
+    distinct English labels passed 15 of 15."""
+    found = (_pair(unit) for unit in labels)
+    terms = [pair[1] for pair in found if pair is not None and not _cased(pair[1])]
+    cut = sum(term[0] in _BOUND_START or term[-1] in _BOUND_END for term in terms)
+    return cut >= MIN_CUT_PIECES and cut >= MIN_CUT_SHARE * len(terms)
 
 
 def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
@@ -88,18 +129,38 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     found = [_pair(unit) or _lead_in(unit) for unit in units]  # a list: twice counts twice
     if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
         return list(units)
+    if _message_keys([label for label, _ in pairs]):
+        return [unit if pair is None else pair[0] for unit, pair in zip(units, found, strict=True)]
     terms = [value for _, value in pairs if _a_term(value)]
     if all(_a_term(value) or _a_phrase(value) for _, value in pairs):
         terms = [value for _, value in pairs]
     if not _glossary_terms([label for label, _ in pairs], terms, detect):
         terms = list[str]()
-    # a phrase beside its label read with it outweighed the label (`Änderungen speichern`)
-    phrases = {term for term in terms if len(LETTER_WORD.findall(term)) > 1 and _a_phrase(term)}
+    # a phrase beside its label read with it outweighed the label (`Änderungen speichern`), and
+    # so did places when every value is a term (`- Berlin: Straße des 17. Juni`, `- Bonn: Platz
+    # der Vereinten Nationen` under one line of English read as German)
+    every = all(_a_term(value) or _a_phrase(value) for _, value in pairs)
+    phrases = {term for term in terms if _by_label(term, every)}
     whole = set(terms) - phrases
     return [
         unit if pair is None or pair[1] in whole else pair[0] if pair[1] in phrases else pair[1]
         for unit, pair in zip(units, found, strict=True)
     ]
+
+
+def _message_keys(labels: Sequence[str]) -> bool:
+    """Whether labels are distinct dotted message keys (`settings.title`, `checkout.card.expired`):
+    a list of them is a message catalog, its values the strings a program shows in whatever
+    language it translates to (`- settings.title: Einstellungen`), read by their keys as code."""
+    return len(set(labels)) == len(labels) and all(map(_MESSAGE_KEY.fullmatch, labels))
+
+
+def _by_label(term: str, every: bool) -> bool:
+    """Whether a glossary's term is read by its label: a phrase (_a_phrase) of two words or
+    more, or a place (_a_place) in a list whose every value is a term or a phrase."""
+    words = LETTER_WORD.findall(term)
+    lower = any(word[0].islower() for word in words)  # a name in Title Case: labels_for_pairs
+    return len(words) > 1 and (_a_phrase(term) or (every and lower and _a_place(words)))
 
 
 def _a_term(value: str) -> bool:
@@ -153,8 +214,9 @@ def _glossary_terms(labels: Sequence[str], terms: Sequence[str], detect: Detect)
 
 def _lead_in(unit: str) -> tuple[str, str] | None:
     """The lead-in of up to three words in Latin letters and the rest of a list item whose
-    lead-in ends in a dot or a parenthesis (`Step one. bitte vor dem`, `Step 1) bitte`)."""
-    if (found := LEAD_IN.match(unit.strip())) is None:
+    lead-in ends in a dot or a parenthesis (`Step one. bitte vor dem`, `Step 1) bitte`), or
+    of a word or two and a count (`Step one bitte vor`: 14 of 103 foreign notes cut so passed)."""
+    if (found := LEAD_IN.match(unit.strip()) or COUNTED.match(unit.strip())) is None:
         return None
     return found["label"], found["value"].strip()
 

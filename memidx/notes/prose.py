@@ -20,6 +20,9 @@ _INDENTED = re.compile(r" {0,3}\t| {4}")  # indented code: 4 columns, a tab reac
 _RAW_START = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?:\s|>|$)", re.IGNORECASE)
 _RAW_END = re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE)
 _RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
+# GitHub's table delimiter row, its outer pipes optional (`--- | :---:`): the line before is the
+# header and the lines up to a blank one are rows, pipes or not
+_DELIMITER_ROW = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # Stripped before detection. ASCII only (re.ASCII, [!-~]) on purpose: CJK prose has no spaces,
@@ -86,7 +89,7 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
     # interrupt a paragraph); in a list item, 4 columns past where the item's text begins (a
     # log under "- Read the log:" indented 8 spaces was read as prose), as its paragraphs are.
     indented, in_list, after_blank, column = False, False, True, 0
-    for raw, code, _ in scan(text.split("\n")):
+    for raw, code, _ in scan(_without_tables(text.split("\n"))):
         if code:
             if not in_code:
                 flush()
@@ -130,6 +133,18 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             current.append(clean_inline(line))
     flush()
     return units
+
+
+def _without_tables(lines: list[str]) -> list[str]:
+    """The lines, each table's blank: a header with a pipe, a delimiter row, its rows up to a
+    blank line (tables without leading pipes, `a | b`, were read as prose: cells are labels and
+    values); a table's lines with leading pipes are left out by prose_units as it reads them."""
+    found = list(lines)
+    for at in range(1, len(found)):
+        if "|" in found[at - 1] and "|" in found[at] and _DELIMITER_ROW.fullmatch(found[at]):
+            end = next((k for k in range(at, len(found)) if not found[k].strip()), len(found))
+            found[at - 1 : end] = [""] * (end - at + 1)
+    return found
 
 
 def _code_indent(line: str, column: int) -> bool:

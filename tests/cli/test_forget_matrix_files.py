@@ -46,3 +46,31 @@ def test_matrix_files_that_cannot_be_written_again_are_removed(
 
     assert done.code == 0, done.err
     assert list(folder.glob("*.mxv")) == []  # kept the forgotten note's vector until an embed
+
+
+def test_a_matrix_file_that_stays_is_named_in_the_warning(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither written again nor removed: the warning named the index (or the folder), not
+    the file that holds the forgotten vectors."""
+    folder = embedded(repo)
+    (kept,) = folder.glob("*.mxv")
+    unlink = Path.unlink
+
+    def full(*_args: object, **_kwargs: object) -> NoReturn:
+        raise OSError(28, "No space left on device")
+
+    def refused(path: Path, missing_ok: bool = False) -> None:
+        if path.suffix == ".mxv":
+            raise PermissionError(13, "Permission denied")
+        unlink(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(matrix, "scrub_matrices", full)
+    monkeypatch.setattr(Path, "unlink", refused)
+    done = repo.memidx("forget", "notes/secret.md")
+
+    assert done.code == 0, done.err
+    assert (
+        f"memidx: warning: notes/secret.md is forgotten, but the vector file {kept} may hold the "
+        "vectors of its text until the next embed: Permission denied (run `memidx embed`)\n"
+    ) in done.err

@@ -16,6 +16,7 @@ import pytest
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
 from memidx.index import open as index_open
+from memidx.index import sync as index_sync
 from memidx.index.open import open_store
 from memidx.memory import head_sync
 from tests.helpers import NotesRepo
@@ -92,13 +93,24 @@ def test_a_forget_keeps_the_vectors_of_other_notes_deleted_by_git(
 def test_a_forget_whose_vectors_cannot_be_dropped_is_a_forget_all_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Another process holds the index once it followed the forget's commit: the note is
-    forgotten, committed, gone from search; the line said "error: ... (try again)", exit 1,
-    and forgetting it again said there was no such note."""
+    """Another process holds the index once it followed the forget's commit, a follow that
+    kept the vectors (one that compared the whole tree): the note is forgotten, committed, gone
+    from search; the line said "error: ... (try again)", exit 1, and forgetting it again said
+    there was no such note."""
     repo = NotesRepo(tmp_path / "memory")
     repo.note("secret.md", "Secret", "The text to forget.")
     repo.commit("notes")
     assert repo.memidx("ingest").code == 0
+    with closing(sqlite3.connect(repo.root / ".memidx" / "index.sqlite")) as conn, conn:
+        conn.execute(
+            "INSERT INTO vectors (text_hash, model, vector) "
+            "SELECT text_hash, 'm', x'00' FROM chunks"
+        )
+
+    def none_forgotten(*_args: object) -> list[str]:
+        return []
+
+    monkeypatch.setattr(index_sync, "forgotten_notes", none_forgotten)
     follow = head_sync.follow_commit
 
     def held_after_the_follow(

@@ -12,15 +12,25 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
+from typing import Any, cast
 
+import pytest
+
+from memidx.config import load_config
+from memidx.git import publish
 from memidx.git.branch_movers import branch_movers
+from memidx.git.invocation import command_of
 from memidx.git.newcomers import arrived, last_pid
 from memidx.git.publish import committers
+from memidx.memory.remember import remember
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
-SLOW_HOOK = "#!/bin/sh\ntouch ran\nsleep 5\n"  # in the folder git runs hooks in
+# in the folder git runs hooks in; `exec sleep`: a fork of the hook's shell, not exec'd yet,
+# is what may run `git commit` next (memidx waits for it): seen by a look right after `ran`
+# was written, it made arrived() true 3 of 15 times where no git of the clone ran
+SLOW_HOOK = "#!/bin/sh\ntouch ran\nexec sleep 5\n"
 
 
 def hooked(repo: Path, name: str) -> Path:
@@ -120,3 +130,68 @@ def test_an_alias_running_a_shell_is_taken_for_a_commit_until_it_started_it(
         assert arrived(repo.root, since)  # it may run `git commit` next
         time.sleep(0.3)
         assert str(pid) not in committers(repo.root)  # its shell runs: its gits are seen
+
+
+def test_a_commit_naming_the_clone_by_relative_paths_from_its_parent_is_the_clone_s(
+    repo: NotesRepo,
+) -> None:
+    """`cd .. && git --git-dir=clone/.git --work-tree=clone commit`: git went to its work
+    tree at once, where memidx resolved the relative --git-dir (`clone/clone/.git`, no
+    repository): not waited for, a remember moved HEAD under it ("cannot lock ref 'HEAD'")."""
+    staged(repo)
+    ran = hooked(repo.root, "pre-commit")
+    name = repo.root.name
+    argv = [f"--git-dir={name}/.git", "--work-tree", name, "commit", "-q", "-m", "person"]
+    since = last_pid()
+    with git_running(argv, repo.root.parent, ran) as pid:
+        assert str(pid) in committers(repo.root)
+        assert arrived(repo.root, since)
+
+
+def test_a_git_seen_in_its_exec_is_a_git(repo: NotesRepo) -> None:
+    """A process in its exec of git keeps a moment the comm of the one that forked it (python's
+    here, a shell's): memidx took it for that program's fork, no git, and missed 12 of 30 `git
+    lg` (an alias running a shell: any git) looked at as they started."""
+    repo.git("config", "alias.lg", "!sleep 5; true")
+    for _ in range(10):
+        since = last_pid()
+        with git_running(["lg"], repo.root, None):
+            assert arrived(repo.root, since)
+
+
+def test_the_look_under_head_s_lock_runs_no_git_config(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `git st` (an alias) met by the look while git holds HEAD's lock, the clone's aliases
+    not read yet: memidx ran `git config` there, a process more under that lock (3 of 20
+    remembers beside a person's `git st` every 0.03 s). It is taken for any git, and the
+    aliases are read before the next look."""
+    repo.note("welcome.md", "Welcome", "the shared memory")
+    repo.commit("notes")
+    repo.git("config", "alias.st", "status")
+    git_dir = repo.root / ".git"
+    spawned: list[bool] = []  # HEAD's lock held at each `git config` memidx ran
+    run = subprocess.run
+
+    def watched(argv: Sequence[str], *args: Any, **kwargs: Any) -> object:
+        if list(argv[:2]) == ["git", "config"]:
+            spawned.append((git_dir / "HEAD.lock").exists())
+        return cast("object", run(argv, *args, **kwargs))
+
+    look = publish.lately
+
+    def meets_a_git_st(root: Path) -> bool:
+        command_of([b"git", b"st"], root.resolve())  # a person's `git st`, seen in the look
+        return look(root)
+
+    monkeypatch.setattr(subprocess, "run", watched)
+    monkeypatch.setattr(publish, "lately", meets_a_git_st)
+
+    done = remember(
+        load_config(repo.root, env={}),
+        "Build cache keys",
+        "The build cache is keyed by the lock file, so a changed lock file rebuilds it all.\n",
+    )
+
+    assert done.commit is not None
+    assert True not in spawned, spawned

@@ -111,7 +111,9 @@ def listening(
     pid = config.state_dir / "agents" / recall_server.PID_NAME
     path = recall_server.socket_path(config)
     end = time.monotonic() + seconds
-    while path is not None and time.monotonic() < end:
+    for _ in range(int(seconds / 0.05) + 1):  # by count too: a clock that stalls ends it too
+        if path is None or time.monotonic() >= end:
+            break
         if process.poll() is not None:
             return False
         named = pid.is_file() and pid.read_text() == f"{process.pid}\n"
@@ -160,3 +162,26 @@ def test_a_socket_file_no_server_listens_on_is_no_server_listening(
     finally:
         idle.kill()
         idle.wait(15)
+
+
+def test_the_wait_for_a_listening_server_is_bounded_by_count_as_well_as_time(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clock that does not move (a suspended VM, a patched monotonic) held `listening` for
+    ever: it was bounded by time alone."""
+    import threading
+
+    config = load_config(repo.root)
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0)
+    answered: list[bool] = []
+    with subprocess.Popen(["sleep", "30"]) as process:  # alive, no server: never listening
+        try:
+            waiting = threading.Thread(
+                target=lambda: answered.append(listening(process, config, seconds=0.2)),
+                daemon=True,
+            )
+            waiting.start()
+            waiting.join(10)
+        finally:
+            process.kill()
+    assert answered == [False]

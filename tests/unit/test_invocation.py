@@ -86,6 +86,19 @@ def test_a_git_works_in_the_clone_its_options_lead_to(tmp_path: Path) -> None:
     assert not in_clone(clone, ["--git-dir", str(other / ".git"), "commit"], b"", [clone])
 
 
+def test_a_relative_git_dir_is_resolved_from_where_a_relative_work_tree_was(
+    tmp_path: Path,
+) -> None:
+    clone = tmp_path / "clone"
+    (clone / "notes").mkdir(parents=True)
+    (clone / ".git").mkdir()
+    # started in tmp_path, now in its work tree
+    assert in_clone(clone, ["--git-dir=clone/.git", "--work-tree=clone", "commit"], b"", [clone])
+    environ = b"GIT_DIR=clone/.git\0GIT_WORK_TREE=clone\0"
+    assert in_clone(clone, ["commit"], environ, [clone])
+    assert not in_clone(clone, ["--git-dir=x/.git", "--work-tree=clone", "commit"], b"", [clone])
+
+
 @pytest.mark.parametrize(
     ("args", "restores"),
     [

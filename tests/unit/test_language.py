@@ -240,7 +240,9 @@ def test_note_without_prose_passes(text: str) -> None:
         ("Read the [docs](https://x.y/z) **first**", ["Read the docs first"]),
         ("<details><summary>Why</summary>because</details>", ["Why because"]),
         ("<!-- a\ncomment -->Kept", ["Kept"]),
-        ("Text\n| a | b |\n|---|---|\nMore", ["Text", "More"]),
+        # a table's rows run to a blank line, as GitHub renders them (`More` is a row)
+        ("Text\n| a | b |\n|---|---|\nMore\n\nAfter", ["Text", "After"]),
+        ("Text\na | b\n--- | ---\nc | d\n\nAfter", ["Text", "After"]),
         ("Text\n~~~\n``` not a close\n~~~\nAfter", ["Text", "After"]),
         ("Title\n=====\nBody", ["Title", "Body"]),
         # CommonMark's indented code: after a blank line, not inside a list item

@@ -1,0 +1,42 @@
+"""The header of a vector matrix file, read without numpy: which generation of the index's
+vectors a file was made from (memidx.embed.matrix writes it)."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+MAGIC = b"MXV1"
+
+
+def matrix_files(index_path: Path) -> list[Path]:
+    """The vector matrix files beside the index."""
+    folder = Path(f"{index_path}-vectors")
+    return sorted(folder.glob("*.mxv")) if folder.is_dir() else []
+
+
+def made_at(path: Path) -> int | None:
+    """The vector generation the file at `path` was made from; None when it is no matrix
+    file memidx could read (cut short, of another format)."""
+    try:
+        with path.open("rb") as stream:
+            prefix = stream.read(8)
+            if len(prefix) != 8 or prefix[:4] != MAGIC:
+                return None
+            (length,) = struct.unpack("<I", prefix[4:])
+            generation = json.loads(stream.read(length)).get("generation")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return generation if isinstance(generation, int) else None
+
+
+def older_than(index_path: Path, generation: int) -> list[Path]:
+    """The matrix files made before `generation` (or unreadable): they may hold vectors the
+    index dropped since."""
+    found: list[Path] = []
+    for path in matrix_files(index_path):
+        made = made_at(path)
+        if made is None or made < generation:
+            found.append(path)
+    return found

@@ -1,0 +1,41 @@
+"""The notes a sync removes because `memidx forget` deleted them: their vectors go with their
+chunks. The vector of a text no chunk holds is kept as a cache (a note restored or renamed is
+not embedded again), but a forgotten note's text is to be gone from memory, as a rebuild has
+it. Git says which deletions were forgets (the commit's subject), so the sync that removes the
+note drops them wherever it runs: the forget's own, the next `memidx sync` after a forget
+whose index could not follow, another clone's after a pull."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memidx.git.repo import GitRepo
+from memidx.index.store import Store, VectorStore
+
+FORGET_SUBJECT = "memidx forget: "  # memidx.memory.forget's commit subject, then the ref
+NOTE = "note"
+
+
+def forgotten_notes(repo: GitRepo, old: str, new: str | None, removed: Sequence[str]) -> list[str]:
+    """Of the notes `removed` on the way from commit `old` to `new`, those a commit of
+    `memidx forget` deleted (every commit between, on any side of a merge)."""
+    if not removed or new is None:
+        return []
+    paths = "".join(f":(literal){ref}\n" for ref in removed)  # on stdin: a branch switch
+    asked = f"{old}..{new}\n--\n{paths}".encode()  # may remove thousands of notes
+    args = ("log", "--stdin", "--full-history", "--no-renames", "--format=%s")
+    said = repo.run(*args, input_bytes=asked, check=False).decode("utf-8", "replace").splitlines()
+    named = {line.removeprefix(FORGET_SUBJECT) for line in said if line.startswith(FORGET_SUBJECT)}
+    return sorted(named.intersection(removed))
+
+
+def their_texts(store: Store, refs: Iterable[str]) -> set[str]:
+    """The text hashes of these notes' chunks, read before the sync removes them."""
+    return VectorStore(store.conn).text_hashes(NOTE, refs)
+
+
+def drop_their_vectors(store: Store, text_hashes: set[str]) -> None:
+    """Drop the vectors of these texts no chunk holds once the sync applied (a note that
+    holds the same text keeps its vector)."""
+    if text_hashes:
+        VectorStore(store.conn).drop_texts(text_hashes)

@@ -1,0 +1,35 @@
+"""share reads git's words (an unsigned commit under merge.verifySignatures, a merge conflict,
+`fatal:` and `error:` lines). In a translated git (LANGUAGE=de) they read otherwise: git merge
+refusing an unsigned upstream commit read as a merge that trying again may mend, and share
+tried for minutes, then said "N tries did not get through" instead of naming the signature."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.errors import MemidxError
+from memidx.memory.share import share
+from tests.cli.test_share_in_the_way import behind, state
+
+GERMAN = {"LC_ALL": "C.UTF-8", "LANGUAGE": "de", "LANG": "de_DE.UTF-8"}
+
+
+def test_an_unsigned_upstream_commit_is_said_at_once_in_a_translated_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    two = behind(tmp_path, diverged=True)
+    two.git("config", "merge.verifySignatures", "true")
+    before = state(two)
+    for name, value in GERMAN.items():
+        monkeypatch.setenv(name, value)
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=naps.append)
+
+    assert "does not have a GPG signature" in raised.value.message, raised.value.message
+    assert naps == []  # at once, not after tries that cannot mend it
+    assert state(two) == before
