@@ -55,6 +55,26 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
     return moved
 
 
+def move_when_free(
+    repo: GitRepo, ref: str, new: str, old: str, message: str, *, until: float
+) -> bool:
+    """move_branch, tried again while a switch is under way or HEAD's lock is held a moment
+    (until `until`); False once `ref` moved on or a work tree has it checked out, or at
+    `until` (memidx.git.side_commit's commit of a pending note on its branch)."""
+    import time
+
+    from memidx.git.checkouts import LOCK_POLL, holding
+
+    for _ in range(100_000):  # bounded by `until`
+        if move_branch(repo, ref, new, old, message):
+            return True
+        tip = repo.run("rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
+        if tip.decode().strip() != old or holding(repo.root, ref) or time.monotonic() >= until:
+            return False
+        time.sleep(LOCK_POLL)
+    return False
+
+
 def _arrived(repo: GitRepo, since: int | None) -> bool:
     """Whether a git that checks a branch out (or a fork not exec'd yet) started in a work tree
     of the clone since `since` (memidx.git.newcomers): the look passed it, it read the branch."""

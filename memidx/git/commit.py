@@ -180,13 +180,15 @@ def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) ->
 
 def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
     """GitError naming the git command memidx gave up waiting for, if one is still there."""
-    from memidx.git.publish import committing
+    from memidx.git.publish import committing, in_the_way
 
     if (git_dir / "index.lock").exists():
         raise GitBusy(f"git kept its index locked; {undone}", "try again")
     if committing(root):
         still = f"a git commit in this clone is still under way; {undone} (so that commit"
         raise GitBusy(f"{still} does not fail)", "try again once it ends")
+    if in_the_way(root):  # it said "HEAD kept moving" of a HEAD a switch held still
+        raise GitBusy(f"a git switch or checkout here is still under way; {undone}", "try again")
 
 
 def _build(

@@ -37,16 +37,18 @@ _PUT_BACK = _LOCK + (
 # the file byte for byte that blob taken out, HEAD holding nothing there (a switch took them
 # along to a branch that does not hold memidx's commit); its entry alone when the file is gone.
 # The file is moved aside (a rename) before it is read: an editor's save after that look was
-# deleted with it, and one now writes a file of its own at the path, which stays
+# deleted with it, and one now writes a file of its own at the path, which stays. Aside it is
+# `.<name>.memidx-<pid>`, as memidx.memory.pending_elsewhere names its own: one a killed shell
+# left (`.memidx-taken-out-<pid>` before, named nowhere, `git add -A` took it) is in `status`
 _TAKE_OUT = _LOCK + (
     f'if [ -n "$entry" ] && [ "$entry" != "$2" ]; then exit {STAGED}; fi; '
     f'git rev-parse -q --verify "HEAD:$1" >/dev/null && exit {KEPT}; '
     'if [ -n "$entry" ] && [ ! -e "$1" ] && [ ! -h "$1" ]; then '
     'edit update-index --force-remove -- "$1" || exit 1; exit 0; fi; '
     f'{{ [ ! -h "$1" ] && [ -f "$1" ]; }} || exit {KEPT}; '
-    'case $1 in */*) aside="${1%/*}/.memidx-taken-out-$$" ;; *) aside=".memidx-taken-out-$$" ;; '
-    "esac; "
-    f'mv -f -- "$1" "$aside" || exit {KEPT}; '
+    'case $1 in */*) aside="${1%/*}/.${1##*/}.memidx-$$" ;; *) aside=".$1.memidx-$$" ;; esac; '
+    f'( set -C; : >"$aside" ) 2>/dev/null || exit {KEPT}; '  # its place, never over another
+    f'mv -f -- "$1" "$aside" || {{ rm -f -- "$aside"; exit {KEPT}; }}; '
     'if [ "$(git hash-object --path="$1" -- "$aside")" != "$2" ]; then '  # edited: back, as it is
     f'ln -- "$aside" "$1" 2>/dev/null && rm -f -- "$aside"; exit {KEPT}; fi; '
     'if [ -n "$entry" ] && ! edit update-index --force-remove -- "$1"; then '

@@ -83,7 +83,27 @@ def command_of(argv: Sequence[bytes], root: Path) -> str:
     """The git command of a git's command line (/proc/<pid>/cmdline split at NULs), its alias
     expanded (expanded): `git -C x ci -m y` -> commit; "" when none."""
     found = expanded([arg.decode("utf-8", "replace") for arg in argv[1:]], root)
+    if found[:1] == ["checkout"] and restores_paths(found[1:]):
+        return "restore"  # HEAD, branches and the other files left as they are
     return found[0] if found else ""
+
+
+def restores_paths(args: Sequence[str]) -> bool:
+    """Whether `git checkout <args>` restores files, checking no branch out (`-- file`, `-p`,
+    `<commit> -- path`, `<commit> file`): a `git restore`, never waited for as a switch (a
+    `git checkout -p` at its prompt held every remember its 10 s). One word alone may name a
+    branch: a switch, as git may take it."""
+    if any(arg in _CHECKS_OUT for arg in args) or args[-1:] == ["--"]:
+        return False  # `-b new`, `--orphan x`, `--detach`; `main --`: a branch
+    if "--" in args or any(arg in _RESTORES for arg in args):
+        return True
+    if any(arg.startswith("--pathspec-from-file") for arg in args):
+        return True
+    return len([arg for arg in args if not arg.startswith("-")]) > 1
+
+
+_CHECKS_OUT = frozenset({"-b", "-B", "--orphan", "--detach", "-d"})
+_RESTORES = frozenset({"-p", "--patch", "--ours", "--theirs"})  # of paths only
 
 
 def expanded(words: Sequence[str], root: Path | None) -> list[str]:

@@ -15,7 +15,8 @@ from shlex import quote
 
 from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft, MemidxError
-from memidx.git.checkouts import once_checked_out, rebased_from, work_trees
+from memidx.git.branch_move import move_when_free
+from memidx.git.checkouts import holding, once_checked_out, rebased_from, work_trees
 from memidx.git.commit import UTF8, WAIT_SECONDS
 from memidx.git.commit_lock import serialized
 from memidx.git.lock_holders import holder, left_behind
@@ -56,9 +57,13 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
                     f"`git switch {name}`",
                 )
             commit = _build(config, tip, ref, blob_id, subject)
-            message = f"memidx: {subject}"
-            repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
-            if _tip(repo, branch) == commit:
+            # HEAD locked with it, moved only while no work tree has it checked out and no
+            # switch runs: a `git switch side` since the look had it moved under its index,
+            # and the person's next commit there deleted the note
+            if not move_when_free(repo, branch, commit, tip, f"memidx: {subject}", until=deadline):
+                if holding(config.root, branch) is not None:  # checked out since: it waits
+                    return None
+            elif _tip(repo, branch) == commit:
                 note = (ref, blob_id)
                 kept = _kept_unless_checked_out(repo, branch, commit, tip, note, deadline=deadline)
                 return kept if kept is None else _not_deleted(repo, branch, kept, deadline)

@@ -15,6 +15,7 @@ from memidx.git.invocation import (
     in_clone,
     named_git_dir,
     options,
+    restores_paths,
 )
 
 
@@ -96,3 +97,23 @@ def test_a_relative_git_dir_is_resolved_from_where_a_relative_work_tree_was(
     environ = b"GIT_DIR=clone/.git\0GIT_WORK_TREE=clone\0"
     assert in_clone(clone, ["commit"], environ, [clone])
     assert not in_clone(clone, ["--git-dir=x/.git", "--work-tree=clone", "commit"], b"", [clone])
+
+
+@pytest.mark.parametrize(
+    ("args", "restores"),
+    [
+        (["-p"], True),  # at its prompt for minutes: never a switch
+        (["--", "a.txt"], True),
+        (["main", "--", "notes/x.md"], True),
+        (["HEAD~1", "a.txt"], True),
+        (["--ours", "a.txt"], True),
+        (["--pathspec-from-file=list"], True),
+        (["side"], False),  # a branch, or a file: git decides, so waited for
+        (["main", "--"], False),
+        (["-b", "new", "main"], False),
+        (["--detach", "HEAD~1"], False),
+        ([], False),
+    ],
+)
+def test_a_checkout_of_paths_is_told_from_a_switch(args: list[str], restores: bool) -> None:
+    assert restores_paths(args) is restores
