@@ -137,12 +137,15 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
 
 def _without_tables(lines: list[str]) -> list[str]:
     """The lines, each table's blank: a header with a pipe, a delimiter row, its rows up to a
-    blank line (tables without leading pipes, `a | b`, were read as prose: cells are labels and
-    values); a table's lines with leading pipes are left out by prose_units as it reads them."""
+    line without a pipe (tables without leading pipes, `a | b`, were read as prose: cells are
+    labels and values); a table's lines with leading pipes are left out by prose_units as it
+    reads them. GitHub reads a line without a pipe right after a table as one more row, but
+    that line is read here: a paragraph in another language after a one-row table, or a code
+    block's closing fence after a table in it (all that followed read as code), went unread."""
     found = list(lines)
     for at in range(1, len(found)):
         if "|" in found[at - 1] and "|" in found[at] and _DELIMITER_ROW.fullmatch(found[at]):
-            end = next((k for k in range(at, len(found)) if not found[k].strip()), len(found))
+            end = next((k for k in range(at, len(found)) if "|" not in found[k]), len(found))
             found[at - 1 : end] = [""] * (end - at + 1)
     return found
 
