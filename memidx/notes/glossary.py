@@ -43,7 +43,7 @@ _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
 _ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
-MAX_STRING_WORDS = 3  # a message catalog's string: `Sprache der Oberfläche`
+MAX_STRING_WORDS = 6  # a message catalog's string: `No se pudo guardar el archivo`
 MAX_LONGER_SHARE = 4  # one term in four may be longer, beside a label of as many letters
 # A UI string of two words holding no language's function word (`- Open file: Datei öffnen`)
 # is a term too when every value of the list is a term: a German UI glossary of verb phrases
@@ -158,16 +158,16 @@ def _a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     `checkout.card.expired`) beside the short strings a program shows in whatever language it
     translates to (`- settings.title: Einstellungen`), read by their keys as code. Its strings
     are of MAX_STRING_WORDS words or fewer, begin with a capital (a piece of a sentence seldom
-    does) and are not prose cut in pieces (ending in a function word, a caseless piece
-    beginning or ending in a particle): a foreign note cut in pieces of 12
-    to 40 characters behind keys passed 97 to 103 of 103, with no English at all."""
+    does; in a caseless script, a term: _short_term) and are not prose cut in pieces (ending in
+    a function word, a caseless piece beginning or ending in a particle): a foreign note cut in
+    pieces of 12 to 40 characters behind keys passed 97 to 103 of 103, with no English at all."""
     labels, values = [label for label, _ in pairs], [value for _, value in pairs]
     if len(set(labels)) < len(labels) or not all(map(_MESSAGE_KEY.fullmatch, labels)):
         return False
     strings = all(
         len(LETTER_WORD.findall(value)) <= MAX_STRING_WORDS
-        and (value[:1].isupper() if _cased(value) else len(value) <= MAX_TERM_CHARS)
-        for value in values
+        and (value[:1].isupper() if _cased(value) else _short_term(label, value))
+        for label, value in pairs
     )
     caseless = [value for value in values if not _cased(value)]
     return strings and not _cut_pieces(caseless) and not prose_in_title_case(values, detect)

@@ -53,6 +53,17 @@ def test_a_german_paragraph_behind_message_keys_is_refused() -> None:
     assert not verdict.english, verdict
 
 
-def test_a_message_catalog_still_passes() -> None:
-    verdict = check_text(MESSAGE_KEYS)
+CATALOGS = {
+    "de": MESSAGE_KEYS,
+    "es": "- errors.save: No se pudo guardar el archivo\n"
+    "- errors.network: Sin conexión a internet\n- errors.retry: Inténtalo de nuevo más tarde\n",
+    "ja": "- settings.title: 設定\n- settings.save: 変更を保存\n"
+    "- settings.delete: アカウントを完全に削除する\n",
+    "fr": "- units.km: km\n- units.items: éléments\n- dialog.ok: OK\n- dialog.cancel: Annuler\n",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CATALOGS))
+def test_a_message_catalog_still_passes(lang: str) -> None:
+    verdict = check_text("# i18n keys\n\nNew keys for the translations:\n\n" + CATALOGS[lang])
     assert verdict.english, verdict
