@@ -43,6 +43,7 @@ _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
 _ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
+MAX_STRING_WORDS = 6  # a message catalog's string: `No se pudo guardar el archivo`
 MAX_LONGER_SHARE = 4  # one term in four may be longer, beside a label of as many letters
 # A UI string of two words holding no language's function word (`- Open file: Datei öffnen`)
 # is a term too when every value of the list is a term: a German UI glossary of verb phrases
@@ -113,7 +114,11 @@ def _cut_from_prose(labels: dict[str, str]) -> bool:
     `ファイルを開く`); Chinese, Japanese and Korean notes cut in pieces of 3 to 12 behind
     distinct English labels passed 15 of 15."""
     found = (_pair(unit) for unit in labels)
-    terms = [pair[1] for pair in found if pair is not None and not _cased(pair[1])]
+    return _cut_pieces([pair[1] for pair in found if pair is not None and not _cased(pair[1])])
+
+
+def _cut_pieces(terms: Sequence[str]) -> bool:
+    """Whether terms in a caseless script are pieces cut from prose (_cut_from_prose)."""
     cut = sum(term[0] in _BOUND_START or term[-1] in _BOUND_END for term in terms)
     return cut >= MIN_CUT_PIECES and cut >= MIN_CUT_SHARE * len(terms)
 
@@ -129,7 +134,7 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     found = [_pair(unit) or _lead_in(unit) for unit in units]  # a list: twice counts twice
     if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
         return list(units)
-    if _message_keys([label for label, _ in pairs]):
+    if _a_catalog(pairs, detect):
         return [unit if pair is None else pair[0] for unit, pair in zip(units, found, strict=True)]
     terms = [value for _, value in pairs if _a_term(value)]
     if all(_a_term(value) or _a_phrase(value) for _, value in pairs):
@@ -148,11 +153,24 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     ]
 
 
-def _message_keys(labels: Sequence[str]) -> bool:
-    """Whether labels are distinct dotted message keys (`settings.title`, `checkout.card.expired`):
-    a list of them is a message catalog, its values the strings a program shows in whatever
-    language it translates to (`- settings.title: Einstellungen`), read by their keys as code."""
-    return len(set(labels)) == len(labels) and all(map(_MESSAGE_KEY.fullmatch, labels))
+def _a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
+    """Whether pairs are a message catalog: distinct dotted message keys (`settings.title`,
+    `checkout.card.expired`) beside the short strings a program shows in whatever language it
+    translates to (`- settings.title: Einstellungen`), read by their keys as code. Its strings
+    are of MAX_STRING_WORDS words or fewer, begin with a capital (a piece of a sentence seldom
+    does; in a caseless script, a term: _short_term) and are not prose cut in pieces (ending in
+    a function word, a caseless piece beginning or ending in a particle): a foreign note cut in
+    pieces of 12 to 40 characters behind keys passed 97 to 103 of 103, with no English at all."""
+    labels, values = [label for label, _ in pairs], [value for _, value in pairs]
+    if len(set(labels)) < len(labels) or not all(map(_MESSAGE_KEY.fullmatch, labels)):
+        return False
+    strings = all(
+        len(LETTER_WORD.findall(value)) <= MAX_STRING_WORDS
+        and (value[:1].isupper() if _cased(value) else _short_term(label, value))
+        for label, value in pairs
+    )
+    caseless = [value for value in values if not _cased(value)]
+    return strings and not _cut_pieces(caseless) and not prose_in_title_case(values, detect)
 
 
 def _by_label(term: str, every: bool) -> bool:

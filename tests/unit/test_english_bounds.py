@@ -1,5 +1,6 @@
-"""The English check's work is bounded: any 1 MB note is read in well under a second of CPU.
-It runs at every commit (pre-commit) and at every `memidx remember`."""
+"""The English check's work is bounded: any note is read in time linear in its size, no
+slower than as much English prose. It runs at every commit (pre-commit) and at every
+`memidx remember`."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from memidx.notes.quotation import words_for_the_model
 MB = 1 << 20
 
 
-def _filled(unit: str) -> str:
-    return unit * (MB // len(unit.encode()))
+def _filled(unit: str, size: int = MB) -> str:
+    return unit * (size // len(unit.encode()))
 
 
 class Reads:
@@ -76,21 +77,46 @@ def test_a_long_paragraph_is_read_in_pieces() -> None:
     assert reads.calls >= 200 and reads.longest <= 4096, (reads.calls, reads.longest)
 
 
-def test_any_megabyte_is_checked_in_well_under_a_second_of_cpu() -> None:
-    """CPU time (a shared machine's load does not count): U+FDFA took 2 s, a list 1.6 s."""
+def _cpu(text: str, runs: int = 2) -> float:
+    """The least CPU time of `runs` checks of text (the other runs absorb a stall)."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        check_text(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+# Linear work takes 16 times as long on 16 times the text (9.8 to 16.1 measured); quadratic
+# work, 256 times: 20 fails a quadratic part a third as costly as the linear work at SIZE
+# (`text[:at].count("e")` every 256 characters in check_text, 1 s more at 1 MB: growth 23-26)
+GROWTH, MAX_GROWTH = 16, 20
+# No text costs much more than as much plain English prose, measured in the same run: a MB
+# of U+FDFA (18 characters under NFKC) took 2 s where prose takes about 0.6 s; 1.5 at most now
+MAX_OVER_PROSE = 2.5
+SLACK = 0.02  # seconds: what a timer and a scheduler add to a short run
+SIZE = MB // 2  # bytes: growth shows at any size; at half a MB, half the cost
+
+
+def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
+    """Ratios measured in the same run, not seconds: on this shared 2-core machine under load,
+    a bound of 1 s of CPU failed at 1.05 s (main 1.03 s) though nothing had changed.
+    `make bench` holds the seconds."""
     detect_language("load the model first")
+    prose = _cpu(_filled(english := "The cache was broken again today. ", SIZE))
     notes = [
+        english,
         "\ufdfa",
         "\ufdfa" * 20 + "\n\n",
         "- Fichier introuvable\n",
         "Die Größe wurde geprüft. ",
         "- Role AAA: Олег Бартунов\n",
     ]
-    slow: list[tuple[str, float]] = []
+    slow: list[tuple[str, float, float]] = []
     for unit in notes:
-        start = time.process_time()
-        check_text(_filled(unit))
-        if (seconds := time.process_time() - start) > 1.0:
-            slow.append((unit[:20], round(seconds, 2)))
+        whole = prose if unit == english else _cpu(_filled(unit, SIZE))
+        part = _cpu(_filled(unit, SIZE // GROWTH), runs=3)
+        if whole > MAX_GROWTH * part + SLACK or whole > MAX_OVER_PROSE * prose + SLACK:
+            slow.append((unit[:20], round(whole / part, 1), round(whole / prose, 1)))
 
-    assert slow == []
+    assert slow == [], (round(prose, 2), slow)  # (unit, growth, times the prose)

@@ -240,8 +240,9 @@ def test_note_without_prose_passes(text: str) -> None:
         ("Read the [docs](https://x.y/z) **first**", ["Read the docs first"]),
         ("<details><summary>Why</summary>because</details>", ["Why because"]),
         ("<!-- a\ncomment -->Kept", ["Kept"]),
-        # a table's rows run to a blank line, as GitHub renders them (`More` is a row)
-        ("Text\n| a | b |\n|---|---|\nMore\n\nAfter", ["Text", "After"]),
+        # a table's rows end at a line without a pipe: GitHub renders `More` as a row, but
+        # what follows a table is read (tests/unit/test_table_rows.py)
+        ("Text\n| a | b |\n|---|---|\nMore\n\nAfter", ["Text", "More", "After"]),
         ("Text\na | b\n--- | ---\nc | d\n\nAfter", ["Text", "After"]),
         ("Text\n~~~\n``` not a close\n~~~\nAfter", ["Text", "After"]),
         ("Title\n=====\nBody", ["Title", "Body"]),

@@ -1,0 +1,69 @@
+"""A foreign note cut in pieces behind dotted message keys (`- settings.key3: bitte vor dem`)
+was read as a message catalog, each item by its key alone: 97 to 103 of the 103 labeled
+foreign notes passed, with or without a line of English; 3 to 6 now, as with no keys (short
+notes). A catalog's strings are short, begin with a capital and are no prose cut in pieces."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.notes.english import check_text
+from tests.language_notes import SENTENCE, pieces, texts
+from tests.unit.test_english_own_notes import MESSAGE_KEYS
+
+
+def _runs(text: str, most: int) -> list[str]:
+    """The words of the note's prose in runs of at most `most` characters."""
+    runs = [""]
+    for word in pieces(text, 1):
+        fits = len(runs[-1]) + 1 + len(word) <= most
+        runs[-1:] = [f"{runs[-1]} {word}".strip()] if fits or not runs[-1] else [runs[-1], word]
+    return runs
+
+
+def _catalog(values: list[str]) -> str:
+    return "".join(f"- settings.key{n}: {value}\n" for n, value in enumerate(values))
+
+
+@pytest.mark.parametrize("most", [8, 12, 20, 30, 40])
+@pytest.mark.parametrize("lead", [SENTENCE, ""])
+def test_foreign_notes_cut_behind_message_keys_are_refused(most: int, lead: str) -> None:
+    notes = texts("non-en")
+    passed = [text[:40] for text in notes if check_text(lead + _catalog(_runs(text, most))).english]
+    assert len(notes) == 103 and len(passed) <= 7, passed
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_foreign_words_behind_message_keys_are_refused(size: int) -> None:
+    notes = texts("non-en")
+    passed = [
+        text[:40] for text in notes if check_text(SENTENCE + _catalog(pieces(text, size))).english
+    ]
+    assert len(notes) == 103 and len(passed) <= 7, passed
+
+
+def test_a_german_paragraph_behind_message_keys_is_refused() -> None:
+    prose = (
+        "bitte vor dem push immer alle tests lokal ausführen denn die integrationstests "
+        "brauchen docker und dauern etwa zwölf minuten auf dem server"
+    )
+    words = prose.split(" ")
+    values = [" ".join(words[i : i + 3]) for i in range(0, len(words), 3)]
+    verdict = check_text("# i18n keys\n\nNew keys for de.json:\n\n" + _catalog(values))
+    assert not verdict.english, verdict
+
+
+CATALOGS = {
+    "de": MESSAGE_KEYS,
+    "es": "- errors.save: No se pudo guardar el archivo\n"
+    "- errors.network: Sin conexión a internet\n- errors.retry: Inténtalo de nuevo más tarde\n",
+    "ja": "- settings.title: 設定\n- settings.save: 変更を保存\n"
+    "- settings.delete: アカウントを完全に削除する\n",
+    "fr": "- units.km: km\n- units.items: éléments\n- dialog.ok: OK\n- dialog.cancel: Annuler\n",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CATALOGS))
+def test_a_message_catalog_still_passes(lang: str) -> None:
+    verdict = check_text("# i18n keys\n\nNew keys for the translations:\n\n" + CATALOGS[lang])
+    assert verdict.english, verdict
