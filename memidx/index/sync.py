@@ -135,7 +135,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         )
         report = SyncReport(source.label, head, drift)
         run = _Run(config, store, source, report, progress=progress, base=indexed, history=plan)
-        run.apply(to_read, forgotten_notes(repo, indexed, head, drift.orphaned))
+        run.apply(to_read, forgotten_notes(repo, indexed, step, drift))
         report.skipped += skips_not_utf8((c.new_path for c in changes if c.new_path), folder)
         return run.report
 
