@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from memidx.config import Config
 from memidx.git.history import Step
 from memidx.git.repo import GitRepo
 from memidx.index.drift import Drift
@@ -34,6 +35,14 @@ def forgotten_notes(repo: GitRepo, old: str, step: Step, drift: Drift) -> list[s
     said = repo.run(*args, input_bytes=asked, check=False).decode("utf-8", "replace").splitlines()
     named = {line.removeprefix(FORGET_SUBJECT) for line in said if line.startswith(FORGET_SUBJECT)}
     return sorted(named.intersection(removed))
+
+
+def forgotten_since(config: Config, old: str | None, new: str | None, drift: Drift) -> list[str]:
+    """forgotten_notes for a sync that compares the whole tree with the index at `old` (other
+    settings, a newer note reader: it reads every note again), when git still has `old`."""
+    if not config.in_git or not old or not new or old == new:
+        return []
+    return forgotten_notes(GitRepo(config.root), old, Step(new, (), 0), drift)
 
 
 def their_texts(store: Store, refs: Iterable[str]) -> set[str]:
