@@ -170,14 +170,19 @@ def _work(
 
 def standing_of(payload: dict[str, object]) -> Path | None:
     """The folder the agent works in, from its hook's input: `cwd` (Claude Code, Codex, Gemini
-    CLI, Hermes), else the first of Cursor's `workspace_roots` (its hooks carry no `cwd`);
-    None when it names no folder (the hook's own working directory answers then)."""
-    roots = payload.get("workspace_roots")
-    first = cast(list[object], roots)[0] if isinstance(roots, list) and roots else None
-    for named in (payload.get("cwd"), first):
-        if isinstance(named, str) and named and Path(named).is_dir():
-            return Path(named)
-    return None
+    CLI, Hermes), else of Cursor's `workspace_roots` (its hooks carry no `cwd`) the first in a
+    memory, else the first folder (a workspace of a project and the memory: its project first
+    asked the user's memory); None when it names no folder (the hook's own folder answers)."""
+    from memidx.config import find_root, is_memory
+
+    cwd, roots = payload.get("cwd"), payload.get("workspace_roots")
+    if isinstance(cwd, str) and cwd and Path(cwd).is_dir():
+        return Path(cwd)
+    named = cast(list[object], roots)[:16] if isinstance(roots, list) else []  # bounded
+    folders = [Path(f) for f in named if isinstance(f, str) and f and Path(f).is_dir()]
+    if len(folders) > 1:
+        return next((f for f in folders if is_memory(find_root(f)[0])), folders[0])
+    return folders[0] if folders else None
 
 
 def _payload(data: bytes) -> dict[str, object]:

@@ -7,26 +7,42 @@ whose index could not follow, another clone's after a pull."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
+from memidx.config import Config
+from memidx.git.history import Step
 from memidx.git.repo import GitRepo
+from memidx.index.drift import Drift
 from memidx.index.store import Store, VectorStore
 
 FORGET_SUBJECT = "memidx forget: "  # memidx.memory.forget's commit subject, then the ref
 NOTE = "note"
 
 
-def forgotten_notes(repo: GitRepo, old: str, new: str | None, removed: Sequence[str]) -> list[str]:
-    """Of the notes `removed` on the way from commit `old` to `new`, those a commit of
-    `memidx forget` deleted (every commit between, on any side of a merge)."""
-    if not removed or new is None:
+def forgotten_notes(repo: GitRepo, old: str, step: Step, drift: Drift) -> list[str]:
+    """Of the notes the sync from commit `old` to `step` removes or reads again, those a
+    commit of `memidx forget` deleted (every commit between, on any side of a merge): a note
+    forgotten, then written again at its path, reads as changed, and its forgotten text's
+    vectors go too. One commit cannot both delete and change a note: a note it changed (the
+    hook's usual step) asks git nothing."""
+    one = step.parents == (old,)
+    removed = drift.orphaned if one else (*drift.orphaned, *drift.stale)
+    if not removed:
         return []
     paths = "".join(f":(literal){ref}\n" for ref in removed)  # on stdin: a branch switch
-    asked = f"{old}..{new}\n--\n{paths}".encode()  # may remove thousands of notes
+    asked = f"{old}..{step.commit}\n--\n{paths}".encode()  # may remove thousands of notes
     args = ("log", "--stdin", "--full-history", "--no-renames", "--format=%s")
     said = repo.run(*args, input_bytes=asked, check=False).decode("utf-8", "replace").splitlines()
     named = {line.removeprefix(FORGET_SUBJECT) for line in said if line.startswith(FORGET_SUBJECT)}
     return sorted(named.intersection(removed))
+
+
+def forgotten_since(config: Config, old: str | None, new: str | None, drift: Drift) -> list[str]:
+    """forgotten_notes for a sync that compares the whole tree with the index at `old` (other
+    settings, a newer note reader: it reads every note again), when git still has `old`."""
+    if not config.in_git or not old or not new or old == new:
+        return []
+    return forgotten_notes(GitRepo(config.root), old, Step(new, (), 0), drift)
 
 
 def their_texts(store: Store, refs: Iterable[str]) -> set[str]:

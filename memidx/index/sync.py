@@ -12,8 +12,8 @@ from memidx.git.history import step_or_none
 from memidx.git.refs import read_head
 from memidx.git.repo import GitRepo
 from memidx.index import added as adds
+from memidx.index import forgotten_notes as forgets
 from memidx.index.drift import Drift, SourceFile, compare, from_changes, note_paths
-from memidx.index.forgotten_notes import drop_their_vectors, forgotten_notes, their_texts
 from memidx.index.note_rows import NOTE, note_document, skips_not_utf8, symlink_reason
 from memidx.index.sources import GitSource, WorktreeSource
 from memidx.index.store import Skip, Store, VectorStore, transaction
@@ -84,8 +84,7 @@ def reconcile(
     fix: bool,
     progress: Progress | None = None,
 ) -> SyncReport:
-    """Compare the index with the source (None: the notes at HEAD); with fix, repair only what
-    differs."""
+    """Compare the index with the source (None: HEAD's notes); with fix, repair what differs."""
 
     def attempt() -> SyncReport:
         base = _base(store)
@@ -97,7 +96,8 @@ def reconcile(
         run = _Run(config, store, notes, report, progress=progress, base=base, history=plan)
         if fix:
             moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
-            run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
+            gone = forgets.forgotten_since(config, base, notes.commit, drift)  # other settings
+            run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)], gone)
         return run.report
 
     return _until_applied(attempt)
@@ -135,7 +135,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         )
         report = SyncReport(source.label, head, drift)
         run = _Run(config, store, source, report, progress=progress, base=indexed, history=plan)
-        run.apply(to_read, forgotten_notes(repo, indexed, head, drift.orphaned))
+        run.apply(to_read, forgets.forgotten_notes(repo, indexed, step, drift))
         report.skipped += skips_not_utf8((c.new_path for c in changes if c.new_path), folder)
         return run.report
 
@@ -237,7 +237,7 @@ class _Run:
                 raise _Replan
             for old, new in drift.renamed:
                 store.rename(NOTE, old, new)
-            texts = their_texts(store, forgotten)
+            texts = forgets.their_texts(store, forgotten)
             store.delete(NOTE, drift.orphaned)
             store.clear_skips(NOTE, (*drift.gone_skips, *(old for old, _ in drift.renamed)))
             self.report.renamed, self.report.deleted = len(drift.renamed), len(drift.orphaned)
@@ -249,7 +249,7 @@ class _Run:
             self.read(to_read)
             if dated is None or dated:  # rows not read again whose history changed
                 adds.refresh_dates(store.conn, self.dates, dated, NOTE, {f.ref for f in to_read})
-            drop_their_vectors(store, texts)  # after the reads: a chunk may hold the text
+            forgets.drop_their_vectors(store, texts)  # after the reads: a chunk may hold the text
             store.set_state("indexed_commit", self.source.commit or "")
             store.set_state(SETTINGS, settings_of(self.config))
             store.set_state("indexed_source", "git" if self.config.in_git else "worktree")

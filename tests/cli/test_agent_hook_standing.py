@@ -66,3 +66,21 @@ def test_a_hook_whose_memory_cannot_load_leaves_no_trace_in_the_one_it_started_i
     hook(started.root, "claude-code", "UserPromptSubmit", payload)
 
     assert not (started.root / TRACE).exists()
+
+
+def test_a_cursor_workspace_of_several_roots_files_into_the_root_that_is_a_memory(
+    tmp_path: Path,
+) -> None:
+    """Its first root a project (a git repository that is no memory, then a plain folder):
+    the hook asked the user's memory, none here, and the turn was lost."""
+    started, memory = indexed(tmp_path / "started"), indexed(tmp_path / "memory")
+    project, plain = NotesRepo(tmp_path / "project"), tmp_path / "plain"
+    plain.mkdir()
+    for n, first in enumerate((project.root, plain)):
+        roots = [str(tmp_path / "gone"), str(first), str(memory.root)]
+        base = {"conversation_id": f"c{n}", "generation_id": "g1", "workspace_roots": roots}
+        hook(started.root, "cursor", "beforeSubmitPrompt", {**base, "prompt": "cap vmmem?"})
+        hook(started.root, "cursor", "afterAgentResponse", {**base, "text": "Cursor capped it."})
+
+    assert turns(memory, "Cursor") == 2
+    assert turns(started, "Cursor") == 0

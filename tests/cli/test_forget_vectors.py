@@ -15,8 +15,8 @@ import pytest
 
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
+from memidx.index import forgotten_notes as index_forgets
 from memidx.index import open as index_open
-from memidx.index import sync as index_sync
 from memidx.index.open import open_store
 from memidx.memory import head_sync
 from tests.helpers import NotesRepo
@@ -110,7 +110,7 @@ def test_a_forget_whose_vectors_cannot_be_dropped_is_a_forget_all_the_same(
     def none_forgotten(*_args: object) -> list[str]:
         return []
 
-    monkeypatch.setattr(index_sync, "forgotten_notes", none_forgotten)
+    monkeypatch.setattr(index_forgets, "forgotten_notes", none_forgotten)
     follow = head_sync.follow_commit
 
     def held_after_the_follow(
