@@ -24,6 +24,9 @@ def found(text: str) -> list[str]:
         f"SMTP_AUTH: {RANDOM}",
         f"db-pw: {RANDOM}",
         f"export PW={RANDOM}",
+        f"loginPw={RANDOM}",  # camelCase's words
+        f"basicAuth: {RANDOM}",
+        f"smtpPass: {RANDOM}",
         # a long line is read in windows (windows.py): the names are found there too
         "x" * 300 + f' "pass": "{RANDOM}"',
         f"<auth>{RANDOM}</auth>",  # an element's text (markup.py)
@@ -51,6 +54,9 @@ def test_a_docker_config_auth_is_refused() -> None:
         f"oauth={RANDOM}",
         f"pass_through: {RANDOM}",
         "PWD=/home/bob/src",
+        "  requireAuth: true",
+        "  useAuth: useAuthProvider,",
+        f"BASICAUTH={RANDOM}",  # no word's case change
         "pw = getpass.getpass()",
         # PowerShell's cmdlets (`$password = ConvertTo-SecureString` was refused before)
         "$password = ConvertTo-SecureString $env:DEPLOY_PW -AsPlainText",

@@ -26,9 +26,9 @@ from memidx.secrets.windows import (
 )
 from tests.unit.test_secrets_linear import fastest
 
-# the short names memidx adds (`_pass`, `"pass":`, `login_pw=`, `auth=`), as the old
+# the short names memidx adds (`_pass`, `"pass":`, `login_pw=`, `auth=`, `loginPw`), as the old
 # expressions would read them (they read `[_-]pass\b` alone)
-SHORT = r"(?<![A-Za-z0-9])(?:pass|pw|auth)\b"
+SHORT = r"(?<![A-Za-z0-9])(?:pass|pw|auth)\b|(?-i:(?<=[a-z])(?:Pw|Pass|Auth)\b)"
 # memidx's expression for a line worth the keyword detector, before it was made linear
 OLD_NAMES = re.compile(
     "(?i)(?:"
