@@ -18,11 +18,14 @@ from memidx.secrets.weak import common_password
 
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`,
 # `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
-# `api_key`, `apikey`), Azure's `Ocp-Apim-Subscription-Key:`
+# `api_key`, `apikey`), Azure's `Ocp-Apim-Subscription-Key:`; `pass`, `pw` and `auth` as a
+# name's word (JSON's `"pass":`, `login_pw=`, `auth=`, `basic_auth=`; not `bypass`, `oauth`,
+# `pass_through`, nor `pwd`, the shell's working directory), camelCase's too (`loginPw`,
+# `basicAuth`: a small letter before; not `bypass`, `oauth`, `BASICAUTH`)
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
 EXTRA_WORDS = re.compile(
     r"(?i)token|credential|access[_-]?key|secret[_-]?key|(?:api|private)-key|subscription[_-]?key"
-    r"|[_-]pass\b"
+    r"|(?<![A-Za-z0-9])(?:pass|pw|auth)\b|(?-i:(?<=[a-z])(?:Pw|Pass|Auth)\b)"
 )
 # A run of name characters, then an assignment; VALUE its value (group 1), read only after a
 # name that holds a word. Tried only where a run begins and never backing into it: the one
@@ -151,7 +154,10 @@ DASH_LED = re.compile(r"[ \t]*+[\"'`]?+(-[^\s\"'`,;]++)")
 def _dash_led(line: str, at: int) -> re.Match[str] | None:
     """The value led by `-` after the assignment that ends at `at`, when no option's."""
     led = DASH_LED.match(line, at)
-    return led if led and (common_password(led[1]) or _random_run(led[1])) else None
+    if led is None:
+        return None
+    random = _random_run(led[1]) or _random_letters(led[1].lstrip("-"))
+    return led if common_password(led[1]) or random else None
 
 
 BETWEEN_DIGITS = re.compile(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
@@ -161,6 +167,20 @@ def _random_run(value: str) -> bool:
     """Whether `value` holds letters between digits that are no word (`8vT2`, not `1beta1`:
     `password=-v1beta1`, an API version's option, was refused)."""
     return any(not NAME_WORD.fullmatch(run[0]) for run in BETWEEN_DIGITS.finditer(value))
+
+
+# A random string of letters alone (`-ZqvTmWpLqXk`, let through: no digits): 10 letters or
+# more, whose case changes cut at least 4 parts that are no word (`Zqv`, `Tm`, `Wp`, `Lq`), not
+# an option's words (`-DskipTests`, `-XstartOnFirstThread`, `-fPIC`, `-Wno-deprecated`)
+CASE_PART = re.compile(r"[A-Z]*+[a-z]*+")
+
+
+def _random_letters(value: str) -> bool:
+    """Whether `value`, letters alone, is a random string's (CASE_PART)."""
+    if len(value) < 10 or not value.isascii() or not value.isalpha():
+        return False
+    parts = [part[0] for part in CASE_PART.finditer(value) if part[0]]
+    return sum(not NAME_WORD.fullmatch(part) for part in parts) >= 4
 
 
 def _bare_sign_led(line: str, at: int, until: int = 0) -> re.Match[str] | None:

@@ -64,7 +64,11 @@ def _basic_password(token: str) -> bool:
 
 # Cheap literal stems of every secret-sounding name: str.find over the text in lower case
 # finds the lines worth reading far faster than any expression of alternatives.
-STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "basic", "contrase")
+# (`pw` holds `pwd`; `pw` and `auth` for `login_pw=`, `auth=`: assignments.EXTRA_WORDS)
+STEMS = (
+    *("pass", "pw", "auth", "secret", "key", "token", "credential", "bearer", "basic"),
+    "contrase",
+)
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 

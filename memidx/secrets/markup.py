@@ -34,7 +34,7 @@ CLOSING = re.compile(r"</([\w.:-]++)\s*+>")  # a closing tag and its name
 WRAPPED_LINES = 64  # the lines of an element's text read as a value wrapped over them
 # A literal part of each secret-sounding word (the library's list and memidx's: `api_?key`,
 # `passwd`, `token`...): a tag holding none names no secret (tests/unit/test_secret_markup.py).
-STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
+STEMS = ("pass", "pw", "auth", "secret", "key", "token", "credential", "bearer", "contrase")
 # What a sign SIGN_LED reads no keyword's value after leads in an element's text that is no
 # password: an option (`--password-stdin`), a variable (`%DB_PASSWORD%`, `$DB_PASS`), a
 # version (`^1.2.3`), a glob (`*.pem`), a path (`./pw`, `~/.pgpass`, `.env`; Windows's too,

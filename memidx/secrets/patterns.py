@@ -122,6 +122,11 @@ ENOUGH_ENTROPY = (0.0, 0.0, 2.5, 2.5, 2.0)
 CALLED = re.compile(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator: code
 DOT_PATH = re.compile(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
 WORD_ALONE = re.compile(r"[^\W\d_][^\W\d_A-Z]++")
+# PowerShell's cmdlet, a verb of its list and a noun (`$pw = ConvertTo-SecureString $env:X`)
+CMDLET = re.compile(
+    r"(?:Get|Set|New|Read|Convert(?:To|From)|Import|Export|Invoke|Add|Remove|Test|Unprotect"
+    r"|Protect|Select|Write|Out|Resolve)-(?:[A-Z][a-z]++|[A-Z]{2,4}+(?![a-z]))++"
+)
 # a locale's name with its encoding or variant (`en_US.UTF-8`, `de_DE@euro`, `C.UTF-8`): a
 # call's string (`TokenStr("en_US.UTF-8")`) or a setting, judged and refused as a secret. Its
 # variant is one of glibc's few: any word after `@` let `de_DE@hunter` through
@@ -152,7 +157,7 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
         return parts is not None and any(looks_secret(part, entropy) for part in parts)
     if weak:
         return True  # `!letmein`, `-letmein`: too little entropy, but the commonest
-    if WORD_ALONE.fullmatch(value) or LOCALE.fullmatch(value):
+    if WORD_ALONE.fullmatch(value) or LOCALE.fullmatch(value) or CMDLET.fullmatch(value):
         return False  # a capitalised word (`Passwort` of a translation file, `Credentials`)
     classes = character_classes(value)
     return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= ENOUGH_ENTROPY[classes]

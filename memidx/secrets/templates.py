@@ -9,8 +9,11 @@ by one was never read."""
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.entropy import shannon
+from memidx.secrets.members import named_member
 from memidx.secrets.signs import MIXED
 
 # `${NAME}`, `${NAME:-default}` (`-`, `=`, `+` with or without `:`; `?` gives an error's
@@ -120,35 +123,52 @@ SHELL_DEFAULT = re.compile(r"""^\$\{[^{}]*?:?+[-=][ \t]*+(["'])([^\s"'{}]++)\1""
 
 
 def _quoted_defaults(reference: str) -> Iterator[str]:
-    """The quoted literals `reference` gives as its value (TOKEN, SHELL_DEFAULT)."""
+    """The quoted literals `reference` gives as its value (TOKEN, SHELL_DEFAULT), but for a
+    piece a format joins to a reference that is no random string's (FORMATS)."""
     if reference.startswith("${") and not reference.startswith("${{"):
         for match in SHELL_DEFAULT.finditer(reference):
             yield match[2]
         return
+    for literal, callee, joined in _given_literals(reference):
+        piece = joined and callee.rpartition(".")[2].lower() in FORMATS
+        if not piece or _random_piece(literal):
+            yield literal
+
+
+def _given_literals(reference: str) -> Iterator[tuple[str, str, bool]]:
+    """Each quoted literal `reference` gives (see above), the callee it is given to, and
+    whether that call is given a reference too (a name, a call, or a value piped to it)."""
     callee, opened, last, held = "", True, "", None  # `held`: a literal a `==` may follow
-    outer: list[tuple[str, bool]] = []  # the callee each `(` opened inside (at most 64 kept)
+    outer: list[tuple[str, bool, int]] = []  # the callee each `(` opened inside (at most 64)
+    call, joined, piped = 0, set[int](), False  # each callee's call, those given a reference
+    given: list[tuple[str, str, int]] = []
     for token in TOKEN.finditer(reference):
         literal = token[1] if token[1] is not None else token[2]
         if token[5] is not None:  # a comparison's operand, or a keyword argument's
             held = None
         elif held is not None:
-            yield held
+            given.append(held)
             held = None
         if token[3] is not None:  # `{{`, `|`, `(`: a function's name may follow
             called = token[3] == "(" and reference[token.start() - 1 : token.start()].isalnum()
             if token[3] == "(" and len(outer) < 64:
-                outer.append((callee, opened))
+                outer.append((callee, opened, call))
             callee = last if called else ""
-            opened = not callee
+            opened, piped = not callee, token[3] == "|"
         elif token[0] == ")" and outer:  # `default (env "X") "v4lue"`: the outer's again
-            callee, opened = outer.pop()
+            callee, opened, call = outer.pop()
         elif token[4] is not None and opened:
-            callee, opened = token[4], False
+            callee, opened, call = token[4], False, call + 1
+            if piped:  # `{{ .Values.x | printf "%s-%s" "v4lue" }}`
+                joined.add(call)
+        elif token[4] is not None:  # a name given to the call
+            joined.add(call)
         elif literal and not NO_LITERAL.search(literal) and not last.endswith("="):
-            held = literal if _given(callee, literal) else None
+            held = (literal, callee, call) if _given(callee, literal) else None
         last = token[4] or token[5] or ""
-    if held is not None:
-        yield held
+    given += [held] if held is not None else []
+    for literal, callee, at in given:  # a reference after a piece joins it too
+        yield literal, callee, at in joined
 
 
 # A random string given to a lookup (`{{ env "Zq8vT2mW9pLq" }}`, `secret('Zq8vT2...')`): no
@@ -162,6 +182,25 @@ def _given(callee: str, literal: str) -> bool:
     if callee.rpartition(".")[2].lower() not in NAME_LOOKUPS:
         return True
     return RANDOM_NAME.fullmatch(literal) is not None and MIXED.search(literal) is not None
+
+
+# The functions that join their pieces into one value: a piece joined to a reference
+# (`${{ format('{0}-{1}', github.ref, 'deploy2prod') }}`, Helm's `printf "%s-%s" .Values.x
+# "v4lue"`) is a part of a name, refused as a whole value was; it is judged only when random:
+# at least 12 characters, of high entropy (3 bits a character, as `Zq8vT2mW9pLq`'s 3.42, not
+# `deploy-2024-v2`), letters between digits no name holds (members.named_member)
+FORMATS = frozenset({"format", "printf", "print"})
+PIECE_CHARSET = string.ascii_letters + string.digits + "-_"
+
+
+def _random_piece(literal: str) -> bool:
+    """Whether a piece a format joins to a reference is a random string's (FORMATS)."""
+    return (
+        len(literal) >= 12
+        and MIXED.search(literal) is not None
+        and not named_member(literal)
+        and shannon(literal, PIECE_CHARSET) >= 3.0
+    )
 
 
 RUN_AFTER = re.compile(r"[^\s\"'`;&|)<>]++")  # to a shell's separator

@@ -34,9 +34,11 @@ SPOKEN = re.compile(r"(?i)bearer\s|basic\s")
 
 @cache
 def _secret_words() -> re.Pattern[str]:
-    # SMTP_PASS; `x-api-key:`, `private-key:` (the library reads `api_key`, `private_key` only)
+    # SMTP_PASS, `"pass":`, `login_pw=`, `auth=`; `x-api-key:`, `private-key:` (the library
+    # reads `api_key`, `private_key` only)
     extra = ["token", "credential", "access[_-]?key", "(?:api|private)-key", "subscription[_-]?key"]
-    extra += ["bearer", r"[_-]pass\b"]
+    extra += ["bearer", r"(?<![A-Za-z0-9])(?:pass|pw|auth)\b"]  # EXTRA_WORDS's short names
+    extra += [r"(?-i:(?<=[a-z])(?:Pw|Pass|Auth)\b)"]  # and camelCase's (`loginPw`)
     return re.compile("(?i)(?:" + "|".join([*library.keyword_words(), *extra]) + ")")
 
 

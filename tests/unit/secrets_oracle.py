@@ -71,7 +71,8 @@ def _basic_password(token: str) -> bool:
 
 # Cheap literal stems of every secret-sounding name: str.find over the text in lower case
 # finds the lines worth reading far faster than any expression of alternatives.
-STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "basic", "contrase")
+STEMS = ("pass", "pw", "auth", "secret", "key", "token", "credential", "bearer", "basic")
+STEMS_MORE = ("contrase",)
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -79,7 +80,7 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
     """(start, end) of each line holding a stem, in order."""
     lower = text.translate(ASCII_LOWER)  # same length as the text, unlike str.lower()
     starts: set[int] = set()
-    for stem in STEMS:
+    for stem in (*STEMS, *STEMS_MORE):
         at = lower.find(stem)
         while at != -1:
             starts.add(lower.rfind("\n", 0, at) + 1)

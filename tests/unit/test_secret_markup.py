@@ -152,6 +152,7 @@ def test_a_braced_an_empty_or_an_unnamed_value_is_no_secret(text: str) -> None:
 def test_every_secret_sounding_word_holds_a_stem_markup_looks_for() -> None:
     """markup reads a tag's names only when it holds a stem: a word with none was unread."""
     words = [*library.keyword_words(), "token", "credential", "access_key", "bearer", "_pass"]
+    words += ["pass", "login_pw", "auth"]
 
     assert all(any(stem in word for stem in STEMS) for word in words), words
     assert all(secret_word(word.replace("_?", "_")) for word in words)

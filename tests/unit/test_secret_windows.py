@@ -26,12 +26,13 @@ from memidx.secrets.windows import (
 )
 from tests.unit.test_secrets_linear import fastest
 
+# the short names memidx adds (`_pass`, `"pass":`, `login_pw=`, `auth=`, `loginPw`), as the old
+# expressions would read them (they read `[_-]pass\b` alone)
+SHORT = r"(?<![A-Za-z0-9])(?:pass|pw|auth)\b|(?-i:(?<=[a-z])(?:Pw|Pass|Auth)\b)"
 # memidx's expression for a line worth the keyword detector, before it was made linear
 OLD_NAMES = re.compile(
     "(?i)(?:"
-    + "|".join(
-        [*library.keyword_words(), "token", "credential", "access[_-]?key", "bearer", r"[_-]pass\b"]
-    )
+    + "|".join([*library.keyword_words(), "token", "credential", "access[_-]?key", "bearer", SHORT])
     + r")[\w\"'\]\[.-]*\s*(?:=|:|\()|bearer\s|basic\s"
 )
 PIECES = [
@@ -117,7 +118,7 @@ def test_a_value_a_window_cut_short_is_masked_to_its_end() -> None:
 
 
 OLD_EXTRA = re.compile(
-    r"(?i)[\w.-]*(?:token|credential|access[_-]?key|secret[_-]?key|[_-]pass\b)[\w-]*[\"']?"
+    r"(?i)[\w.-]*(?:token|credential|access[_-]?key|secret[_-]?key|" + SHORT + r")[\w-]*[\"']?"
     r"\s*(?::=|=>|[:=])"
     r"\s*[\"'`]?([^\s\"'`,;]+)"
 )

@@ -1,0 +1,82 @@
+"""Short secret-sounding names and a random string led by `-`: JSON's `"pass":`, `login_pw=`,
+`auth=` were let through (no name of the library's list nor memidx's), and so was
+`password = -ZqvTmWpLqXk`, random letters after `-` with no digit among them."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+
+RANDOM = "Zq8vT2mW9pLq"
+
+
+def found(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_secrets(text, allow=True)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'{{"user": "bob", "pass": "{RANDOM}"}}',
+        f"login_pw={RANDOM}",
+        f"auth={RANDOM}",
+        f"SMTP_AUTH: {RANDOM}",
+        f"db-pw: {RANDOM}",
+        f"export PW={RANDOM}",
+        f"loginPw={RANDOM}",  # camelCase's words
+        f"basicAuth: {RANDOM}",
+        f"smtpPass: {RANDOM}",
+        # a long line is read in windows (windows.py): the names are found there too
+        "x" * 300 + f' "pass": "{RANDOM}"',
+        f"<auth>{RANDOM}</auth>",  # an element's text (markup.py)
+        f'<add key="login_pw" value="{RANDOM}"/>',
+    ],
+)
+def test_a_short_name_given_a_random_value_is_refused(text: str) -> None:
+    assert found(text) == [RANDOM]
+
+
+def test_a_docker_config_auth_is_refused() -> None:
+    auth = "ZGV2dXNlcjpacThxVDJtVzlwTHE="  # base64 of `devuser:Zq8qT2mW9pLq`
+    assert found(f'      "auth": "{auth}"') == [auth]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "      pass: received.startsWith(prefix),",  # a Jest matcher's result
+        "        pass: true,",
+        "  auth: oauth2",
+        '  "auth": "none"',
+        "auth=self.auth",
+        f"bypass={RANDOM}",
+        f"oauth={RANDOM}",
+        f"pass_through: {RANDOM}",
+        "PWD=/home/bob/src",
+        "  requireAuth: true",
+        "  useAuth: useAuthProvider,",
+        f"BASICAUTH={RANDOM}",  # no word's case change
+        "pw = getpass.getpass()",
+        # PowerShell's cmdlets (`$password = ConvertTo-SecureString` was refused before)
+        "$password = ConvertTo-SecureString $env:DEPLOY_PW -AsPlainText",
+        "$pw = Read-Host -AsSecureString",
+        "$token = Get-AzAccessToken",
+    ],
+)
+def test_other_names_and_no_values_pass(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize("value", ["-ZqvTmWpLqXk", "-qwErTyUiOpAs", "--ZqvTmWpLqXk"])
+def test_random_letters_led_by_a_dash_are_refused(value: str) -> None:
+    assert found(f"password = {value}") == [value]
+    assert found(f'password = "{value}"') == [value]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["-DskipTests", "-XstartOnFirstThread", "-XXUseConcMarkSweepGC", "--password-stdin"],
+)
+def test_an_option_led_by_a_dash_passes(value: str) -> None:
+    assert found(f"password = {value}") == []
