@@ -116,7 +116,7 @@ def expanded(words: Sequence[str], root: Path | None) -> list[str]:
     rest = list(words[at:])
     given = {k.lower(): v for k, v in _given_aliases(words[:at]).items()}
     for _ in range(16):  # an alias naming an alias: git's chain, never a loop
-        if rest[0] in BUILTINS:
+        if rest[0] in BUILTINS or not _may_name_an_alias(rest[0]):
             return rest
         value = given.get(f"alias.{rest[0].lower()}")
         if value is None and root is not None:
@@ -139,6 +139,14 @@ def expanded(words: Sequence[str], root: Path | None) -> list[str]:
             return [SHELL_ALIAS]
         rest = [*words_of[at:], *rest[1:]]
     return [SHELL_ALIAS]
+
+
+def _may_name_an_alias(word: str) -> bool:
+    """Whether git could read `word` as an alias: a config key's name, a letter then letters,
+    digits and dashes (`/tmp/x/git` cannot be one: a git's /proc line whose first word is a
+    script's path, a shim's, was taken for an alias not read under HEAD's lock, i.e. any git,
+    and held every move of memidx's own)."""
+    return word[:1].isalpha() and word.isascii() and word.replace("-", "").isalnum()
 
 
 def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:

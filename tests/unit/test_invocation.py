@@ -117,3 +117,16 @@ def test_a_relative_git_dir_is_resolved_from_where_a_relative_work_tree_was(
 )
 def test_a_checkout_of_paths_is_told_from_a_switch(args: list[str], restores: bool) -> None:
     assert restores_paths(args) is restores
+
+
+def test_a_word_no_alias_can_be_named_is_no_alias_even_under_head_s_lock(tmp_path: Path) -> None:
+    """A shim's /proc line (`/bin/sh /x/bin/git update-ref ...`, comm `git`) under HEAD's lock
+    with no aliases read yet was taken for an alias of any git, so memidx's own move, run
+    through it, was aborted as busy; a name git could take as an alias still is."""
+    from memidx.git import invocation
+
+    with invocation.holding(tmp_path):
+        assert invocation.expanded(["/x/bin/git", "update-ref", "--stdin"], tmp_path)[0] == (
+            "/x/bin/git"
+        )
+        assert invocation.expanded(["ci", "-m", "x"], tmp_path) == [invocation.SHELL_ALIAS]
