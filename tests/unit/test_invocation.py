@@ -4,11 +4,13 @@ repository named by --git-dir or GIT_DIR (memidx/git/invocation.py)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from memidx.git.invocation import (
+    BUILTINS,
     SHELL_ALIAS,
     command_at,
     expanded,
@@ -117,3 +119,19 @@ def test_a_relative_git_dir_is_resolved_from_where_a_relative_work_tree_was(
 )
 def test_a_checkout_of_paths_is_told_from_a_switch(args: list[str], restores: bool) -> None:
     assert restores_paths(args) is restores
+
+
+def test_every_builtin_of_this_git_is_known() -> None:
+    """`git stage`, `git whatchanged`, `git fsmonitor--daemon`, `git submodule--helper` were
+    taken for aliases: a `git config` run to read them, and an alias of that name (which git
+    never runs for a builtin) taken for the command."""
+    listed = subprocess.run(
+        ["git", "--list-cmds=builtins"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert sorted(set(listed) - BUILTINS) == []
+
+
+def test_an_alias_named_as_a_builtin_is_not_expanded() -> None:
+    given = ["-c", "alias.stage=commit", "-c", "alias.whatchanged=branch -d x"]
+    assert expanded([*given, "stage", "a"], None) == ["stage", "a"]
+    assert expanded([*given, "whatchanged"], None) == ["whatchanged"]
