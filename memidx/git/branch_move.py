@@ -24,9 +24,13 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
     """Move `ref` from `old` to `new`; False when it moved meanwhile, HEAD names it now or a
     switch is under way (nothing changed)."""
     from memidx.children import start_piped
+    from memidx.git import invocation
+    from memidx.git.checkouts import work_trees
     from memidx.git.newcomers import last_pid
 
     root = repo.root
+    trees = (root, *work_trees(repo))  # the aliases a look reads: the first work tree's
+    invocation.prime(*trees)  # the aliases a look wanted, read before the branch's lock
     git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
     head = repo.head()
     lines = f"start\nupdate {ref} {new} {old}\n"
@@ -41,7 +45,8 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
                 git.stdout.readline().strip() == "prepare: ok"
             ):
                 since = last_pid()  # a switch that starts during the look is looked at last
-                free = _nowhere_else(repo, git_dir, ref) and not _arrived(repo, since)
+                with invocation.holding(*trees):  # no `git config` run under the locks
+                    free = _nowhere_else(repo, git_dir, ref) and not arrived_since(repo, since)
                 git.stdin.write("commit\n" if free else "abort\n")
                 git.stdin.flush()
                 moved = free and git.stdout.readline().strip() == "commit: ok"
@@ -75,7 +80,7 @@ def move_when_free(
     return False
 
 
-def _arrived(repo: GitRepo, since: int | None) -> bool:
+def arrived_since(repo: GitRepo, since: int | None) -> bool:
     """Whether a git that checks a branch out (or a fork not exec'd yet) started in a work tree
     of the clone since `since` (memidx.git.newcomers): the look passed it, it read the branch."""
     from memidx.git.checkouts import work_trees

@@ -18,8 +18,9 @@ from pathlib import Path
 HELD = 3  # another git holds git's index: wait and try again
 STAGED = 2  # git's index holds an entry at the path now: whoever staged it decides
 KEPT = 4  # HEAD holds the path, or its file is no longer what memidx committed: left as it is
+_COPY = "memidx-edit-index"  # the copy of git's index the change is made in
 _LOCK = (  # $1 the path, $2 the blob, $3 the git dir
-    'dir=$3 lock=$3/index.lock copy=$3/memidx-edit-index token="memidx $$ $2"; '
+    f'dir=$3 lock=$3/index.lock copy=$3/{_COPY} token="memidx $$ $2"; '
     f'( set -C; printf %s "$token" >"$lock" ) 2>/dev/null || exit {HELD}; '
     'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
     'trap \'rm -f "$copy"; mine && rm -f "$lock"\' EXIT; '
@@ -57,14 +58,16 @@ _TAKE_OUT = _LOCK + (
 )
 
 
-def put_back_entry(root: Path, git_dir: Path, path: str, mode: str, blob: str) -> int:
+def put_back_entry(root: Path, git_dir: Path, path: str, mode: str, blob: str) -> tuple[int, str]:
     """Put `blob` at `path` in git's index when it holds no entry there: 0 when done, STAGED
-    when one is there, HELD when another git holds the index, else git's failure (1)."""
+    when one is there, HELD when another git holds the index, else git's failure (1); with
+    the last line git wrote to stderr ("" when none)."""
     from memidx.children import SHELL
 
     if SHELL is None:  # no POSIX shell (Windows): the look and the change one after the other
         return _put_back_unlocked(root, path, mode, blob)
-    return _locked(_PUT_BACK, root, path, blob, git_dir, mode)
+    put, said = _locked(_PUT_BACK, root, path, blob, git_dir, mode)
+    return put, said.replace(str(git_dir / _COPY), str(git_dir / "index"))  # the one it read
 
 
 def take_out_entry(root: Path, git_dir: Path, path: str, blob: str) -> int:
@@ -74,25 +77,35 @@ def take_out_entry(root: Path, git_dir: Path, path: str, blob: str) -> int:
     from memidx.children import SHELL
 
     assert SHELL is not None  # index_follow takes out with git's own commands where none is
-    return _locked(_TAKE_OUT, root, path, blob, git_dir)
+    return _locked(_TAKE_OUT, root, path, blob, git_dir)[0]
 
 
-def _locked(script: str, root: Path, *args: str | Path) -> int:
+def _locked(script: str, root: Path, *args: str | Path) -> tuple[int, str]:
     """Run `script` (one of _LOCK's) in a shell of its own session: memidx killed, it ends
-    its work and lets git's index go."""
+    its work and lets git's index go. Its status, and the last line of its stderr (a file,
+    no pipe that a killed memidx closes under it)."""
+    import tempfile
+
     from memidx.children import SHELL
 
     argv = [str(SHELL), "-c", script, "memidx", *map(str, args)]
-    quiet = subprocess.DEVNULL  # no pipe that a killed memidx closes under it
-    done = subprocess.run(argv, cwd=root, stdout=quiet, stderr=quiet, check=False,
-                          start_new_session=True)  # fmt: skip
-    return done.returncode
+    with tempfile.TemporaryFile() as errors:
+        done = subprocess.run(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=errors,
+                              check=False, start_new_session=True)  # fmt: skip
+        errors.seek(0)
+        return done.returncode, _last_line(errors.read())
 
 
-def _put_back_unlocked(root: Path, path: str, mode: str, blob: str) -> int:
+def _last_line(said: bytes) -> str:
+    lines = said.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1].strip() if lines else ""
+
+
+def _put_back_unlocked(root: Path, path: str, mode: str, blob: str) -> tuple[int, str]:
     look = ["git", "ls-files", "-s", "--", f":(literal){path}"]
     if subprocess.run(look, cwd=root, capture_output=True, check=False).stdout.strip():
-        return STAGED
+        return STAGED, ""
     put = ["git", "update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}"]
     done = subprocess.run(put, cwd=root, capture_output=True, check=False)
-    return HELD if done.returncode and b"index.lock" in done.stderr else done.returncode
+    held = done.returncode and b"index.lock" in done.stderr
+    return (HELD if held else done.returncode), _last_line(done.stderr)

@@ -230,7 +230,7 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
             return False
         # looked at and written under git's index lock: a person's `git add` meanwhile was
         # written over (` M`, their staging undone)
-        put = put_back_entry(root, Path(str(repo.git_dir)), path, listed[0], blob)
+        put, said = put_back_entry(root, Path(str(repo.git_dir)), path, listed[0], blob)
         if put == STAGED:
             return False  # in git's index again: whoever staged it decides
         if put == 0:
@@ -238,11 +238,17 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
         if put == HELD and time.monotonic() < deadline:
             time.sleep(0.05 * 2 ** min(attempt, 4))
             continue
+        why = (  # git's index held past the wait, or git failed (its words)
+            ("git's index stayed held", "once the other git command ends")
+            if put == HELD
+            else (f"putting it back in git's index failed ({said or f'status {put}'})",
+                  "once what git said is fixed")
+        )  # fmt: skip
         raise GitError(
             f"{done}, but a git switch back to the branch that holds {path} landed as "
-            "memidx took it out of the other branch's work tree, and git's index stayed "
-            "held, so `git status` shows it as staged for deletion",
-            f"run `git reset -q -- {quote(path)}` once the other git command ends, then "
+            f"memidx took it out of the other branch's work tree, and {why[0]}, so "
+            "`git status` shows it as staged for deletion",
+            f"run `git reset -q -- {quote(path)}` {why[1]}, then "
             f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
         )  # over a file a person put there (`git checkout HEAD --` wrote over it)
     with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the

@@ -21,23 +21,37 @@ from pathlib import Path
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any git command
-# git's builtin commands (a prompt's, an editor's, memidx's own): never an alias (git runs its
-# builtin whatever alias of that name is set), so no look at the aliases for them
+# git's commands that no alias hides (a prompt's, an editor's, memidx's own): its builtins
+# (`git --list-cmds=builtins`, git 2.39, and the ones later gits added), and the commands
+# of its exec path it runs before any alias (`bisect`, `submodule`: scripts in 2.39). A
+# name left out costs a look at the aliases (a `git config`, never under HEAD's lock) and
+# is taken for its alias when one of that name is set
 # fmt: off
 BUILTINS = frozenset({
-    "add", "am", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file",
-    "check-attr", "check-ignore", "checkout", "checkout-index", "cherry", "cherry-pick", "clean",
-    "clone", "column", "commit", "commit-tree", "config", "count-objects", "credential",
-    "describe", "diff", "diff-files", "diff-index", "diff-tree", "fast-export", "fast-import",
-    "fetch", "fetch-pack", "for-each-ref", "format-patch", "fsck", "gc", "grep", "hash-object",
-    "help", "index-pack", "init", "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree",
-    "maintenance", "merge", "merge-base", "merge-file", "merge-tree", "mktag", "mktree", "mv",
-    "name-rev", "notes", "pack-objects", "pack-refs", "prune", "pull", "push", "range-diff",
-    "read-tree", "rebase", "reflog", "remote", "repack", "replace", "rerere", "reset", "restore",
-    "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-ref", "sparse-checkout",
-    "stash", "status", "submodule", "switch", "symbolic-ref", "tag", "unpack-objects",
-    "update-index", "update-ref", "upload-pack", "var", "verify-commit", "verify-tag", "version",
-    "worktree", "write-tree",
+    "add", "am", "annotate", "apply", "archive", "backfill", "bisect", "bisect--helper",
+    "blame", "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore",
+    "check-mailmap", "check-ref-format", "checkout", "checkout--worker", "checkout-index",
+    "cherry", "cherry-pick", "clean", "clone", "column", "commit", "commit-graph",
+    "commit-tree", "config", "count-objects", "credential", "credential-cache",
+    "credential-cache--daemon", "credential-store", "describe", "diagnose", "diff",
+    "diff-files", "diff-index", "diff-tree", "difftool", "env--helper", "fast-export",
+    "fast-import", "fetch", "fetch-pack", "fmt-merge-msg", "for-each-ref", "for-each-repo",
+    "format-patch", "fsck", "fsck-objects", "fsmonitor--daemon", "gc", "get-tar-commit-id",
+    "grep", "hash-object", "help", "hook", "index-pack", "init", "init-db",
+    "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo", "mailsplit",
+    "maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-ours",
+    "merge-recursive", "merge-recursive-ours", "merge-recursive-theirs", "merge-subtree",
+    "merge-tree", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes",
+    "pack-objects", "pack-redundant", "pack-refs", "patch-id", "pickaxe", "prune",
+    "prune-packed", "pull", "push", "range-diff", "read-tree", "rebase", "receive-pack",
+    "reflog", "refs", "remote", "remote-ext", "remote-fd", "repack", "replace", "replay",
+    "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-pack",
+    "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage",
+    "stash", "status", "stripspace", "submodule", "submodule--helper", "switch",
+    "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index", "update-ref",
+    "update-server-info", "upload-archive", "upload-archive--writer", "upload-pack", "var",
+    "verify-commit", "verify-pack", "verify-tag", "version", "whatchanged", "worktree",
+    "write-tree",
 })
 # fmt: on
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
@@ -159,25 +173,26 @@ def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def holding(root: Path) -> Generator[None]:
+def holding(*roots: Path) -> Generator[None]:
     """While memidx holds HEAD's lock of the clone at `root` (publish.move_head's look), its
     aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of 20 remembers
     beside a person's `git st` alias every 0.03 s): the last read are used, or, never read,
-    an alias is taken for any git, and read before the next look (prime)."""
-    top = root.resolve()
-    _held.add(top)
+    an alias is taken for any git, and read before the next look (prime). `roots`: each
+    work tree a look may read the aliases for (a branch's lock: memidx.git.branch_move)."""
+    tops = {root.resolve() for root in roots}
+    _held.update(tops)
     try:
         yield
     finally:
-        _held.discard(top)
+        _held.difference_update(tops)
 
 
-def prime(root: Path) -> None:
-    """Read the aliases of the clone at `root` if a look under HEAD's lock wanted them."""
-    top = root.resolve()
-    if top in _wanted and top not in _held:
-        _wanted.discard(top)
-        _clone_aliases(top)
+def prime(*roots: Path) -> None:
+    """Read the aliases of the clone at each of `roots` if a look under a lock wanted them."""
+    for top in {root.resolve() for root in roots}:
+        if top in _wanted and top not in _held:
+            _wanted.discard(top)
+            _clone_aliases(top)
 
 
 def _clone_aliases(root: Path) -> dict[str, str] | None:

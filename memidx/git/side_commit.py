@@ -32,8 +32,9 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
     ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
     (the tip itself when it holds this very file already), None when a work tree checked the
     branch out meanwhile (nothing committed), or it was deleted, before or with the commit.
-    MemidxError when the branch holds another file at `ref`; GitBusy when it kept moving, its
-    ref's lock or commit.lock stayed held; IndexLockLeft when a killed git left its ref's lock."""
+    MemidxError when the branch holds another file at `ref`; GitBusy when it kept moving, a
+    switch in the clone outlasted the wait (named), its ref's lock or commit.lock stayed
+    held; IndexLockLeft when a killed git left its ref's lock."""
     repo = GitRepo(config.root)
     name = branch.removeprefix("refs/heads/")
     undone = f"{ref} was not committed on {name}"
@@ -63,6 +64,8 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             if not move_when_free(repo, branch, commit, tip, f"memidx: {subject}", until=deadline):
                 if holding(config.root, branch) is not None:  # checked out since: it waits
                     return None
+                if time.monotonic() >= deadline and _tip(repo, branch) == tip:
+                    break  # where it was: a switch still under way, or a lock (_not_moved)
             elif _tip(repo, branch) == commit:
                 note = (ref, blob_id)
                 kept = _kept_unless_checked_out(repo, branch, commit, tip, note, deadline=deadline)
@@ -94,6 +97,11 @@ def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
     with "try again", which no waiting helps when nothing will remove it); else it moved."""
     name, lock = branch.removeprefix("refs/heads/"), _ref_lock(repo, branch)
     if lock is None or not lock.exists():
+        if switch := _switch_under_way(repo):  # not moving: waited for ("kept moving" said)
+            return GitBusy(
+                f"{switch} of this clone was still under way after {WAIT_SECONDS:g} s, so {undone}",
+                "try again once it ends",
+            )
         return GitBusy(f"{name} kept moving; {undone}", "try again")
     trees = work_trees(repo)  # a git in a linked one moving the branch: no killed git's
     if left_behind(lock, repo.root, trees):
@@ -104,6 +112,22 @@ def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
         )
     by = holder(lock, repo.root, trees) or "another git command of this clone"
     return GitBusy(f"{lock} was held by {by}, so {name} could not be moved; {undone}", "try again")
+
+
+def _switch_under_way(repo: GitRepo) -> str:
+    """The git that checks a branch out in a work tree of the clone (`a `git switch` (pid
+    N)`), as move_branch's look found it; "" when none runs."""
+    from memidx.git.invocation import SHELL_ALIAS
+    from memidx.git.publish import SWITCHING, committers, in_its_hook
+
+    trees = work_trees(repo)
+    found = committers(trees[0], SWITCHING, also=trees[1:]) if trees else {}
+    for pid, it in found.items():
+        command = it.split(" ", 1)[0]
+        if not in_its_hook(pid):
+            what = "a git alias running a shell" if command == SHELL_ALIAS else f"a `git {command}`"
+            return f"{what} (pid {pid})"
+    return ""
 
 
 def _kept_unless_checked_out(

@@ -179,7 +179,7 @@ def pairs(queries: Sequence[Query]) -> tuple[Floats, Floats]:
         d = (good[:, None, :] - bad[None, :, :]).reshape(-1, q.x.shape[1])
         diffs.append(d)
         weights.append(np.full(len(d), 1.0 / (len(d) * per_set[q.set] * len(per_set))))
-    return np.concatenate(diffs), np.concatenate(weights)
+    return np.concatenate(diffs or [np.empty((0, 0))]), np.concatenate(weights or [np.empty(0)])
 
 
 def fit_pairwise(d: Floats, w: Floats, l2: float) -> Floats:
@@ -268,12 +268,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         lists = CANDIDATES[args.candidate] if args.candidate else None
         for name in args.sets.split(","):
             judged = SETS[name](args.work, args.data)
-            path = out / f"rerank-{name}.jsonl"
-            count = collect(judged, path, args.depth, args.embedder, lists)
+            count = collect(judged, out / f"rerank-{name}.jsonl", args.depth, args.embedder, lists)
             print(f"{name}: {count} answered queries", flush=True)
         return 0
+    splits = FIT_SPLITS if args.step == "fit" else (args.split,)
+    sets = args.fit_sets.split(",") if args.step == "fit" else list(BUILDERS)
+    queries = load(out, splits, sets, args.top, args.features if args.step == "fit" else len(NAMES))
+    if not queries or (args.step == "fit" and not len(pairs(queries)[0])):  # numpy's traceback
+        parser.error(
+            f"--out {out}: no {'/'.join(splits)} pools of {','.join(sets)} to use there (run"
+            " `python -m tests.benchmark.rerank_fit collect --out` to that folder first)"
+        )
     if args.step == "fit":
-        queries = load(out, FIT_SPLITS, args.fit_sets.split(","), args.top, args.features)
         d, w = pairs(queries)
         fitted = fit_pairwise(d, w, args.l2)
         weights = np.concatenate([fitted, np.zeros(len(NAMES) - len(fitted))])

@@ -1,5 +1,6 @@
 """`rerank_fit collect --candidate`: the pools a re-ranker is refitted on are the candidate's
-lists (RM3's grown query), not plain BM25's."""
+lists (RM3's grown query), not plain BM25's. `fit` and `check` with no pools there: a usage
+error naming --out and the collect step."""
 
 from __future__ import annotations
 
@@ -91,3 +92,32 @@ def test_a_candidate_of_rm3_collects_its_lists(monkeypatch: pytest.MonkeyPatch) 
     name = "rm3 10/10/0.8 flat 0.5"
     assert rerank_fit.main(["collect", "--sets", "mini", "--candidate", name]) == 0
     assert [args[-1] for args in collected] == [rerank_fit.CANDIDATES[name]]
+
+
+@pytest.mark.parametrize("step", ["fit", "check"])
+def test_a_folder_without_pools_is_a_usage_error(
+    step: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`fit` on an --out folder no collect wrote to ended in numpy's traceback (np.concatenate
+    of no pairs); `check` printed an empty table and exit 0."""
+    with pytest.raises(SystemExit) as raised:
+        rerank_fit.main([step, "--out", str(tmp_path)])
+    assert raised.value.code == 2
+    said = capsys.readouterr().err.splitlines()[-1]
+    assert f"--out {tmp_path}: no " in said, said
+    assert "rerank_fit collect --out` to that folder first" in said, said
+
+
+def test_pools_without_a_pair_to_fit_on_are_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pools whose relevant documents were never ranked (no relevant/non-relevant pair)."""
+    docs = [["notes/a.md", 1, 1, 1, *([0.5] * 6)], ["notes/b.md", 2, 2, 2, *([0.5] * 6)]]
+    row = {"set": "til", "split": "dev", "depth": 30, "docs": docs}
+    row |= {"relevant": ["notes/elsewhere.md"], "gains": {"notes/elsewhere.md": 1}}
+    (tmp_path / "rerank-til.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert len(rerank_fit.pairs(rerank_fit.load(tmp_path, {"dev"}, ["til"], 30))[0]) == 0
+    with pytest.raises(SystemExit) as raised:
+        rerank_fit.main(["fit", "--out", str(tmp_path)])
+    assert raised.value.code == 2
+    assert f"--out {tmp_path}: no dev/train pools" in capsys.readouterr().err

@@ -19,11 +19,12 @@ from typing import Any, cast
 import pytest
 
 from memidx.config import load_config
-from memidx.git import publish
+from memidx.git import branch_move, publish
 from memidx.git.branch_movers import branch_movers
 from memidx.git.invocation import command_of
 from memidx.git.newcomers import arrived, last_pid
 from memidx.git.publish import committers
+from memidx.git.repo import GitRepo
 from memidx.memory.remember import remember
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
@@ -194,4 +195,41 @@ def test_the_look_under_head_s_lock_runs_no_git_config(
     )
 
     assert done.commit is not None
+    assert True not in spawned, spawned
+
+
+def test_the_look_under_a_branch_s_lock_runs_no_git_config(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `git st` (an alias) met by branch_move's look (a side commit, a purge of another
+    branch) while git holds that branch's and HEAD's locks, the aliases not read yet: memidx
+    ran `git config` there, under the locks (publish.move_head's look did not). It is taken
+    for any git, and the aliases are read before the next look."""
+    repo.note("welcome.md", "Welcome", "the shared memory")
+    tip = repo.commit("notes")
+    repo.git("branch", "side")
+    repo.git("config", "alias.st", "status")
+    new = repo.git("commit-tree", f"{tip}^{{tree}}", "-p", tip, "-m", "on side").strip()
+    lock = repo.root / ".git" / "refs" / "heads" / "side.lock"
+    spawned: list[bool] = []  # the branch's lock held at each `git config` memidx ran
+    run = subprocess.run
+
+    def watched(argv: Sequence[str], *args: Any, **kwargs: Any) -> object:
+        if list(argv[:2]) == ["git", "config"]:
+            spawned.append(lock.exists())
+        return cast("object", run(argv, *args, **kwargs))
+
+    look = branch_move.arrived_since
+
+    def meets_a_git_st(git_repo: GitRepo, since: int | None) -> bool:
+        command_of([b"git", b"st"], git_repo.root.resolve())  # a person's `git st`, seen
+        return look(git_repo, since)
+
+    monkeypatch.setattr(subprocess, "run", watched)
+    monkeypatch.setattr(branch_move, "arrived_since", meets_a_git_st)
+
+    moved = branch_move.move_branch(GitRepo(repo.root), "refs/heads/side", new, tip, "test")
+
+    assert moved
+    assert repo.git("rev-parse", "side").strip() == new
     assert True not in spawned, spawned

@@ -141,6 +141,34 @@ def test_the_hint_when_the_index_stays_held_keeps_the_person_s_file(tmp_path: Pa
     assert repo.git("status", "--porcelain") == f" M {NOTE}\n"
 
 
+def test_a_put_back_git_refused_says_what_git_said(tmp_path: Path) -> None:
+    """git's update-index failing for another reason than its index held (a broken index):
+    memidx said "git's index stayed held", and to wait for another git, which none was."""
+    import time
+
+    import git
+
+    from memidx.errors import GitError
+    from memidx.git.index_follow import _put_back  # pyright: ignore[reportPrivateUsage]
+    from tests.helpers import NotesRepo
+
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(NOTE, "# WSL memory\n\n" + BODY)
+    repo.commit("the note")
+    repo.git("rm", "-q", "--cached", NOTE)  # as the take-out left it on main
+    blob = repo.git("rev-parse", f"HEAD:{NOTE}").strip()
+    (repo.root / ".git" / "index").write_bytes(b"DIRC broken")
+    with pytest.raises(GitError) as raised:
+        _put_back(git.Repo(repo.root), NOTE, blob, done="committed", deadline=time.monotonic())
+    said = str(raised.value)
+    assert "stayed held" not in said, said
+    assert (
+        f"failed (fatal: {repo.root / '.git' / 'index'}: index file smaller than expected)" in said
+    ), said
+    assert "once what git said is fixed" in raised.value.hint
+    assert not (repo.root / ".git" / "index.lock").exists()
+
+
 # the person's own file at the note's path, staged (`git add`) in the instant between memidx's
 # look at git's index (nothing there) and its put-back of main's entry
 STAGING = """case "$*" in
