@@ -34,6 +34,19 @@ def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
+def run_in_session(argv: list[str], cwd: Path, errors: BinaryIO) -> int:
+    """Run `argv` in `cwd` to its end, its output dropped and its errors to `errors` (a file:
+    no pipe that a killed memidx closes under it), in a session of its own on POSIX (memidx
+    killed, or the terminal's Ctrl-C, does not stop it halfway): its exit status."""
+    import subprocess
+
+    done = subprocess.run(
+        argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, check=False,
+        start_new_session=sys.platform != "win32",  # Windows has no sessions
+    )  # fmt: skip
+    return done.returncode
+
+
 def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
     """Start `argv` with no input and its output to `log`, detached from this process: a
     session of its own on POSIX, a process group with no console on Windows, so neither the

@@ -86,14 +86,13 @@ def _locked(script: str, root: Path, *args: str | Path) -> tuple[int, str]:
     no pipe that a killed memidx closes under it)."""
     import tempfile
 
-    from memidx.children import SHELL
+    from memidx.children import SHELL, run_in_session
 
     argv = [str(SHELL), "-c", script, "memidx", *map(str, args)]
     with tempfile.TemporaryFile() as errors:
-        done = subprocess.run(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=errors,
-                              check=False, start_new_session=True)  # fmt: skip
+        status = run_in_session(argv, root, errors)
         errors.seek(0)
-        return done.returncode, _last_line(errors.read())
+        return status, _last_line(errors.read())
 
 
 def _last_line(said: bytes) -> str:
