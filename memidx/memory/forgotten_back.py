@@ -35,7 +35,10 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
     found: dict[str, str] = {}
     for ref in (ref for ref in added if ref in forgot and is_note_path(ref, config.notes_dir)):
         literal = f":(literal){ref}"
-        forgot = _text(repo, "log", "-1", "--format=%H%x00%s", ours, "--", literal)
+        # --full-history: the default follows a merge's first parent when neither side holds
+        # the path, past a forget that came in through its second parent (seed 2)
+        last = ("log", "-1", "--full-history", "--format=%H%x00%s", ours, "--", literal)
+        forgot = _text(repo, *last)
         commit, _, subject = forgot.strip().partition("\0")
         if not commit or subject != f"{SUBJECT}{ref}":
             continue  # deleted by a person's commit, or never here: a new note

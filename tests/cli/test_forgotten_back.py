@@ -144,3 +144,24 @@ def test_a_merge_finished_by_git_commit_after_a_conflict_forgets_the_note_again(
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
     assert m.git("log", "-1", "--format=%s").strip() == f"memidx forget: {ref}"
     assert m.git("status", "--porcelain") == ""
+
+
+def test_a_forget_behind_a_merge_of_it_is_found(machine: Machine) -> None:
+    """The forget reached this branch through a merge's second parent (a `git pull` of a
+    branch that forgot it into one that never held it): git log's default simplification
+    follows the first parent, which never held the note, and found no forget (seed 2)."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    assert m.memidx_process("forget", ref).code == 0
+    m.git("switch", "-q", "-c", "fresh", m.git("merge-base", "main", "old").strip())
+    m.write("CHANGES.md", "a change that never held the note\n")
+    m.commit("fresh: changes")
+    m.git("merge", "-q", "--no-edit", "main")  # the forget, behind the merge's second parent
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    assert "came back with this merge" in merged.stdout + merged.stderr
