@@ -38,8 +38,7 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
         # --full-history: the default follows a merge's first parent when neither side holds
         # the path, past a forget that came in through its second parent (seed 2)
         last = ("log", "-1", "--full-history", "--format=%H%x00%s", ours, "--", literal)
-        forgot = _text(repo, *last)
-        commit, _, subject = forgot.strip().partition("\0")
+        commit, _, subject = _text(repo, *last).strip().partition("\0")
         if not commit or subject != f"{SUBJECT}{ref}":
             continue  # deleted by a person's commit, or never here: a new note
         deleted = _text(repo, "rev-parse", "--verify", "-q", f"{commit}^:{ref}").strip()

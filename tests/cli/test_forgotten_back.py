@@ -51,6 +51,26 @@ def test_a_forgotten_note_a_stale_branch_brings_back_is_forgotten_again(machine:
     assert ref not in {ref for ref, _ in m.search_refs("old key vault")}
 
 
+def test_every_forgotten_note_one_merge_brings_back_is_forgotten_again(machine: Machine) -> None:
+    """The loop rebound the set of forgotten refs its filter read to the first note's `git log`
+    line, so a second note the same merge brought back was tested as a substring of it: kept."""
+    m = machine
+    refs = [
+        m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it"),
+        m.note("ops/old-token.md", "Old token", "the old token lived in the runner; revoke it"),
+    ]
+    m.commit("the notes")
+    stale_branch_holding(m, refs[0])
+    for ref in refs:
+        assert m.memidx_process("forget", ref).code == 0
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    for ref in refs:
+        assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == "", ref
+
+
 def test_a_note_the_other_branch_changed_after_the_forget_stays(machine: Machine) -> None:
     m = machine
     ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
