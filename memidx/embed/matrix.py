@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from memidx.drafts import remove_abandoned, replace_through
 from memidx.embed.embedders import decode_matrix
-from memidx.embed.matrix_header import MAGIC
+from memidx.embed.matrix_header import MAGIC, read_header
 from memidx.index.store import VectorStore
 from memidx.portable import process_alive, sync_folder
 
@@ -142,15 +142,13 @@ def partial_pid(name: str) -> int | None:
 
 def map_matrix(path: Path, stamp: Stamp) -> Matrix | None:
     """The mapped file if it was made from this index, model build and generation; else None."""
+    read = read_header(path)
+    if read is None:
+        return None
+    header, length = read
     try:
-        with path.open("rb") as stream:
-            prefix = stream.read(8)
-            if len(prefix) != 8 or prefix[:4] != MAGIC:
-                return None
-            (length,) = struct.unpack("<I", prefix[4:])
-            header = json.loads(stream.read(length))
         size = path.stat().st_size
-    except (OSError, ValueError):
+    except OSError:
         return None
     made = (header.get("index"), header.get("model"), header.get("fingerprint"),
             header.get("generation"))  # fmt: skip

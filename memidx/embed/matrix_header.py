@@ -7,6 +7,10 @@ import json
 import struct
 from pathlib import Path
 
+TYPE_CHECKING = False  # not typing's: the git hooks' sync reads these headers (import cost)
+if TYPE_CHECKING:
+    from typing import Any
+
 MAGIC = b"MXV1"
 
 
@@ -16,18 +20,31 @@ def matrix_files(index_path: Path) -> list[Path]:
     return sorted(folder.glob("*.mxv")) if folder.is_dir() else []
 
 
-def made_at(path: Path) -> int | None:
-    """The vector generation the file at `path` was made from; None when it is no matrix
-    file memidx could read (cut short, of another format)."""
+def read_header(path: Path) -> tuple[dict[str, Any], int] | None:
+    """The header of the matrix file at `path` and its length in bytes (after the 8 bytes of
+    magic and length); None when it is no matrix file memidx could read (cut short, of
+    another format)."""
     try:
         with path.open("rb") as stream:
             prefix = stream.read(8)
             if len(prefix) != 8 or prefix[:4] != MAGIC:
                 return None
             (length,) = struct.unpack("<I", prefix[4:])
-            generation = json.loads(stream.read(length)).get("generation")
-    except (OSError, ValueError, AttributeError):
+            header: Any = json.loads(stream.read(length))
+    except (OSError, ValueError):
         return None
+    return (header, length) if _a_dict(header) else None
+
+
+def _a_dict(value: object) -> bool:
+    return isinstance(value, dict)
+
+
+def made_at(path: Path) -> int | None:
+    """The vector generation the file at `path` was made from; None when it is no matrix
+    file memidx could read (cut short, of another format)."""
+    read = read_header(path)
+    generation = read[0].get("generation") if read else None
     return generation if isinstance(generation, int) else None
 
 
