@@ -65,6 +65,19 @@ def blobs(root: Path) -> list[bytes]:
     return [row[2] for row in vectors(root) if isinstance(row[2], bytes)]
 
 
+def embedded_on_both(tmp_path: Path, models_dir: Path) -> tuple[NotesRepo, NotesRepo, list[bytes]]:
+    """Two clones of one remote; the first commits a note of SECRET and pushes it, the second
+    pulls, indexes and embeds it: the clones and the second's vectors then."""
+    one, two = clones(tmp_path)
+    one.note("secret.md", "Secret", SECRET)
+    one.commit("secret")
+    one.git("push", "-q", "origin", "main")
+    two.git("pull", "-q")
+    run(two, models_dir, "ingest")
+    run(two, models_dir, "embed")
+    return one, two, blobs(two.root)
+
+
 def test_a_forgotten_turn_leaves_the_index_as_a_rebuild_gives_it(
     tmp_path: Path, models_dir: Path
 ) -> None:

@@ -21,6 +21,7 @@ from tests.cli.test_forget_record_vectors import (
     SECRET,
     assert_as_rebuilt,
     blobs,
+    embedded_on_both,
     matrices,
     run,
     turn,
@@ -104,14 +105,7 @@ def test_a_forget_a_late_git_ended_drops_its_vectors(
 def test_a_note_forgotten_on_another_clone_leaves_its_vectors_there_too(
     tmp_path: Path, models_dir: Path
 ) -> None:
-    one, two = clones(tmp_path)
-    one.note("secret.md", "Secret", SECRET)
-    one.commit("secret")
-    one.git("push", "-q", "origin", "main")
-    two.git("pull", "-q")
-    run(two, models_dir, "ingest")
-    run(two, models_dir, "embed")
-    before = blobs(two.root)
+    one, two, before = embedded_on_both(tmp_path, models_dir)
 
     run(one, models_dir, "forget", "notes/secret.md")
     one.git("push", "-q", "origin", "main")

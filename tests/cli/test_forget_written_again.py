@@ -6,21 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.test_forget import clones
-from tests.cli.test_forget_record_vectors import SECRET, assert_as_rebuilt, blobs, run
+from tests.cli.test_forget_record_vectors import assert_as_rebuilt, blobs, embedded_on_both, run
 
 
 def test_a_note_forgotten_then_written_again_leaves_no_vector_of_the_forgotten_text(
     tmp_path: Path, models_dir: Path
 ) -> None:
-    one, two = clones(tmp_path)
-    one.note("secret.md", "Secret", SECRET)
-    one.commit("secret")
-    one.git("push", "-q", "origin", "main")
-    two.git("pull", "-q")
-    run(two, models_dir, "ingest")
-    run(two, models_dir, "embed")
-    before = blobs(two.root)
+    one, two, before = embedded_on_both(tmp_path, models_dir)
 
     run(one, models_dir, "forget", "notes/secret.md")
     one.note("secret.md", "Secret", "The passphrase was rotated; ask the on-call lead.")
@@ -41,14 +33,7 @@ def test_a_forget_pulled_with_other_settings_leaves_no_vector_of_the_forgotten_t
 ) -> None:
     """Other settings (a size limit, a newer memidx's note reader) have the sync compare the
     whole tree, which never asked git which notes a forget deleted."""
-    one, two = clones(tmp_path)
-    one.note("secret.md", "Secret", SECRET)
-    one.commit("secret")
-    one.git("push", "-q", "origin", "main")
-    two.git("pull", "-q")
-    run(two, models_dir, "ingest")
-    run(two, models_dir, "embed")
-    before = blobs(two.root)
+    one, two, before = embedded_on_both(tmp_path, models_dir)
 
     run(one, models_dir, "forget", "notes/secret.md")
     one.git("push", "-q", "origin", "main")
