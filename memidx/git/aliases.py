@@ -102,9 +102,10 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
     under HEAD's lock (holding) the last read, or None when none was."""
     now = time.monotonic()
     cached = _aliases.get(root)
-    if cached is not None and (now - cached[0] < ALIASES_FRESH or root in _held):
+    held = bool(_held)  # any of the clone's: a linked work tree's git is looked at under it too
+    if cached is not None and (now - cached[0] < ALIASES_FRESH or held):
         return cached[1]
-    if root in _held:
+    if held:
         _wanted.add(root)
         return None
     import subprocess

@@ -24,13 +24,14 @@ from memidx.git.aliases import (  # re-exported: publish, branch_move
     holding,
     prime,
 )
+from memidx.git.given_config import given_config
 
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any git command
 __all__ = [  # holding, prime and BUILTINS for those that import them from here
     "BUILTINS", "SHELL_ALIAS", "VALUED", "command_at", "command_of", "expanded", "git_dirs",
-    "holding", "in_clone", "named_git_dir", "options", "prime", "restores_paths",
+    "holding", "in_clone", "named_git_dir", "options", "prime", "restores_paths", "tree_of",
 ]  # fmt: skip
 
 
@@ -67,13 +68,22 @@ def options(words: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
-def command_of(argv: Sequence[bytes], root: Path) -> str:
+def command_of(argv: Sequence[bytes], root: Path, environ: bytes = b"") -> str:
     """The git command of a git's command line (/proc/<pid>/cmdline split at NULs), its alias
-    expanded (expanded): `git -C x ci -m y` -> commit; "" when none."""
-    found = expanded([arg.decode("utf-8", "replace") for arg in argv[1:]], root)
+    expanded (expanded; `environ`, its raw /proc/<pid>/environ): `git -C x ci -m y` ->
+    commit; "" when none."""
+    found = expanded([arg.decode("utf-8", "replace") for arg in argv[1:]], root, environ)
     if found[:1] == ["checkout"] and restores_paths(found[1:]):
         return "restore"  # HEAD, branches and the other files left as they are
     return found[0] if found else ""
+
+
+def tree_of(cwd: Path, trees: Sequence[Path]) -> Path:
+    """The work tree of `trees` a git in `cwd` runs in (the innermost holding it: a linked work
+    tree inside the main one), else the first: whose config (a linked tree's config.worktree)
+    holds the aliases that git reads."""
+    holding_it = [tree for tree in trees if cwd == tree or tree in cwd.parents]
+    return max(holding_it, key=lambda tree: len(tree.parts)) if holding_it else trees[0]
 
 
 def restores_paths(args: Sequence[str]) -> bool:
@@ -94,15 +104,16 @@ _CHECKS_OUT = frozenset({"-b", "-B", "--orphan", "--detach", "-d"})
 _RESTORES = frozenset({"-p", "--patch", "--ours", "--theirs"})  # of paths only
 
 
-def expanded(words: Sequence[str], root: Path | None) -> list[str]:
+def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> list[str]:
     """The git command and its arguments, the command's alias expanded as git would (the
-    config of the clone at `root`, and `-c alias.x=y` on the command line); [SHELL_ALIAS] for
-    an alias that runs a shell; [] when there is no command."""
+    config of the clone at `root`, and what the git was given: `-c alias.x=y`, `--config-env`,
+    GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT in its raw `environ`, given_config);
+    [SHELL_ALIAS] for an alias that runs a shell; [] when there is no command."""
     at = command_at(words)
     if at is None:
         return []
     rest = list(words[at:])
-    given = _given_aliases(words[:at])
+    given = given_config(options(words[:at]), environ)
     for _ in range(16):  # an alias naming an alias: git's chain, never a loop
         if rest[0] in BUILTINS or not _may_name_an_alias(rest[0]):
             return rest
@@ -135,16 +146,6 @@ def _may_name_an_alias(word: str) -> bool:
     script's path, a shim's, was taken for an alias not read under HEAD's lock, i.e. any git,
     and held every move of memidx's own)."""
     return word[:1].isalpha() and word.isascii() and word.replace("-", "").isalnum()
-
-
-def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:
-    """The aliases (`alias.<name>`, lowercased) and help.autocorrect given with `-c`."""
-    found: dict[str, str] = {}
-    for name, value in options(globals_):
-        key, _, said = value.partition("=")
-        if name == "-c" and key.lower().startswith(("alias.", "help.autocorrect")):
-            found[key.lower()] = said
-    return found
 
 
 def in_clone(cwd: Path, words: Sequence[str], environ: bytes, trees: Sequence[Path]) -> bool:
