@@ -94,6 +94,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
+            value = None if value and _auth_method(name, value[1]) else value
         elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
@@ -143,6 +144,20 @@ def _cut(
         return value, until
     again = SIGN_LED_BARE if value.re is SIGN_LED_LONG else value.re
     return again.match(line, value.pos, cut), max(until, value.end())
+
+
+# `auth` alone names a method as often as a credential: given a method's name, words joined by
+# `-`, each a word or an acronym with digits at its end or none (`initdb --auth=scram-sha-256`,
+# `--auth-host=md5`, `auth: hmac-sha256`, `AWS4-HMAC-SHA256`, `us-east-1`: refused since
+# `auth` was read), it is no value; a token, base64 or `user:password` is
+METHOD_PART = r"(?:(?:[A-Z]++|[A-Z]?+[a-z]++)[0-9]*+[a-z]{0,2}+|[0-9]++)"
+METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
+
+
+def _auth_method(name: str, value: str) -> bool:
+    """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
+    words = {word[0].lower() for word in EXTRA_WORDS.finditer(name)}
+    return words == {"auth"} and METHOD.fullmatch(value) is not None and not _random_run(value)
 
 
 # A value led by `-` is an option's (`--password-stdin`, `-Xmx512m`), which the library's rules

@@ -80,3 +80,25 @@ def test_random_letters_led_by_a_dash_are_refused(value: str) -> None:
 )
 def test_an_option_led_by_a_dash_passes(value: str) -> None:
     assert found(f"password = {value}") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "initdb --auth=scram-sha-256 -D /var/lib/postgresql/data",  # PostgreSQL's own docs
+        '      POSTGRES_INITDB_ARGS: "--auth-host=scram-sha-256 --auth-local=trust"',
+        "auth: hmac-sha256",
+        "auth = AWS4-HMAC-SHA256",
+        '"auth": "us-east-1"',
+        "basicAuth: tls-client-cert",
+        "x" * 300 + " --auth=scram-sha-256",  # a long line, read in windows
+    ],
+)
+def test_a_method_given_to_auth_passes(text: str) -> None:
+    """`auth` names a method as often as a credential: each was refused since it was read."""
+    assert found(text) == []
+
+
+@pytest.mark.parametrize("value", [RANDOM, "Zq8vT2-mW9pLqXk", "admin:Zq8vT2mW9pLq"])
+def test_a_credential_given_to_auth_is_refused(value: str) -> None:
+    assert found(f"auth: {value}") == [value]
