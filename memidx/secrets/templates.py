@@ -191,11 +191,15 @@ def _given(callee: str, literal: str) -> bool:
 # `deploy-2024-v2`), letters between digits no name holds (members.named_member)
 FORMATS = frozenset({"format", "printf", "print"})
 PIECE_CHARSET = string.ascii_letters + string.digits + "-_"
+# a sign no name's part holds: a password's (`printf "%s:%s" .Values.user "xK9#mP2$vL5@"`,
+# Helm's basic auth, and `"P@ssw0rd2024!"` were let through as a name's parts), judged whole
+PASSWORD_SIGN = re.compile(r"[^\w./:-]")
 
 
 def _random_piece(literal: str) -> bool:
-    """Whether a piece a format joins to a reference is a random string's (FORMATS)."""
-    return (
+    """Whether a piece a format joins to a reference is a random string's (FORMATS), or a
+    password's (PASSWORD_SIGN)."""
+    return PASSWORD_SIGN.search(literal) is not None or (
         len(literal) >= 12
         and MIXED.search(literal) is not None
         and not named_member(literal)
