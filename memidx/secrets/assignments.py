@@ -147,17 +147,20 @@ def _cut(
 
 
 # `auth` alone names a method as often as a credential: given a method's name, words joined by
-# `-`, each a word or an acronym with digits at its end or none (`initdb --auth=scram-sha-256`,
-# `--auth-host=md5`, `auth: hmac-sha256`, `AWS4-HMAC-SHA256`, `us-east-1`: refused since
-# `auth` was read), it is no value; a token, base64 or `user:password` is
-METHOD_PART = r"(?:(?:[A-Z]++|[A-Z]?+[a-z]++)[0-9]*+[a-z]{0,2}+|[0-9]++)"
+# `-`, each letters with digits at their end or none (`initdb --auth=scram-sha-256`,
+# `--auth-host=md5`, `auth: hmac-sha256`, `AWS4-HMAC-SHA256`, `us-east-1`, `OAuth2-PKCE`:
+# refused since `auth` was read), it is no value; a random part, a token, base64 or
+# `user:password` is
+METHOD_PART = r"(?:[A-Za-z]++[0-9]*+[a-z]{0,2}+|[0-9]++)"
 METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
 
 
 def _auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
     words = {word[0].lower() for word in EXTRA_WORDS.finditer(name)}
-    return words == {"auth"} and METHOD.fullmatch(value) is not None and not _random_run(value)
+    if words != {"auth"} or METHOD.fullmatch(value) is None or _random_run(value):
+        return False
+    return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
 
 
 # A value led by `-` is an option's (`--password-stdin`, `-Xmx512m`), which the library's rules

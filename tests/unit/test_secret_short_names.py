@@ -91,6 +91,9 @@ def test_an_option_led_by_a_dash_passes(value: str) -> None:
         "auth = AWS4-HMAC-SHA256",
         '"auth": "us-east-1"',
         "basicAuth: tls-client-cert",
+        "auth: OAuth2-PKCE",
+        "auth: OpenID-Connect",
+        "auth: mTLS-SPIFFE",
         "x" * 300 + " --auth=scram-sha-256",  # a long line, read in windows
     ],
 )
@@ -99,6 +102,8 @@ def test_a_method_given_to_auth_passes(text: str) -> None:
     assert found(text) == []
 
 
-@pytest.mark.parametrize("value", [RANDOM, "Zq8vT2-mW9pLqXk", "admin:Zq8vT2mW9pLq"])
+@pytest.mark.parametrize(
+    "value", [RANDOM, "Zq8vT2-mW9pLqXk", "ZqvTmWpLqXk-v2", "admin:Zq8vT2mW9pLq"]
+)
 def test_a_credential_given_to_auth_is_refused(value: str) -> None:
     assert found(f"auth: {value}") == [value]
