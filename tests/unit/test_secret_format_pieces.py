@@ -62,5 +62,12 @@ def test_a_piece_with_a_password_s_sign_is_judged(text: str, value: str) -> None
     assert found(text) == [value]
 
 
-def test_a_piece_of_a_path_or_a_tag_is_a_name() -> None:
-    assert found("  TOKEN: ${{ format('{0}:{1}', github.repository, 'refs/heads/v2.1') }}") == []
+@pytest.mark.parametrize(
+    "text",
+    [
+        "  TOKEN: ${{ format('{0}:{1}', github.repository, 'refs/heads/v2.1') }}",
+        "  TOKEN: ${{ format('{0}{1}', github.actor, '@users.noreply.github.com') }}",
+    ],
+)
+def test_a_piece_of_a_path_or_an_address_is_a_name(text: str) -> None:
+    assert found(text) == []
