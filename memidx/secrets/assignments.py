@@ -94,7 +94,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
-            value = None if value and _auth_method(name, value[1]) else value
+            value = None if value and auth_method(name, value[1]) else value
         elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
@@ -155,7 +155,7 @@ METHOD_PART = r"(?:[A-Za-z]++[0-9]*+[a-z]{0,2}+|[0-9]++)"
 METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
 
 
-def _auth_method(name: str, value: str) -> bool:
+def auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
     words = {word[0].lower() for word in EXTRA_WORDS.finditer(name)}
     if words != {"auth"} or METHOD.fullmatch(value) is None or _random_run(value):

@@ -95,6 +95,7 @@ def test_an_option_led_by_a_dash_passes(value: str) -> None:
         "auth: OpenID-Connect",
         "auth: mTLS-SPIFFE",
         "x" * 300 + " --auth=scram-sha-256",  # a long line, read in windows
+        "<auth>scram-sha-256</auth>",  # an element's text (markup.py)
     ],
 )
 def test_a_method_given_to_auth_passes(text: str) -> None:
