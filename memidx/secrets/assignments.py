@@ -94,7 +94,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
-            value = None if value and auth_method(name, value[1]) else value
+            if value and (auth_method(name, value[1]) or _test(name, value[1])):
+                value = None  # a method's name given to `auth`, a test's to `pass`
         elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
@@ -161,6 +162,21 @@ def auth_method(name: str, value: str) -> bool:
     if words != {"auth"} or METHOD.fullmatch(value) is None or _random_run(value):
         return False
     return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
+
+
+# `pass` alone, in capitals, is a test's verdict (Go's `--- PASS: TestLogin2 (0.00s)`,
+# `PASS: tests/test_auth.py`), and so is `pass` given a test's name (`pass: test_login_flow2`):
+# each refused since `pass` was read; a random value after `PASS` is still judged
+TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
+
+
+def _test(name: str, value: str) -> bool:
+    """Whether `value` given to `name`, whose only secret word is `pass`, is a test's."""
+    if {word[0].lower() for word in EXTRA_WORDS.finditer(name)} != {"pass"}:
+        return False
+    if name == "PASS":
+        return not (_random_run(value) or _random_letters(value))
+    return TEST_NAME.fullmatch(value) is not None
 
 
 # A value led by `-` is an option's (`--password-stdin`, `-Xmx512m`), which the library's rules

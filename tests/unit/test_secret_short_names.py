@@ -108,3 +108,25 @@ def test_a_method_given_to_auth_passes(text: str) -> None:
 )
 def test_a_credential_given_to_auth_is_refused(value: str) -> None:
     assert found(f"auth: {value}") == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "--- PASS: TestLoginFlow2 (0.00s)",  # go test -v
+        "--- PASS: TestAuth/case_2 (0.01s)",
+        "PASS: tests/test_auth.py::test_login2",
+        "PASS: src/auth/login.test.ts",
+        "    PASS: login_flow_v2",
+        "- pass: test_checkout_v2 (3.2s)",
+        '{"pass": "test_case_17b"}',
+    ],
+)
+def test_a_test_s_verdict_passes(text: str) -> None:
+    """A coding agent's notes hold test runs: each was refused since `pass` was read."""
+    assert found(text) == []
+
+
+@pytest.mark.parametrize("text", [f"export PASS={RANDOM}", f"PASS: {RANDOM}", f"pass: {RANDOM}"])
+def test_a_random_value_after_pass_is_refused(text: str) -> None:
+    assert found(text) == [RANDOM]
