@@ -94,7 +94,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
-            if value and (auth_method(name, value[1]) or _test(name, value[1])):
+            said = line[match.end() - 1]  # `:` or `=`
+            if value and (auth_method(name, value[1]) or (said == ":" and _test(name, value[1]))):
                 value = None  # a method's name given to `auth`, a test's to `pass`
         elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
@@ -164,9 +165,10 @@ def auth_method(name: str, value: str) -> bool:
     return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
 
 
-# `pass` alone, in capitals, is a test's verdict (Go's `--- PASS: TestLogin2 (0.00s)`,
-# `PASS: tests/test_auth.py`), and so is `pass` given a test's name (`pass: test_login_flow2`):
-# each refused since `pass` was read; a random value after `PASS` is still judged
+# `pass` alone, in capitals, before a `:` is a test's verdict (Go's `--- PASS: TestLogin2
+# (0.00s)`, `PASS: tests/test_auth.py`), and so is `pass:` given a test's name (`pass:
+# test_login_flow2`): each refused since `pass` was read; a random value after `PASS:` is
+# still judged, and any after `PASS=` (a `.env` file's password)
 TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
 
 

@@ -130,3 +130,8 @@ def test_a_test_s_verdict_passes(text: str) -> None:
 @pytest.mark.parametrize("text", [f"export PASS={RANDOM}", f"PASS: {RANDOM}", f"pass: {RANDOM}"])
 def test_a_random_value_after_pass_is_refused(text: str) -> None:
     assert found(text) == [RANDOM]
+
+
+def test_a_password_after_pass_in_an_env_file_is_refused() -> None:
+    """`PASS=` assigns: only `PASS:` is a test's verdict."""
+    assert found("PASS=Summer2024!") == ["Summer2024!"]
