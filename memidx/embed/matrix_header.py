@@ -31,7 +31,7 @@ def read_header(path: Path) -> tuple[dict[str, Any], int] | None:
                 return None
             (length,) = struct.unpack("<I", prefix[4:])
             header: Any = json.loads(stream.read(length))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # json recurses: `[` nested deep
         return None
     return (header, length) if _a_dict(header) else None
 

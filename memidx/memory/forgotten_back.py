@@ -35,9 +35,10 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
     found: dict[str, str] = {}
     for ref in (ref for ref in added if ref in forgot and is_note_path(ref, config.notes_dir)):
         literal = f":(literal){ref}"
-        # --full-history: the default follows a merge's first parent when neither side holds
-        # the path, past a forget that came in through its second parent (seed 2)
-        last = ("log", "-1", "--full-history", "--format=%H%x00%s", ours, "--", literal)
+        # --simplify-merges: the default follows a merge's first parent when neither side
+        # holds the path, past a forget that came in through its second parent (seed 2);
+        # --full-history alone shows first a merge that took the note out of a side holding it
+        last = ("log", "-1", "--simplify-merges", "--format=%H%x00%s", ours, "--", literal)
         commit, _, subject = _text(repo, *last).strip().partition("\0")
         if not commit or subject != f"{SUBJECT}{ref}":
             continue  # deleted by a person's commit, or never here: a new note

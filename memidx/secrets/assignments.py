@@ -94,6 +94,9 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
+            said = line[match.end() - 1]  # `:` or `=`
+            if value and (auth_method(name, value[1]) or (said == ":" and _test(name, value[1]))):
+                value = None  # a method's name given to `auth`, a test's to `pass`
         elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
@@ -143,6 +146,39 @@ def _cut(
         return value, until
     again = SIGN_LED_BARE if value.re is SIGN_LED_LONG else value.re
     return again.match(line, value.pos, cut), max(until, value.end())
+
+
+# `auth` alone names a method as often as a credential: given a method's name, words joined by
+# `-`, each letters with digits at their end or none (`initdb --auth=scram-sha-256`,
+# `--auth-host=md5`, `auth: hmac-sha256`, `AWS4-HMAC-SHA256`, `us-east-1`, `OAuth2-PKCE`:
+# refused since `auth` was read), it is no value; a random part, a token, base64 or
+# `user:password` is
+METHOD_PART = r"(?:[A-Za-z]++[0-9]*+[a-z]{0,2}+|[0-9]++)"
+METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
+
+
+def auth_method(name: str, value: str) -> bool:
+    """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
+    words = {word[0].lower() for word in EXTRA_WORDS.finditer(name)}
+    if words != {"auth"} or METHOD.fullmatch(value) is None or _random_run(value):
+        return False
+    return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
+
+
+# `pass` alone, in capitals, before a `:` is a test's verdict (Go's `--- PASS: TestLogin2
+# (0.00s)`, `PASS: tests/test_auth.py`), and so is `pass:` given a test's name (`pass:
+# test_login_flow2`): each refused since `pass` was read; a random value after `PASS:` is
+# still judged, and any after `PASS=` (a `.env` file's password)
+TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
+
+
+def _test(name: str, value: str) -> bool:
+    """Whether `value` given to `name`, whose only secret word is `pass`, is a test's."""
+    if {word[0].lower() for word in EXTRA_WORDS.finditer(name)} != {"pass"}:
+        return False
+    if name == "PASS":
+        return not (_random_run(value) or _random_letters(value))
+    return TEST_NAME.fullmatch(value) is not None
 
 
 # A value led by `-` is an option's (`--password-stdin`, `-Xmx512m`), which the library's rules

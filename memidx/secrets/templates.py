@@ -191,10 +191,17 @@ def _given(callee: str, literal: str) -> bool:
 # `deploy-2024-v2`), letters between digits no name holds (members.named_member)
 FORMATS = frozenset({"format", "printf", "print"})
 PIECE_CHARSET = string.ascii_letters + string.digits + "-_"
+# a sign no name's part holds: a password's (`printf "%s:%s" .Values.user "xK9#mP2$vL5@"`,
+# Helm's basic auth, and `"P@ssw0rd2024!"` were let through as a name's parts), judged whole
+PASSWORD_SIGN = re.compile(r"[^\w./:-]")
+EMAIL_DOMAIN = re.compile(r"[\w.+-]*+@[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)++")  # `@example.com`
 
 
 def _random_piece(literal: str) -> bool:
-    """Whether a piece a format joins to a reference is a random string's (FORMATS)."""
+    """Whether a piece a format joins to a reference is a random string's (FORMATS), or a
+    password's (PASSWORD_SIGN)."""
+    if PASSWORD_SIGN.search(literal) and not EMAIL_DOMAIN.fullmatch(literal):
+        return True
     return (
         len(literal) >= 12
         and MIXED.search(literal) is not None
