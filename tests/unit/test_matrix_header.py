@@ -28,7 +28,8 @@ def test_a_header_memidx_cannot_read_is_none(tmp_path: Path, header: bytes) -> N
     assert made_at(path) is None
 
 
-def test_a_header_s_generation_is_read(tmp_path: Path) -> None:
-    path = matrix_file(tmp_path, b'{"generation": 3}')
-    assert read_header(path) == ({"generation": 3}, 17)
-    assert made_at(path) == 3
+def test_a_header_s_index_and_generation_are_read(tmp_path: Path) -> None:
+    path = matrix_file(tmp_path, b'{"index": "e3b5ac", "generation": 3}')
+    assert read_header(path) == ({"index": "e3b5ac", "generation": 3}, 36)
+    assert made_at(path) == ("e3b5ac", 3)
+    assert made_at(matrix_file(tmp_path, b'{"generation": 3}')) is None  # no index named
