@@ -51,6 +51,11 @@ MAX_LONGER_SHARE = 4  # one term in four may be longer, beside a label of as man
 # function words in some of its pieces
 MAX_PHRASE_WORDS = 2
 MIN_PAIRS = 2  # one pair is a sentence with a colon as likely as a list
+# The labels of more pairs need as many letters as their caseless terms and the signs between
+# have characters: prose cut in pieces of 3 behind short labels (`- Yes: 重启后`, `- No: 服务没`)
+# then fails, as a long list shows; a few short words (`- Yes: はい`, `- No: いいえ`, `- OK:
+# 了解`) have as many letters in their labels as characters, no more, and were refused
+MAX_FEW_PAIRS = 6
 MIN_SHARED_LABELS = 3  # `Open File`, `Save File`: two labels may share a word
 # Names beside labels lose a cut note's function words only when its language is this sure:
 # Danish cut in threes beside English labels (`Build: Udrulning Til Staging`) read at 0.77
@@ -85,6 +90,7 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     (_glossary_labels) and the names without function words (`- Step one: Bitte Vor Dem` cut
     from a German note)."""
     labels, seen, names, terms, longer = dict[str, str](), set[str](), list[str](), 0, 0
+    signs = 0  # the characters between each caseless term and its label (`: `)
     for unit in units:
         if (pair := named_pair(unit)) is not None:
             label, value, name = pair
@@ -93,8 +99,10 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
             labels[unit] = label
             seen |= {key, term}
             names += [value] if name else []
-            terms += 0 if name else len(unit.strip()) - len(label)
+            terms += 0 if name else len(value)
+            signs += 0 if name else len(unit.strip()) - len(label) - len(value)
             longer += not name and len(value) > MAX_TERM_CHARS
+    terms += signs if len(labels) > MAX_FEW_PAIRS else 0  # a few: `- No: いいえ`, `- OK: 了解`
     if len(labels) < MIN_PAIRS or not _glossary_labels(list(labels.values()), terms):
         return list(units)
     if longer * MAX_LONGER_SHARE > len(labels) or _cut_from_prose(labels):
@@ -260,8 +268,8 @@ def _shared_word(labels: Sequence[str]) -> bool:
 def _glossary_labels(labels: Sequence[str], terms: int) -> bool:
     """Whether labels look like a glossary's: no word in more than half of them, from
     MIN_SHARED_LABELS (`Item one`, `Item two` before each piece of a Japanese note), and no
-    fewer letters than the characters of the terms in a caseless script (`Save: 保存`; the
-    signs between them count with the terms)."""
+    fewer letters than the characters of the terms in a caseless script (`Save: 保存`; in a
+    list of more than MAX_FEW_PAIRS, the signs between them count with the terms)."""
     if _shared_word(labels):
         return False
     return terms <= sum(len("".join(LETTER_WORD.findall(label))) for label in labels)
