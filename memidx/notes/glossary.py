@@ -38,8 +38,10 @@ _BOUND_END = frozenset("をはがのにで的了吗呢을를은는의에")
 _BOUND_START = frozenset("をがにでーっゃゅょんぁぃぅぇぉッャュョァィゥェォ的了们吗呢을를은는의")
 MIN_CUT_PIECES, MIN_CUT_SHARE = 2, 0.15
 # a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
-_MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+")
-_LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
+_MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")
+_LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()_-]*[A-Za-z0-9)+#]")
+# a value in quotation marks is the string it quotes (`- cart.title: "Carrito"`)
+_QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201c\u201d]+)\u201d|\'([^\']+)\'')
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
 _ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
@@ -251,8 +253,10 @@ def _pair(unit: str) -> tuple[str, str] | None:
     """The label in Latin letters and the value of a list item `label: value`, if it is one."""
     if (found := PAIR.match(unit.strip())) is None:
         return None
-    label = found["label"].strip()
-    return (label, found["value"].strip()) if _LATIN_LABEL.fullmatch(label) else None
+    label, value = found["label"].strip(), found["value"].strip()
+    if (quoted := _QUOTED.fullmatch(value)) is not None:
+        value = next(text for text in quoted.groups() if text)
+    return (label, value) if _LATIN_LABEL.fullmatch(label) else None
 
 
 def _shared_word(labels: Sequence[str]) -> bool:

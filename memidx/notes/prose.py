@@ -29,6 +29,10 @@ _CELL_SEP = re.compile(r"(?<!\\)\|")  # GitHub's `\|` is a pipe inside a cell
 # many does (memidx.notes.english.MIN_UNIT_BYTES); a shorter one is a label, a term or a value
 MIN_CELL_BYTES = 30
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
+# a list item's dotted key before its sign (`- errors.not_found: ...`, `` - `cart.title`: ``,
+# `- "cart.title": ...`) is kept as it is, for memidx.notes.glossary to read a message catalog
+# by: stripped as code, a path or markup (`errors.not found`, `: Tu carrito`), it was not one
+_KEYED = re.compile(r"""\s*([`"']?)([A-Za-z][\w-]*(?:\.[\w-]+)+)\1\s*(?::|=|→|->)\s+""", re.ASCII)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # Stripped before detection; an address or a path begins where its run of letters does (tried
 # at every letter of a 64 KB token, they took 6 s of CPU, four times as long for twice the
@@ -76,6 +80,13 @@ def clean_inline(line: str) -> str:
     line = _LINK.sub(r" \1 ", _IMAGE.sub(" ", line))  # before URLs, which would eat the ")"
     line = _NOISE.sub(" ", line)
     return _SPACE.sub(" ", _MARKUP.sub(" ", line)).strip()
+
+
+def _item_text(text: str) -> str:
+    """A list item's text cleaned (clean_inline), but for a dotted key before its sign."""
+    if (keyed := _KEYED.match(text)) is None:
+        return clean_inline(text)
+    return f"{keyed[2]}: {clean_inline(text[keyed.end() :])}"
 
 
 def prose_units(text: str, *, quotes: bool = True) -> list[str]:
@@ -136,7 +147,7 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
         elif item := _ITEM.match(line):
             flush()
             in_list, column = True, len(line[: item.end()].expandtabs(4))
-            current.append(clean_inline(line[item.end() :]))
+            current.append(_item_text(line[item.end() :]))
         else:
             if was_blank and not line[0].isspace():
                 in_list = False  # a paragraph after a blank line, at the margin, ends the list
