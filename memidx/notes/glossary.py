@@ -40,6 +40,7 @@ MIN_CUT_PIECES, MIN_CUT_SHARE = 2, 0.15
 # a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
 _MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()_-]*[A-Za-z0-9)+#]")
+_DIGITS = re.compile(r"[0-9]+")
 # a value in quotation marks is the string it quotes (`- cart.title: "Carrito"`)
 _QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201c\u201d]+)\u201d|\'([^\']+)\'')
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
@@ -174,6 +175,8 @@ def _a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     labels, values = [label for label, _ in pairs], [value for _, value in pairs]
     if len(set(labels)) < len(labels) or not all(map(_MESSAGE_KEY.fullmatch, labels)):
         return False
+    if _numbered(labels):
+        return False
     strings = all(
         len(LETTER_WORD.findall(value)) <= MAX_STRING_WORDS
         and (value[:1].isupper() if _cased(value) else _short_term(label, value))
@@ -181,6 +184,15 @@ def _a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     )
     caseless = [value for value in values if not _cased(value)]
     return strings and not _cut_pieces(caseless) and not prose_in_title_case(values, detect)
+
+
+def _numbered(keys: Sequence[str]) -> bool:
+    """Whether message keys are numbered slots, not names of strings: one key, its digits left
+    out, is more than half of MIN_SHARED_LABELS keys or more (`settings.key1`, `settings.key2`),
+    as labels sharing a word are (`Item one`, `Item two`). A foreign note cut in pieces of one
+    to six words, each hand-capitalised, behind numbered keys passed 11 to 20 of 103 so."""
+    counts = Counter(_DIGITS.sub("", key) for key in keys)
+    return (top := max(counts.values())) >= MIN_SHARED_LABELS and top * 2 > len(keys)
 
 
 def _by_label(term: str, every: bool) -> bool:
