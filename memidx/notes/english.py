@@ -17,7 +17,7 @@ from memidx.notes.loanwords import (
 )
 from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
-from memidx.notes.titlecase import named, unmasked, voteless_names
+from memidx.notes.titlecase import named, sure_bar, unmasked, voteless_names
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -106,7 +106,8 @@ def read_pool(
         return weight, sure, against
     for piece in runs(pool):
         lang, score = detect(pooled := "\n".join(piece))
-        if lang == "en" or score < MIN_POOL_SCORE or letter_bytes(pooled) < MIN_POOL_BYTES:
+        bar = sure_bar(lang, MIN_POOL_SCORE)  # Norwegian items read as no at 0.50
+        if lang == "en" or score < bar or letter_bytes(pooled) < MIN_POOL_BYTES:
             continue
         if english_beside_loanwords(pooled, detect):
             continue
