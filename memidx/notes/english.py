@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memidx.notes.glossary import labels_for_pairs, values_of_pairs
+from memidx.notes.glossary import labels_for_pairs, quotations_of_pairs, values_of_pairs
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.loanwords import (
     english_beside_greek_or_cyrillic,
@@ -168,7 +168,7 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
         return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
-    share = own_english_share(paragraphs, detect, MIN_UNIT_BYTES, MIN_SCORE)
+    share = own_english_share(quotations_of_pairs(paragraphs), detect, MIN_UNIT_BYTES, MIN_SCORE)
     if share < MIN_OWN_SHARE:
         return verdict  # refused, and not for the words it quotes
     return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")
