@@ -174,12 +174,15 @@ def _tables(lines: list[str]) -> dict[int, list[str]]:
 
 def _table_units(table: list[str]) -> list[list[str]]:
     """The units of a table's lines (header, delimiter row, rows): the sentences of each line
-    (sentence_cells); but when a table of two columns holds one, each row as the list item
-    `label: value` it is, read as lists of pairs are (memidx.notes.glossary: a Japanese UI
-    glossary passes as a table as it does as a list)."""
+    (sentence_cells); but when a table of two columns holds one, its first column none, each
+    row as the list item `label: value` it is, read as lists of pairs are (memidx.notes.
+    glossary: a Japanese UI glossary passes as a table as it does as a list). A table of
+    sentences and their translations is read cell by cell: each half weighs."""
     units = [sentence_cells(line) for line in table]
     rows = [[clean_inline(cell) for cell in _cells(line)] for line in table[2:]]
     if not any(units) or any(len(row) != 2 or not all(row) for row in rows):
+        return units
+    if any(letter_bytes(label) >= MIN_CELL_BYTES for label, _ in rows):
         return units
     return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
 

@@ -115,3 +115,24 @@ def test_a_quoted_table_of_sentences_is_someone_elses() -> None:
     text = SENTENCE + quoted
     assert prose_units(text, quotes=False) == [SENTENCE.strip()]
     assert prose_units(text)[1:] == GERMAN_ROWS
+
+
+TRANSLATIONS = [
+    ("Könnten Sie das bitte noch einmal erklären", "Could you please explain that once more"),
+    ("Wir verschieben das Release auf nächste Woche", "We are moving the release to next week"),
+    ("Der Build ist seit heute Morgen wieder grün", "The build has been green again since today"),
+]
+
+
+@pytest.mark.parametrize("german_first", [True, False])
+def test_a_table_of_sentences_and_their_translations_weighs_both(german_first: bool) -> None:
+    """Read as `label: value` items, each row was its value alone: the German half (English
+    first) or a German label beside its English (German first) refused the note."""
+    rows = [(de, en) if german_first else (en, de) for de, en in TRANSLATIONS]
+    text = (
+        "# Phrases for the Berlin team\n\nPhrases we use in the standup with the Berlin team.\n\n"
+        "| German | English |\n| --- | --- |\n" + "".join(f"| {a} | {b} |\n" for a, b in rows)
+    )
+    assert prose_units(text)[2:] == [cell for row in rows for cell in row]
+    verdict = check_text(text)
+    assert verdict.english, verdict
