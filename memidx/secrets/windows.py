@@ -156,4 +156,7 @@ def cut_short(window: str, token: str, end: int, line: str) -> bool:
     if end >= len(line) or line[end].isspace():
         return False
     at = window.rfind(token)
-    return at != -1 and not any(c.isspace() for c in window[at + len(token) :])
+    return at != -1 and SPACE.search(window, at + len(token)) is None
+
+
+SPACE = re.compile(r"\s")
