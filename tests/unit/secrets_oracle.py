@@ -15,16 +15,10 @@ from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
-from memidx.secrets.patterns import (
-    BASIC,
-    BEARER,
-    Finding,
-    assigned_value,
-    looks_secret,
-    real_password,
-)
+from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
 from memidx.secrets.templates import template_led
+from memidx.secrets.values import assigned_value, looks_secret, real_password
 from memidx.secrets.windows import (
     closed,
     cut_short,
