@@ -37,3 +37,39 @@ def test_a_percent_s_inside_a_password_is_no_format_reference(text: str, secret:
 )
 def test_a_formats_reference_is_still_no_password(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'auth = HTTPDigestAuth("user", "Zq8vT2mW9pLq")',
+        'auth=("user", "Zq8vT2mW9pLq")',
+        'r = requests.get(url, auth=("user", "Zq8vT2mW9pLq"))',
+        'requests.get(url, auth=HTTPBasicAuth("user", "Zq8vT2mW9pLq"))',
+        'session.auth = aiohttp.BasicAuth("deploy", "Zq8vT2mW9pLq")',
+        "basic_auth=('elastic', 'Zq8vT2mW9pLq')",
+        'token = ("Zq8vT2mW9pLq")',
+    ],
+)
+def test_a_password_given_in_a_call_or_a_tuple_is_refused(text: str) -> None:
+    """An HTTP client's user and password, in a tuple or an `*Auth` call: the password was
+    let through (no word of held.HELD_WORDS names it); the user's name is no secret."""
+    assert found(text) == ["Zq8vT2mW9pLq"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "auth=(user, password)",
+        'auth=("user", password)',
+        'auth=("admin", os.environ["PW"])',
+        'auth=("user", "${PW}")',
+        'auth = HTTPBasicAuth("user", getpass())',
+        'basic_auth=("elastic", "changeme")',
+        'get_auth("user", "realm-2")',
+        'password = ("a" if x else "b")',
+        'headers = ("Authorization", "Bearer x")',
+    ],
+)
+def test_names_and_placeholders_in_an_auth_tuple_pass(text: str) -> None:
+    assert found(text) == []
