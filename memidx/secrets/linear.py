@@ -213,9 +213,10 @@ def _query_pair(line: str, at: int) -> bool:
 # name (group 1, reversed) gives with `=` or `: ` where a run of the line or a quote begins: a
 # word (`secret=ab&cd=v4lue`, see _query_pair) or a value that holds the pairs up to the next
 # query pair (`secret=v4lue&cd=v4lue&ef=v4lue`, `"secret=ab&cd=v4lue&ef=v4lue"`, `secret: ab&`
-# ...: the last pair's value was let through, only the first run masked)
+# ...: the last pair's value was let through, only the first run masked), or after a `=`, a
+# parameter's value (`q=secret%3Dab%26cd%3Dxy%26ef%3Dv4lue` decoded: the last was let through)
 OPENED_BACKWARDS = re.compile(
-    r"(?:[^\s&?=]*+=[\w.-]++&)*+[^\s&?=:\"'`]*+(?:=|[ \t]?+:)([\w.-]++)(?:[\s;,\"'`]|$)"
+    r"(?:[^\s&?=]*+=[\w.-]++&)*+[^\s&?=:\"'`]*+(?:=|[ \t]?+:)([\w.-]++)(?:[\s;,\"'`=]|$)"
 )
 
 

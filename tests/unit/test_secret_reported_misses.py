@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.secrets.detect import find_secrets
+from memidx.secrets.detect import find_secrets, redact_text
 
 
 def found(text: str) -> list[str]:
@@ -72,4 +72,24 @@ def test_a_password_given_in_a_call_or_a_tuple_is_refused(text: str) -> None:
     ],
 )
 def test_names_and_placeholders_in_an_auth_tuple_pass(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q=secret%3Dab%26cd%3Dxy%26ef%3DZq8vT2mW9pLqXk",
+        "https://x.example/cb?q=secret%3Dab%26cd%3Dxy%26ef%3DZq8vT2mW9pLqXk&page=2",
+        "q=secret=ab&cd=xy&ef=Zq8vT2mW9pLqXk",
+        "q=secret=ab&cd=xy&ef=gh&ij=Zq8vT2mW9pLqXk",
+    ],
+)
+def test_the_last_pair_of_a_parameters_pairs_after_a_secret_is_masked(text: str) -> None:
+    """A parameter's value that is itself pairs opened by a secret-sounding name (a query
+    inside a URL's parameter, encoded): every pair after the name is masked, the last too."""
+    assert "Zq8vT2mW9pLqXk" not in redact_text(text).text
+
+
+def test_a_query_strings_own_pairs_are_still_apart() -> None:
+    text = "https://x.example/cb?secret=ab&cd=Zq8vT2mW9pLqXk"
     assert found(text) == []
