@@ -93,3 +93,22 @@ def test_the_last_pair_of_a_parameters_pairs_after_a_secret_is_masked(text: str)
 def test_a_query_strings_own_pairs_are_still_apart() -> None:
     text = "https://x.example/cb?secret=ab&cd=Zq8vT2mW9pLqXk"
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "  TOKEN: ${{ format('{0}-{1}', github.ref, 'Zq8vT2mW9pL') }}",
+        '  password: {{ printf "%s-%s" .Values.name "Zq8vT2mW9pL" }}',
+        "  TOKEN: ${{ format('{0}-{1}', github.ref, 'k7Pq2xW9') }}",
+    ],
+)
+def test_a_random_piece_under_12_characters_joined_to_a_reference_is_refused(text: str) -> None:
+    """A format's random piece of 8 to 11 characters was let through (12 at least were
+    judged), though every value of 8 is judged elsewhere."""
+    assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize("piece", ["deploy2prod", "ubuntu22x04", "node18v20", "build2024v3"])
+def test_a_names_piece_under_12_characters_still_passes(piece: str) -> None:
+    assert found(f"  TOKEN: ${{{{ format('{{0}}-{{1}}', github.ref, '{piece}') }}}}") == []
