@@ -25,6 +25,7 @@ from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.places import every_place
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
+from memidx.secrets.short import short_passwords
 from memidx.secrets.templates import template_led
 from memidx.secrets.values import assigned_value, looks_secret, real_password
 from memidx.secrets.windows import (
@@ -135,6 +136,8 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     for match in BASIC.finditer(line):
         if _basic_password(match.group(1)):
             yield Finding(match.start(1), match.end(1), URL_KIND)
+    for at, end in short_passwords(line):  # `password: hunter2`, too short to judge
+        yield Finding(at, end, KEYWORD_KIND)
     values = ((assigned_value(raw), k) for raw, k in kinds.items() if not _templated(line, raw))
     for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
         yield Finding(at, end, kind)

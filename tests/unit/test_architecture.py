@@ -95,6 +95,7 @@ PURE = [
     "memidx.agents.json_text",
     "memidx.secrets.patterns",
     "memidx.secrets.values",
+    "memidx.secrets.short",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
     "memidx.secrets.signs",

@@ -112,3 +112,46 @@ def test_a_random_piece_under_12_characters_joined_to_a_reference_is_refused(tex
 @pytest.mark.parametrize("piece", ["deploy2prod", "ubuntu22x04", "node18v20", "build2024v3"])
 def test_a_names_piece_under_12_characters_still_passes(piece: str) -> None:
     assert found(f"  TOKEN: ${{{{ format('{{0}}-{{1}}', github.ref, '{piece}') }}}}") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: hunter2", "hunter2"),
+        ("DB_PASSWORD=hunter2", "hunter2"),
+        ('"password":"abc123"', "abc123"),
+        ("userPassword: s3cr3t", "s3cr3t"),
+        ("The default password: 123456", "123456"),
+        ("  pw: 'Tr0ub4'", "Tr0ub4"),
+    ],
+)
+def test_a_short_password_given_to_a_persons_password_is_refused(text: str, secret: str) -> None:
+    """4 to 7 characters of letters and digits after `password:` were too short to judge
+    and let through; given a person's password by name, they are one as written."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: string",
+        "password: str = Field(...)",
+        "password: required",
+        "password: ${PW}",
+        "password: <pw1>",
+        "password: changeme",
+        "password: pass123",
+        "pwd: sha256",
+        "password: v1.2.3",
+        "bypass: abc123",
+        "password_length: 12345",
+        "token: abc123",
+    ],
+)
+def test_words_placeholders_and_other_names_short_values_pass(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize("text", ["password: &id001", 'DbPassword: !Base64 "Zq8vT2mW9pL"'])
+def test_a_yaml_anchor_or_tag_is_no_short_password(text: str) -> None:
+    assert "&id001" not in found(text) and "!Base64" not in found(text)
