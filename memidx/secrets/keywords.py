@@ -31,8 +31,8 @@ from memidx.secrets.values import assigned_value, looks_secret, real_password
 from memidx.secrets.windows import (
     closed,
     cut_short,
+    gives_a_secret_name,
     library_names,
-    secret_names,
     secret_word,
     unassigned_name,
     windows,
@@ -98,7 +98,7 @@ def assigned(text: str) -> Iterable[Finding]:
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
-        named = bool(secret_names(line)) or unassigned_name(line)
+        named = gives_a_secret_name(line) or unassigned_name(line)
         if not named and not has_encoded_pairs(line):
             continue
         line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
@@ -108,7 +108,7 @@ def assigned(text: str) -> Iterable[Finding]:
         for found in _line_values(line, judge) if named else ():
             yield Finding(start + found.start, start + min(found.end, shut), found.kind)
         for plain, places in decodings(line):  # `%26password%3Dv4lue`: masked encoded
-            for found in _line_values(plain, judge) if secret_names(plain) else ():
+            for found in _line_values(plain, judge) if gives_a_secret_name(plain) else ():
                 end = min(places[found.end], shut)
                 yield Finding(start + places[found.start], start + end, found.kind)
 

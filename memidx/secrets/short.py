@@ -20,9 +20,10 @@ from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 # A name ending in such a word, its assignment (`:` or `=`, not `==`), and a value of 4 to 7
 # characters in the same quotes or none, ending its run, from a letter or a digit (not YAML's
 # anchor or tag, `&id001`, `!Base64`) (group 1 the name, 3 the value). Tried
-# where a run of name characters begins; the lazy name reads its run once from there.
+# where a run of name characters begins, its word looked for behind the run's end.
 SHORT = re.compile(
-    r"(?i)(?<![\w.-])([\w.-]*?(?:password|passwd|passphrase|pwd|pw|pass))[\"']?+[ \t]*+[:=](?!=)"
+    r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
+    r"|(?<=pass)))[\"']?+[ \t]*+[:=](?!=)"
     r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+)\2(?=[\s,;]|$)"
 )
 LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")

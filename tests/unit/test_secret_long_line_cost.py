@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 
-from memidx.secrets import keywords, library, linear
+from memidx.secrets import keywords, library, linear, windows
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.linear import NEXT_NAME
 from memidx.secrets.patterns import Finding
@@ -113,3 +113,40 @@ def test_a_long_runs_separators_are_read_ahead_not_once_per_value(
     assert list(extra_keyword_values(line, secret_word)) == expected
     assert "!Zq8vT2mW9pLq" in expected
     assert counted.readings < 100, counted.readings
+
+
+ASSIGNED_RUN = windows.ASSIGNED_RUN
+
+
+class _CountedRuns:
+    """windows.ASSIGNED_RUN, counting the names it gives."""
+
+    def __init__(self) -> None:
+        self.given = 0
+
+    def finditer(self, line: str) -> Iterator[re.Match[str]]:
+        for match in ASSIGNED_RUN.finditer(line):
+            self.given += 1
+            yield match
+
+
+def test_whether_a_line_gives_a_secret_name_stops_at_the_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The keyword pass asked whether a line gives a secret-sounding name a value by listing
+    every one (104,857 in 1 MB of `password=&`); the first found answers."""
+    counted = _CountedRuns()
+    monkeypatch.setattr(windows, "ASSIGNED_RUN", counted)
+
+    list(keywords.assigned("password=&" * 20_000))
+
+    assert counted.given < 100, counted.given
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["password=x", "x = 1", "db.Password : v", "bypass=1", "oauth=1", "loginPw=1", "api-key(",
+     "a b", "secretsecret x", "Bearer abc", "x.auth =", "AUTH=1", "[password]=", "contraseña: x"],
+)  # fmt: skip
+def test_gives_a_secret_name_answers_as_secret_names_does(line: str) -> None:
+    assert windows.gives_a_secret_name(line) == bool(windows.secret_names(line))
