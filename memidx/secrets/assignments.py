@@ -83,11 +83,13 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
     order; then the strings and items held_values reads."""
     match, long_until = EXTRA_ASSIGNED.search(line), 0
+    kinds: dict[str, tuple[bool, bool]] = {}  # each name's words read once (a long run repeats)
     while match:
         start, end = match.span(1)
         last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
         name, value = line[last:end], None
-        if EXTRA_WORDS.search(line, last, end):
+        extra, secret = kinds.get(name) or _words_of(name, secret_word, kinds)
+        if extra:
             # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
             reading = VALUE if match.end() >= long_until else VALUE_IN_RUN
             value = reading.match(line, match.end())
@@ -97,7 +99,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             said = line[match.end() - 1]  # `:` or `=`
             if value and (auth_method(name, value[1]) or (said == ":" and _test(name, value[1]))):
                 value = None  # a method's name given to `auth`, a test's to `pass`
-        elif secret_word(name):
+        elif secret:
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
@@ -130,6 +132,20 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
+
+
+def _words_of(
+    name: str, secret_word: Callable[[str], bool], kinds: dict[str, tuple[bool, bool]]
+) -> tuple[bool, bool]:
+    """Whether `name` holds one of EXTRA_WORDS, and whether `secret_word` says it is
+    secret-sounding; kept in `kinds` for a short name (KINDS_KEPT names at most)."""
+    words = (EXTRA_WORDS.search(name) is not None, secret_word(name))
+    if len(kinds) < KINDS_KEPT and len(name) <= 256:
+        kinds[name] = words
+    return words
+
+
+KINDS_KEPT = 4096
 
 
 def _cut(

@@ -14,8 +14,9 @@ import re
 from collections.abc import Callable, Iterator
 
 from memidx.secrets.assignments import auth_method
-from memidx.secrets.patterns import Finding, assigned_value, looks_secret
+from memidx.secrets.patterns import Finding
 from memidx.secrets.signs import SIGNS, no_password, personal
+from memidx.secrets.values import assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
 # `name=...` unquoted (a `/` in it too, `data-url=/api/keys`, but for `/>`), JSX's `name={...}`,
