@@ -29,13 +29,17 @@ def check_drift(
     files: Sequence[str],
     remedy: str = FIX,
     staged: Mapping[str, Content] | None = None,
+    *,
+    patient: bool = True,
 ) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
     cannot be indexed. A missing index is built (as the next git hook would), so the first
-    commit of a repository without one is not blocked; `remedy` is the command the lines name
-    (another repository's has no `make reconcile`). `staged`: what staged_notes read of the
-    files, when the caller has read it already."""
+    commit of a repository without one is not blocked, and a memidx command bringing the index
+    to HEAD is waited for; `remedy` is the command the lines name (another repository's has no
+    `make reconcile`). `staged`: what staged_notes read of the files, when the caller has it."""
     from memidx.git.refs import read_head
+    from memidx.githooks.drift_wait import drift_line, follow_ended
+    from memidx.index.following import followed_now
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
@@ -79,17 +83,11 @@ def check_drift(
         drift = drift_of(store, note_source(config).files())
     finally:
         store.conn.close()
+    if drift.total and patient and followed_now(config):  # memidx's commit, its index follows:
+        again = follow_ended(config)  # looked at once it ended; still under way, it is no drift
+        return check_drift(config, files, remedy, staged, patient=False) if again else problems
     if drift.total:
-        behind = (
-            f" (it is at {indexed[:12]}, HEAD at {head[:12]}: a git operation no memidx hook "
-            "followed, e.g. git reset where only pre-commit's hooks are installed, or a hook "
-            "failed)"
-            if indexed and head
-            else ""
-        )
-        problems.append(
-            f"memidx: the index has drifted from HEAD{behind}: {drift.summary()}; {fix}"
-        )
+        problems.append(drift_line(indexed, head, drift.summary(), fix))
     return problems
 
 
