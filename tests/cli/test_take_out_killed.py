@@ -134,3 +134,15 @@ def test_a_git_hook_lets_a_killed_take_outs_lock_go_too(
 
     assert hook.code == 0 and f"memidx: removed {repo.root / '.git' / 'index.lock'}" in hook.out
     assert asides(repo) == [] and repo.git("status", "--porcelain") == ""
+
+
+def test_remember_lets_a_killed_take_outs_lock_go_and_commits_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = killed_take_out(tmp_path, monkeypatch)
+
+    done = repo.memidx_process("remember", "--title", "Swap full", stdin="Swap was full.\n")
+
+    assert done.code == 0, done.err
+    assert f"removed {repo.root / '.git' / 'index.lock'}" in done.err
+    assert "pending" not in done.err and "notes/swap-full.md" in repo.git("ls-files", "notes")
