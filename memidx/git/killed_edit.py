@@ -158,7 +158,7 @@ def _taken_out(root: Path, path: Path, blob: str) -> str | None:
     if SHELL is None or folder is None:
         return None
     ref = _shown(root, path)
-    if take_out_entry(root, folder, ref, blob) != 0:
+    if take_out_entry(root, folder, ref, blob)[0] != 0:
         return None
     return (
         f"took {ref} out of this work tree, as that memidx was doing (the very note it "

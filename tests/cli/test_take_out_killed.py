@@ -46,7 +46,7 @@ def killed_take_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[No
     with monkeypatch.context() as patched:
         patched.setenv("REAL_GIT", real)
         patched.setenv("PATH", f"{shim}:{Path(real).parent}:/usr/bin:/bin")
-        killed = take_out_entry(repo.root, repo.root / ".git", REF, blob)
+        killed, _ = take_out_entry(repo.root, repo.root / ".git", REF, blob)
     assert killed != 0
     assert (repo.root / ".git" / "index.lock").read_text().startswith("memidx ")
     assert not (repo.root / REF).exists() and len(asides(repo)) == 1
