@@ -188,10 +188,12 @@ def _repaired(config: Config, store: Store, *, records_drift: int) -> None:
 
 def status(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import status_output
-    from memidx.cli.write_commands import settle_killed
+    from memidx.cli.write_commands import say_line, settle_killed
+    from memidx.memory.pending_landed import settle_landed
     from memidx.memory.status import gather
 
     settle_killed(config)  # before the look: what is put right is not named as left
+    settle_landed(config, say_line)  # a note HEAD holds, once the git that ran with it ended
     found = gather(config)
     if config.in_git:
         from memidx.githooks.outdated import outdated_shims
