@@ -21,7 +21,9 @@ KEPT = 4  # HEAD holds the path, or its file is no longer what memidx committed:
 _COPY = "memidx-edit-index"  # the copy of git's index the change is made in
 _LOCK = (  # $1 the path, $2 the blob, $3 the git dir
     f'dir=$3 lock=$3/index.lock copy=$3/{_COPY} token="memidx $$ $2"; '
-    f'( set -C; printf %s "$token" >"$lock" ) 2>/dev/null || exit {HELD}; '
+    f'( set -C; printf %s "$token" >"$lock" ) 2>/dev/null || {{ [ -e "$lock" ] && exit {HELD}; '
+    # none there, yet none made (the git folder unwritable): the shell's words, not "held"
+    f'( set -C; : >"$lock" ) || exit 1; rm -f "$lock"; exit {HELD}; }}; '
     'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
     'trap \'rm -f "$copy"; mine && rm -f "$lock"\' EXIT; '
     'entry=$(git ls-files -s -- ":(literal)$1" | cut -d" " -f2); '

@@ -7,6 +7,7 @@ away. Now the take-out's answer carries git's last line, and memidx says what st
 from __future__ import annotations
 
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -62,3 +63,33 @@ def test_a_take_out_git_refused_says_what_git_said_and_what_stayed(
     assert f"git rm -q --cached --ignore-unmatch -- {REF}" in said.hint, said.hint
     assert (repo.root / REF).read_text() == TEXT  # nothing lost: as it was
     assert repo.git("status", "--porcelain") == f"A  {REF}\n"
+
+
+@pytest.mark.skipif(SHELL is None, reason="the take-out's shell is POSIX only")
+def test_a_git_folder_that_refuses_the_lock_is_said_so_not_held(tmp_path: Path) -> None:
+    """git's index lock that cannot be made (the git folder unwritable) was taken for one
+    another git holds: waited for until the deadline, then said "held"."""
+    repo = started_memory(tmp_path)
+    repo.git("branch", "side")
+    repo.write(REF, TEXT)
+    commit = repo.commit("disk")
+    repo.git("switch", "-q", "side")
+    repo.write(REF, TEXT)
+    folder = repo.root / ".git"
+    flagged = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, check=False)
+    if flagged.returncode != 0:
+        pytest.skip("this file system has no immutable flag, and root ignores chmod")
+    try:
+        started = time.monotonic()
+        with pytest.raises(GitError) as raised:
+            follow(
+                git.Repo(repo.root), repo.root, [REF], commit, branch="refs/heads/main",
+                deadline=time.monotonic() + 5, done="committed", shows="",
+            )  # fmt: skip
+        waited = time.monotonic() - started
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    said = raised.value.message
+    assert "index.lock" in said and "Operation not permitted" in said, said
+    assert "held" not in said and waited < 4, (waited, said)  # no wait for a git that is none
+    assert (repo.root / REF).read_text() == TEXT
