@@ -3,11 +3,12 @@
 take-out moves the note's file aside, `.<name>.memidx-<pid>`, before it reads it): the lock,
 which made every git command of the person's fail ("index.lock: File exists") and which
 `status` called a killed git's, to be removed by hand, and the file aside, which `git add -A`
-took. The next hook, `sync`, `status` or `remember` puts them right, and says so in one line:
+took. The next `sync`, `status` or `remember` puts them right, and says so in one line:
 the lock goes when it holds memidx's token, the shell named in it is gone and no process holds
 it or runs git in the clone (memidx.git.lock_holders.left_behind: Linux; elsewhere it stays,
-as before); a file aside whose memidx is gone goes back to its path when nothing is there, and
-is dropped when the file there holds the same bytes. Nothing else is touched: a lock a live
+as before); a file aside whose memidx is gone goes back to its path when nothing is there (the
+take-out whose lock went is then done again, every check made anew), and is dropped when the
+file there holds the same bytes. Nothing else is touched: a lock a live
 git (or a live memidx) holds, or a file aside beside another saved at its path, stays."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ EDIT_COPY = "memidx-edit-index"  # memidx.git.index_edit's copy of git's index
 def settle_killed_edit(root: Path, notes: Path, *, asides: bool = True) -> list[str]:
     """Put right what a memidx killed while it changed git's index left in the clone at `root`:
     what was done, one line each. `asides`: look under `notes` for files moved aside even when
-    no lock was left (a walk of the notes folder, which a git hook does only after a lock)."""
+    no lock was left (a walk of the notes folder: `remember` does it only after a lock)."""
     folder = _git_folder(root)
     token = None if folder is None else _lock_let_go(root, folder)
     found = _asides_back(root, notes, token) if token is not None or asides else []

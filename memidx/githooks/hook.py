@@ -71,7 +71,6 @@ def _synced(root: Path, stage: str) -> int:
 
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
             print(line)
-        _settle_killed(config)
         if stage not in MIDWAY:
             _commit_pending(config)
         elif ended:
@@ -112,19 +111,6 @@ def _commit_pending(config: Config) -> None:
             say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         say(f"warning: the pending notes were not committed: {exc} (`memidx sync` tries again)")
-
-
-def _settle_killed(config: Config) -> None:
-    """A lock a memidx killed while it changed git's index left, removed, and the note's file
-    it moved aside put back (memidx.git.killed_edit): the files aside alone are looked for by
-    `sync` and `status` (a walk of the notes folder, ~10 ms for 3,000 notes)."""
-    from memidx.git.killed_edit import settle_killed_edit
-
-    try:
-        for line in settle_killed_edit(config.root, config.notes_path, asides=False):
-            print(f"memidx: {line}")
-    except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
-        print(f"memidx: warning: what a killed memidx left could not be put right: {exc}")
 
 
 def _forget_again(config: Config) -> None:

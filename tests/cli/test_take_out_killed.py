@@ -1,7 +1,7 @@
 """The take-out (memidx/git/index_edit.py) moves a note's file aside before it reads it, under
 git's index lock, its token in it. A shell killed meanwhile left the file aside (a hidden file
 `git add -A` took) and `.git/index.lock` (every git command of the person's refused, and
-`status` called it a killed git's, to remove by hand). The next `status`, `sync` or hook now
+`status` called it a killed git's, to remove by hand). The next `status`, `sync` or `remember` now
 removes the lock when it is provably memidx's and its shell gone, and finishes the take-out
 or puts the file back (memidx/git/killed_edit.py); a lock anyone alive holds stays."""
 
@@ -123,17 +123,6 @@ def test_a_memidx_lock_whose_shell_lives_or_a_moves_lock_stays(
     finally:
         live.kill()
         live.wait(timeout=10)
-
-
-def test_a_git_hook_lets_a_killed_take_outs_lock_go_too(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    repo, _ = killed_take_out(tmp_path, monkeypatch)
-
-    hook = repo.memidx("hook", "post-checkout")
-
-    assert hook.code == 0 and f"memidx: removed {repo.root / '.git' / 'index.lock'}" in hook.out
-    assert asides(repo) == [] and repo.git("status", "--porcelain") == ""
 
 
 def test_remember_lets_a_killed_take_outs_lock_go_and_commits_at_once(
