@@ -24,7 +24,7 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
-from memidx.git.commit_error import commit_error, not_committed
+from memidx.git.commit_error import commit_error, index_held, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
 from memidx.git.index_follow import follow
@@ -183,7 +183,7 @@ def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
     from memidx.git.publish import committing, in_the_way
 
     if (git_dir / "index.lock").exists():
-        raise GitBusy(f"git kept its index locked; {undone}", "try again")
+        raise index_held(git_dir / "index.lock", root, undone)
     if committing(root):
         still = f"a git commit in this clone is still under way; {undone} (so that commit"
         raise GitBusy(f"{still} does not fail)", "try again once it ends")
@@ -287,7 +287,7 @@ def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> Non
         if time.monotonic() > deadline:
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
-    raise GitBusy(f"git kept its index locked; {undone}", "try again")
+    raise index_held(lock, root, undone)
 
 
 def _pause(attempt: int) -> None:
