@@ -53,9 +53,10 @@ def prepare(
 
 
 def _blob(root: Path, commit: str, path: str) -> bytes | None:
+    """The file `commit` holds at `path`, as a checkout writes it (its attributes' filters)."""
     import subprocess
 
-    argv = ["git", "cat-file", "blob", f"{commit}:{path}"]
+    argv = ["git", "cat-file", "--filters", f"{commit}:{path}"]
     done = subprocess.run(argv, cwd=root, capture_output=True, check=False)
     return None if done.returncode else done.stdout
 

@@ -48,6 +48,7 @@ class Tally:
     said: list[str] = field(default_factory=list[str])
     memidx: Counter[str] = field(default_factory=Counter[str])
     memidx_said: list[str] = field(default_factory=list[str])
+    memidx_seconds: list[float] = field(default_factory=list[float])  # each remember's
     seconds: float = 0.0
 
 
@@ -67,7 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"run {run + 1}: {tally.commands} git commands of the person in "
             f"{tally.seconds:.0f} s, {failed} failed on memidx's lock "
             f"({_listed(tally.clashes)}); other failures {sum(tally.others.values())} "
-            f"({_listed(tally.others)}); memidx ran {_listed(tally.memidx)}",
+            f"({_listed(tally.others)}); memidx ran {_listed(tally.memidx)}; remember took "
+            f"{median(tally.memidx_seconds or [0]):.2f} s median, "
+            f"{max(tally.memidx_seconds or [0]):.2f} s at most",
             flush=True,
         )
         for line in [*tally.said[:8], *tally.memidx_said[:6]]:
@@ -183,7 +186,10 @@ def _agent(top: Path, work: Path, env: dict[str, str], stop: threading.Event, ta
         if n % 3 == 2:  # one note in three forgotten again
             steps.append(("forget", ("forget", f"notes/clash-note-{n - 1}.md"), ""))
         for name, args, stdin in steps:
+            began = time.monotonic()
             failed = _memidx(top, work, env, *args, stdin=stdin)
+            if name == "remember":
+                tally.memidx_seconds.append(time.monotonic() - began)
             tally.memidx[f"{name} failed" if failed else name] += 1
             if failed and len(tally.memidx_said) < 20:
                 tally.memidx_said.append(f"memidx {name}: {failed}")

@@ -6,9 +6,9 @@ index) had run and the copy was renamed over the index: a person's `git add`, `g
 a rename (memidx.git.index_swap), and a person's git that takes the index and is running when
 memidx would move is waited for.
 
-The hold is made long here: a `git` first on PATH stops memidx's first git command run on a
-copy of the index (GIT_INDEX_FILE set) until the test lets it go; the person's git is the real
-one."""
+The hold is made long here: a `git` first on PATH stops memidx's first `git reset` run on a
+copy of the index (GIT_INDEX_FILE set), or its `git update-ref` (the move), until the test lets
+it go; the person's git is the real one."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ import pytest
 from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env, started_memory
 
 HOLDING_GIT = """#!/bin/sh
-if [ -n "$GIT_INDEX_FILE" ] && [ ! -e "$MARK.held" ]; then
-  case " $* " in *" reset "*|*" checkout "*)
+if [ ! -e "$MARK.held" ] && { [ "$HOLD" = update-ref ] || [ -n "$GIT_INDEX_FILE" ]; }; then
+  case " $* " in *" $HOLD "*)
     : > "$MARK.held"
     i=0; while [ ! -e "$MARK.go" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done;;
   esac
@@ -62,21 +62,7 @@ def test_a_person_s_add_commit_and_merge_pass_while_memidx_brings_the_index_alon
     repo.write("person/side.txt", "side\n")
     repo.commit("side")
     person(repo, "switch", "-q", "main")
-    shim, mark = tmp_path / "bin", tmp_path / "mark"
-    shim.mkdir()
-    (shim / "git").write_text(HOLDING_GIT)
-    (shim / "git").chmod(0o755)
-    env = clean_env(
-        MEMIDX_ROOT=str(repo.root), MARK=str(mark), REAL_GIT=REAL_GIT,
-        PATH=f"{shim}{os.pathsep}{os.environ['PATH']}",
-    )  # fmt: skip
-    argv = [str(MEMIDX_BIN), "remember", "--title", "WSL memory"]
-    (tmp_path / "body.md").write_text(BODY)
-    with (tmp_path / "body.md").open() as body:
-        remember = subprocess.Popen(
-            argv, cwd=repo.root, env=env, stdin=body, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+    remember, mark = held_remember(tmp_path, repo)
     try:
         assert wait_for(Path(f"{mark}.held")), "memidx never ran its index's follow"
         repo.write("person/work.txt", "start\nedited\n")
@@ -96,6 +82,54 @@ def test_a_person_s_add_commit_and_merge_pass_while_memidx_brings_the_index_alon
     assert repo.git("status", "--porcelain").strip() == "M person/work.txt"
     assert not (repo.root / ".git" / "index.lock").exists()
     assert [p.name for p in (repo.root / ".git").glob("memidx-*index")] == []
+
+
+def held_remember(
+    tmp_path: Path, repo: NotesRepo, hold: str = "reset"
+) -> tuple[subprocess.Popen[str], Path]:
+    """`memidx remember` started, stopped at its first `git <hold>` (HOLDING_GIT) until
+    `<mark>.go` exists; with `mark`."""
+    shim, mark = tmp_path / "bin", tmp_path / "mark"
+    shim.mkdir()
+    (shim / "git").write_text(HOLDING_GIT)
+    (shim / "git").chmod(0o755)
+    env = clean_env(
+        MEMIDX_ROOT=str(repo.root), MARK=str(mark), REAL_GIT=REAL_GIT, HOLD=hold,
+        PATH=f"{shim}{os.pathsep}{os.environ['PATH']}",
+    )  # fmt: skip
+    argv = [str(MEMIDX_BIN), "remember", "--title", "WSL memory"]
+    (tmp_path / "body.md").write_text(BODY)
+    with (tmp_path / "body.md").open() as body:
+        remember = subprocess.Popen(
+            argv, cwd=repo.root, env=env, stdin=body, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    return remember, mark
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the move's shell runs on POSIX")
+@pytest.mark.parametrize("hold", ["reset", "update-ref"])
+def test_what_a_person_stages_while_memidx_brings_its_copy_along_stays_staged(
+    tmp_path: Path, hold: str
+) -> None:
+    """git's index changed as memidx copied it or after (a `git add` of the person's, HEAD
+    where it was): the copy stands for an index that is gone, so it is not renamed over it;
+    the follow runs under the lock on the index as it is now."""
+    repo = started_memory(tmp_path)
+    remember, mark = held_remember(tmp_path, repo, hold)
+    try:
+        assert wait_for(Path(f"{mark}.held")), "memidx never ran its index's follow"
+        repo.write("person.txt", "the person's work\n")
+        added = person(repo, "add", "person.txt")
+    finally:
+        Path(f"{mark}.go").touch()
+        out, err = remember.communicate(timeout=120)
+    assert added.returncode == 0, added.stderr
+    assert remember.returncode == 0, err
+    assert out.strip() == NOTE
+    assert repo.git("ls-tree", "--name-only", "HEAD", "--", NOTE).strip() == NOTE
+    assert repo.git("status", "--porcelain").strip() == "A  person.txt"
+    assert repo.git("show", ":person.txt") == "the person's work\n"
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
