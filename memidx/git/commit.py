@@ -74,6 +74,7 @@ def commit_paths(
             root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
             then=index_follows(paths, sorted(written or ())), branch=branch,
+            ready=index_follows(paths), files=sorted(written or ()),  # index.lock: a rename
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
@@ -117,6 +118,8 @@ def publish(
     then: Callable[[str], Sequence[str]] = lambda _: (),
     branch: str | None = None,
     back: bool = False,
+    ready: Callable[[str], Sequence[str]] = lambda _: (),
+    files: Sequence[str] = (),
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
@@ -125,7 +128,8 @@ def publish(
     does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
     (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
     DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
-    a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone)."""
+    a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
+    `ready`, `files`: move_head's, the index brought to the commit before the move."""
     from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
 
     head = head_of()
@@ -136,8 +140,9 @@ def publish(
             return commit
         try:
             outcome = move_head(
-                root, git_dir, commit, head, message, then=then(commit), branch=branch, back=back
-            )
+                root, git_dir, commit, head, message, then=then(commit), branch=branch,
+                back=back, ready=ready(commit), files=files,
+            )  # fmt: skip
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == SWITCHED:
@@ -180,15 +185,16 @@ def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) ->
 
 def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
     """GitError naming the git command memidx gave up waiting for, if one is still there."""
-    from memidx.git.publish import committing, in_the_way
+    from memidx.git.publish import COMMITTING, INDEX_TAKERS, SWITCHERS, committing, in_the_way
 
     if (git_dir / "index.lock").exists():
         raise index_held(git_dir / "index.lock", root, undone)
     if committing(root):
         still = f"a git commit in this clone is still under way; {undone} (so that commit"
         raise GitBusy(f"{still} does not fail)", "try again once it ends")
-    if in_the_way(root):  # it said "HEAD kept moving" of a HEAD a switch held still
-        raise GitBusy(f"a git switch or checkout here is still under way; {undone}", "try again")
+    if in_the_way(root, COMMITTING | SWITCHERS | INDEX_TAKERS):  # not "HEAD kept moving"
+        what = "git switch or checkout" if in_the_way(root) else "git command taking the index"
+        raise GitBusy(f"a {what} here is still under way; {undone}", "try again")
 
 
 def _build(
