@@ -247,3 +247,31 @@ def test_a_forget_then_a_pull_of_a_branch_still_holding_the_note_is_found(
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
     assert "came back with this merge" in merged.stdout + merged.stderr
 
+
+def test_a_forget_kept_by_a_conflict_resolved_by_deleting_the_note_is_found(
+    machine: Machine,
+) -> None:
+    """A colleague changed the note before the forget reached them; the person's pull stopped
+    on the change against the forget and they deleted it. That merge, not memidx's forget, is
+    the path's newest change in any simplification of the history (its other parent's change
+    is no ancestor of the forget): the stale branch merged next brought the note back for good."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    m.git("switch", "-q", "-c", "colleague")
+    m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it today")
+    m.commit("colleague: the note changed")
+    m.git("switch", "-q", "main")
+    assert m.memidx_process("forget", ref).code == 0
+    assert m.run_git("merge", "--no-edit", "colleague").returncode != 0  # modify/delete
+    m.git("rm", "-q", ref)
+    assert m.run_git("commit", "--no-edit").returncode == 0
+    last = m.git("log", "-1", "--simplify-merges", "--format=%s", "--", ref).strip()
+    assert last.startswith("Merge branch 'colleague'")  # the shape: a merge newest, no forget
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    assert "came back with this merge" in merged.stdout + merged.stderr
