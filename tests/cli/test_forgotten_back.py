@@ -211,3 +211,67 @@ def test_a_forget_a_pull_merged_into_a_branch_holding_the_note_is_found(
     assert merged.returncode == 0, merged.stderr
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
     assert "came back with this merge" in merged.stdout + merged.stderr
+
+
+def test_a_forget_then_a_pull_of_a_branch_still_holding_the_note_is_found(
+    machine: Machine,
+) -> None:
+    """Chaos seed 1 (merge 28cdf5b): main forgot the note, then pulled (a merge) a colleague's
+    branch that still held it and saw no forget, and the two branches merged each other; the
+    pull's merge took the note out on its second parent's side. --full-history showed that
+    merge first, not memidx's forget, and the person's stale pre-rebase branch merged last
+    brought the note back for good."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    m.git("switch", "-q", "-c", "colleague")
+    m.write("CHANGES.md", "the colleague's work, the note still here\n")
+    m.commit("colleague: changes")
+    m.git("switch", "-q", "main")
+    assert m.memidx_process("forget", ref).code == 0
+    m.git("merge", "-q", "--no-edit", "colleague")  # main's pull: the note out of their side
+    m.git("switch", "-q", "colleague")
+    m.git("merge", "-q", "--no-edit", "main")  # and theirs of main: each merged the other
+    m.write("CHANGES.md", "the colleague went on\n")
+    m.commit("colleague: more")
+    m.git("switch", "-q", "main")
+    m.git("merge", "-q", "--no-edit", "colleague")
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
+    last = m.git("log", "-1", "--full-history", "--format=%s", "--", ref).strip()
+    assert last.startswith("Merge branch 'colleague'")  # the shape: a merge newest, no forget
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    assert "came back with this merge" in merged.stdout + merged.stderr
+
+
+def test_a_forget_kept_by_a_conflict_resolved_by_deleting_the_note_is_found(
+    machine: Machine,
+) -> None:
+    """A colleague changed the note before the forget reached them; the person's pull stopped
+    on the change against the forget and they deleted it. That merge, not memidx's forget, is
+    the path's newest change in any simplification of the history (its other parent's change
+    is no ancestor of the forget): the stale branch merged next brought the note back for good."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    m.git("switch", "-q", "-c", "colleague")
+    m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it today")
+    m.commit("colleague: the note changed")
+    m.git("switch", "-q", "main")
+    assert m.memidx_process("forget", ref).code == 0
+    assert m.run_git("merge", "--no-edit", "colleague").returncode != 0  # modify/delete
+    m.git("rm", "-q", ref)
+    assert m.run_git("commit", "--no-edit").returncode == 0
+    last = m.git("log", "-1", "--simplify-merges", "--format=%s", "--", ref).strip()
+    assert last.startswith("Merge branch 'colleague'")  # the shape: a merge newest, no forget
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    assert "came back with this merge" in merged.stdout + merged.stderr
