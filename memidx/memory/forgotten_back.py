@@ -7,7 +7,9 @@ forgotten adds it again, as the other side's new file, into memory and on to the
 (tests/benchmark/chaos.py, seed 2). It is the forgotten note when the newest change of its
 path on the merge's first parent is memidx's `forget` commit, the merge holds the very bytes
 that commit deleted, and the other parent never saw that commit (one that did and wrote the
-note again meant it). Git's history keeps the note's text, as after any forget."""
+note again meant it), neither reverted it nor wrote the note after it (a commit authored
+later: a restore by `git checkout <forget>^ -- <note>` was forgotten again, told from a stale
+copy by nothing else). Git's history keeps the note's text, as after any forget."""
 
 from __future__ import annotations
 
@@ -48,6 +50,8 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
             continue  # the other branch saw the forget, and wrote the note again: meant
         if _reverted(repo, commit, theirs, ours, literal):
             continue  # `git revert` of the forget on a branch that never held it: meant
+        if _written_after(repo, commit, theirs, ours, literal):
+            continue  # `git checkout <forget>^ -- <note>`, committed there since: meant
         found[ref] = commit
     return found
 
@@ -83,6 +87,16 @@ def _reverted(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) 
     undone by the merge of that branch, on a branch that never held the forget."""
     told = _text(repo, "log", "--format=%B", theirs, f"^{ours}", "--", literal)
     return f"This reverts commit {commit}" in told
+
+
+def _written_after(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) -> bool:
+    """Whether the other branch's newest commit of the note (one only it holds) was written
+    after the forget's commit: its author date later, to the second. A stale copy's commit was
+    written before the forget deleted it (a rebase or cherry-pick keeps its author date); a
+    restore by `git checkout <forget>^ -- <note>` was written after, with the very bytes."""
+    wrote = _text(repo, "log", "-1", "--format=%at", theirs, f"^{ours}", "--", literal).strip()
+    forgot = _text(repo, "log", "-1", "--format=%ct", commit).strip()
+    return wrote.isdigit() and forgot.isdigit() and int(wrote) > int(forgot)
 
 
 def _text(repo: GitRepo, *args: str) -> str:
