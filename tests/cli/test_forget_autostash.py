@@ -6,12 +6,15 @@ The forget deleted the note's file before its commit: the pull's autostash took 
 (` D`), its `reset --hard` put the file back, the forget failed ("HEAD moved ...", exit 1) and
 found the file there, and the autostash's apply, once the rebase ended, deleted it again: the
 person's next `git commit -a` forgot the note the forget said was not forgotten (chaos seeds 2
-and 4). A `git` first on PATH plays the pull at memidx's first `commit-tree`: it stashes what
+and 4). share's move of a twin note and a purge's commit of another writer's segment it
+blanked changed their files before the commit the same way. A `git` first on PATH plays the
+pull at memidx's first `commit-tree`: it stashes what
 the work tree holds and detaches HEAD (a rebase under way); the test then ends the "rebase"
 and applies the stash, as the pull does."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -21,6 +24,7 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import GitBusy
 from memidx.memory.twins import part_twins
+from tests.cli.test_forget import clones
 from tests.cli.test_switch_during_commit import REMEMBERED
 from tests.helpers import NotesRepo
 
@@ -146,3 +150,42 @@ def test_a_twin_move_lands_in_the_work_tree_with_its_commit(repo: NotesRepo) -> 
     assert (repo.root / "notes" / "build-cache-2.md").read_text() == ours
     assert repo.git("show", "HEAD:notes/build-cache-2.md") == ours
     assert repo.git("status", "--porcelain") == ""
+
+
+def test_a_purge_of_a_peer_s_segment_failed_by_a_pull_leaves_its_bytes(
+    tmp_path: Path,
+) -> None:
+    """The purge blanked another writer's segment before its commit: the pull's autostash
+    took the blanked file (` M`), the commit failed, the error said the segment kept its
+    bytes, and the stash's apply blanked it again, for the person's next `git commit -a`."""
+    one, two = clones(tmp_path)
+    for clone in (one, two):
+        assert clone.memidx_process("ingest").code == 0
+    gone = _file(one, "giraffe turn filed by one")
+    assert one.memidx_process("haystack", "commit").code == 0
+    two.git("pull", "-q", "--no-rebase", str(one.root), "main")
+    assert two.memidx_process("sync").code == 0
+    assert two.memidx_process("forget", gone).code == 0
+    assert two.memidx_process("haystack", "commit").code == 0
+    [segment] = [
+        p for p in (two.root / "notes" / "haystack").glob("*/*.krd") if b"giraffe" in p.read_bytes()
+    ]
+    kept = segment.read_bytes()
+
+    purged = two.memidx_process("haystack", "purge", **_pulling(tmp_path))
+
+    assert purged.code == 1 and "keep their bytes" in purged.err, purged.err
+    assert (tmp_path / "pulled").exists()
+    _pull_ends(two)
+    assert segment.read_bytes() == kept  # as the error said
+    assert two.git("status", "--porcelain") == ""
+    again = two.memidx_process("haystack", "purge", "--json")  # a later purge does the job
+    assert again.json()["other_writers"] == [segment.relative_to(two.root).as_posix()], again.err
+    assert b"giraffe" not in segment.read_bytes()
+    assert two.git("status", "--porcelain") == ""
+
+
+def _file(repo: NotesRepo, text: str) -> str:
+    run = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": text}))
+    assert run.code == 0, run.err
+    return str(run.json()["id"])
