@@ -85,14 +85,16 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         commit = commit_paths(config, [ref], subject, branch=branch, removed=[ref], undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         held = GitRepo(config.root).has("HEAD", ref)  # a late git may have put it back since
-        moved = moves(config, branch, subject, before) if not held else set[str]()
-        if isinstance(exc, MemidxError) and (moved or (late(exc) and not held)):
+        moved = moves(config, branch, subject, before)
+        if isinstance(exc, MemidxError) and not held and (moved or late(exc)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
             leave_work_tree(config, ref, kept)
             return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
-        if kept is not None and (held or _indexed(config, ref)) and not path.exists():
-            with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
+        if kept is not None and held and (moved or late(exc)) and not path.exists():
+            # the move's restore took the file, then a git put HEAD back on the note: never
+            # deleted otherwise, a file missing now is another command's doing (a checkout)
+            with contextlib.suppress(OSError):
                 path.parent.mkdir(parents=True, exist_ok=True)  # git took an emptied folder
                 path.write_bytes(kept)
         if late(exc):  # in HEAD again: its words were remember's ("committed again")
@@ -175,17 +177,6 @@ def _branches_holding(config: Config, ref: str) -> list[str]:
         for name, answer in zip(names, answers, strict=False)
         if mine and answer.startswith(f"{mine} ")
     ]
-
-
-def _indexed(config: Config, ref: str) -> bool:
-    """Whether git's index still holds `ref`: a HEAD moved elsewhere that no checkout followed
-    yet (a rebase or am starting, a `git reset --soft`) held the note in the index alone, the
-    file was left deleted, and once HEAD was back `git status` showed ` D`, for the person's
-    next `git commit -a` to forget it after all."""
-    from memidx.git.repo import GitRepo
-
-    found = GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}", check=False)
-    return bool(found.strip(b"\0"))
 
 
 def _branch_now(config: Config) -> str | None:
