@@ -185,9 +185,9 @@ def share(args: argparse.Namespace, config: Config) -> int:
     if not config.in_git:
         raise UsageError(f"{config.root}: not a git repository", "memory is shared by git")
     refuse_outgoing_secrets(config)  # git runs no message hook for some commits (--no-verify)
-    with following(config):  # its commits and merge move HEAD before the index follows
-        commit_pending_notes(config)  # before the push, which takes them along
-        done = share_memory(config, say=say_line)
+    # the pending notes are committed before the push, which takes them along; share holds
+    # `following` while a commit or merge of its own moves HEAD, never across the push
+    done = share_memory(config, say=say_line, before=lambda: commit_pending_notes(config))
     if args.json:
         print(json.dumps({
             "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,

@@ -12,6 +12,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, batches, document_embedder, encode_vector
 from memidx.embed.matrix import refresh_matrix
+from memidx.embed.matrix_header import remove_foreign
 from memidx.embed.running import embedding, forget_mark
 from memidx.errors import MemidxError
 from memidx.index.failures import clear_failures, record_failure
@@ -145,6 +146,7 @@ def _embed_index(
         store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim,
         durable=config.fsync,
     )  # fmt: skip
+    remove_foreign(config.index_path, VectorStore(store.conn).index_id())  # a deleted index's
     return replace(report, pruned=pruned, peak_rss_mb=peak_memory_mb())
 
 

@@ -31,7 +31,7 @@ def read_header(path: Path) -> tuple[dict[str, Any], int] | None:
                 return None
             (length,) = struct.unpack("<I", prefix[4:])
             header: Any = json.loads(stream.read(length))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # json recurses: `[` nested deep
         return None
     return (header, length) if _a_dict(header) else None
 
@@ -40,20 +40,35 @@ def _a_dict(value: object) -> bool:
     return isinstance(value, dict)
 
 
-def made_at(path: Path) -> int | None:
-    """The vector generation the file at `path` was made from; None when it is no matrix
-    file memidx could read (cut short, of another format)."""
+def made_at(path: Path) -> tuple[str, int] | None:
+    """Which index (its id) and vector generation the file at `path` was made from; None when
+    it is no matrix file memidx could read (cut short, of another format)."""
     read = read_header(path)
-    generation = read[0].get("generation") if read else None
-    return generation if isinstance(generation, int) else None
+    if read is None:
+        return None
+    index, generation = read[0].get("index"), read[0].get("generation")
+    return (index, generation) if isinstance(index, str) and isinstance(generation, int) else None
 
 
-def older_than(index_path: Path, generation: int) -> list[Path]:
-    """The matrix files made before `generation` (or unreadable): they may hold vectors the
-    index dropped since."""
+def stale_matrices(index_path: Path, index_id: str, generation: int) -> list[Path]:
+    """The matrix files not made from the index `index_id` at `generation` or later (or
+    unreadable): they may hold vectors the index dropped since. A deleted index's file counts
+    whatever its generation: a rebuilt index counts again from one."""
     found: list[Path] = []
     for path in matrix_files(index_path):
         made = made_at(path)
-        if made is None or made < generation:
+        if made is None or made[0] != index_id or made[1] < generation:
             found.append(path)
     return found
+
+
+def remove_foreign(index_path: Path, index_id: str) -> list[Path]:
+    """Remove the matrix files another index made (one deleted since at this path: search
+    never reads them, they would only keep their disk space and vectors); returns them."""
+    removed: list[Path] = []
+    for path in matrix_files(index_path):
+        made = made_at(path)
+        if made is not None and made[0] != index_id:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed

@@ -12,52 +12,27 @@ is taken for one that commits (unknown: careful)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import time
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+from memidx.git.aliases import (  # re-exported: publish, branch_move
+    AUTOCORRECT,
+    BUILTINS,
+    clone_aliases,
+    corrected,
+    holding,
+    prime,
+)
+from memidx.git.given_config import given_config
 
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any git command
-# git's commands that no alias hides (a prompt's, an editor's, memidx's own): its builtins
-# (`git --list-cmds=builtins`, git 2.39, and the ones later gits added), and the commands
-# of its exec path it runs before any alias (`bisect`, `submodule`: scripts in 2.39). A
-# name left out costs a look at the aliases (a `git config`, never under HEAD's lock) and
-# is taken for its alias when one of that name is set
-# fmt: off
-BUILTINS = frozenset({
-    "add", "am", "annotate", "apply", "archive", "backfill", "bisect", "bisect--helper",
-    "blame", "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore",
-    "check-mailmap", "check-ref-format", "checkout", "checkout--worker", "checkout-index",
-    "cherry", "cherry-pick", "clean", "clone", "column", "commit", "commit-graph",
-    "commit-tree", "config", "count-objects", "credential", "credential-cache",
-    "credential-cache--daemon", "credential-store", "describe", "diagnose", "diff",
-    "diff-files", "diff-index", "diff-tree", "difftool", "env--helper", "fast-export",
-    "fast-import", "fetch", "fetch-pack", "fmt-merge-msg", "for-each-ref", "for-each-repo",
-    "format-patch", "fsck", "fsck-objects", "fsmonitor--daemon", "gc", "get-tar-commit-id",
-    "grep", "hash-object", "help", "hook", "index-pack", "init", "init-db",
-    "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo", "mailsplit",
-    "maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-ours",
-    "merge-recursive", "merge-recursive-ours", "merge-recursive-theirs", "merge-subtree",
-    "merge-tree", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes",
-    "pack-objects", "pack-redundant", "pack-refs", "patch-id", "pickaxe", "prune",
-    "prune-packed", "pull", "push", "range-diff", "read-tree", "rebase", "receive-pack",
-    "reflog", "refs", "remote", "remote-ext", "remote-fd", "repack", "replace", "replay",
-    "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-pack",
-    "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage",
-    "stash", "status", "stripspace", "submodule", "submodule--helper", "switch",
-    "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index", "update-ref",
-    "update-server-info", "upload-archive", "upload-archive--writer", "upload-pack", "var",
-    "verify-commit", "verify-pack", "verify-tag", "version", "whatchanged", "worktree",
-    "write-tree",
-})
-# fmt: on
-ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
-_aliases: dict[Path, tuple[float, dict[str, str]]] = {}
-_held: set[Path] = set()  # clones whose HEAD's lock memidx holds: no `git config` run for them
-_wanted: set[Path] = set()  # clones whose aliases a look under that lock wanted, not read
+__all__ = [  # holding, prime and BUILTINS for those that import them from here
+    "BUILTINS", "SHELL_ALIAS", "VALUED", "command_at", "command_of", "expanded", "git_dirs",
+    "holding", "in_clone", "named_git_dir", "options", "prime", "restores_paths", "tree_of",
+]  # fmt: skip
 
 
 def command_at(words: Sequence[str]) -> int | None:
@@ -93,13 +68,22 @@ def options(words: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
-def command_of(argv: Sequence[bytes], root: Path) -> str:
+def command_of(argv: Sequence[bytes], root: Path, environ: bytes = b"") -> str:
     """The git command of a git's command line (/proc/<pid>/cmdline split at NULs), its alias
-    expanded (expanded): `git -C x ci -m y` -> commit; "" when none."""
-    found = expanded([arg.decode("utf-8", "replace") for arg in argv[1:]], root)
+    expanded (expanded; `environ`, its raw /proc/<pid>/environ): `git -C x ci -m y` ->
+    commit; "" when none."""
+    found = expanded([arg.decode("utf-8", "replace") for arg in argv[1:]], root, environ)
     if found[:1] == ["checkout"] and restores_paths(found[1:]):
         return "restore"  # HEAD, branches and the other files left as they are
     return found[0] if found else ""
+
+
+def tree_of(cwd: Path, trees: Sequence[Path]) -> Path:
+    """The work tree of `trees` a git in `cwd` runs in (the innermost holding it: a linked work
+    tree inside the main one), else the first: whose config (a linked tree's config.worktree)
+    holds the aliases that git reads."""
+    holding_it = [tree for tree in trees if cwd == tree or tree in cwd.parents]
+    return max(holding_it, key=lambda tree: len(tree.parts)) if holding_it else trees[0]
 
 
 def restores_paths(args: Sequence[str]) -> bool:
@@ -120,26 +104,27 @@ _CHECKS_OUT = frozenset({"-b", "-B", "--orphan", "--detach", "-d"})
 _RESTORES = frozenset({"-p", "--patch", "--ours", "--theirs"})  # of paths only
 
 
-def expanded(words: Sequence[str], root: Path | None) -> list[str]:
+def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> list[str]:
     """The git command and its arguments, the command's alias expanded as git would (the
-    config of the clone at `root`, and `-c alias.x=y` on the command line); [SHELL_ALIAS] for
-    an alias that runs a shell; [] when there is no command."""
+    config of the clone at `root`, and what the git was given: `-c alias.x=y`, `--config-env`,
+    GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT in its raw `environ`, given_config);
+    [SHELL_ALIAS] for an alias that runs a shell; [] when there is no command."""
     at = command_at(words)
     if at is None:
         return []
     rest = list(words[at:])
-    given = {k.lower(): v for k, v in _given_aliases(words[:at]).items()}
+    given = given_config(options(words[:at]), environ)
     for _ in range(16):  # an alias naming an alias: git's chain, never a loop
         if rest[0] in BUILTINS or not _may_name_an_alias(rest[0]):
             return rest
         value = given.get(f"alias.{rest[0].lower()}")
-        if value is None and root is not None:
-            aliases = _clone_aliases(root)
-            if aliases is None:
-                return [SHELL_ALIAS]  # not read under HEAD's lock: any git (careful)
-            value = aliases.get(rest[0].lower())
+        aliases = clone_aliases(root) if value is None and root is not None else {}
+        if aliases is None:
+            return [SHELL_ALIAS]  # not read under HEAD's lock: any git (careful)
+        value = aliases.get(rest[0].lower()) if value is None else value
         if value is None:
-            return rest
+            said = given.get("help.autocorrect", aliases.get(AUTOCORRECT, "0"))
+            return [SHELL_ALIAS] if corrected(rest[0], said) else rest
         if value.startswith("!"):
             return [SHELL_ALIAS]
         import shlex  # only for an alias: not on the hook path
@@ -161,66 +146,6 @@ def _may_name_an_alias(word: str) -> bool:
     script's path, a shim's, was taken for an alias not read under HEAD's lock, i.e. any git,
     and held every move of memidx's own)."""
     return word[:1].isalpha() and word.isascii() and word.replace("-", "").isalnum()
-
-
-def _given_aliases(globals_: Sequence[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for name, value in options(globals_):
-        key, _, said = value.partition("=")
-        if name == "-c" and key.lower().startswith("alias."):
-            found[key] = said
-    return found
-
-
-@contextlib.contextmanager
-def holding(*roots: Path) -> Generator[None]:
-    """While memidx holds HEAD's lock of the clone at `root` (publish.move_head's look), its
-    aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of 20 remembers
-    beside a person's `git st` alias every 0.03 s): the last read are used, or, never read,
-    an alias is taken for any git, and read before the next look (prime). `roots`: each
-    work tree a look may read the aliases for (a branch's lock: memidx.git.branch_move)."""
-    tops = {root.resolve() for root in roots}
-    _held.update(tops)
-    try:
-        yield
-    finally:
-        _held.difference_update(tops)
-
-
-def prime(*roots: Path) -> None:
-    """Read the aliases of the clone at each of `roots` if a look under a lock wanted them."""
-    for top in {root.resolve() for root in roots}:
-        if top in _wanted and top not in _held:
-            _wanted.discard(top)
-            _clone_aliases(top)
-
-
-def _clone_aliases(root: Path) -> dict[str, str] | None:
-    """The clone's aliases (its config, the person's and the system's): name -> value; read
-    once every ALIASES_FRESH seconds at most (a look at /proc runs many times a second);
-    under HEAD's lock (holding) the last read, or None when none was."""
-    now = time.monotonic()
-    cached = _aliases.get(root)
-    if cached is not None and (now - cached[0] < ALIASES_FRESH or root in _held):
-        return cached[1]
-    if root in _held:
-        _wanted.add(root)
-        return None
-    import subprocess
-
-    argv = ["git", "config", "-z", "--get-regexp", r"^alias\."]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    try:
-        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
-    except OSError:
-        return {}
-    found: dict[str, str] = {}
-    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
-        key, _, value = entry.partition("\n")
-        if key.startswith("alias."):
-            found[key.removeprefix("alias.").lower()] = value
-    _aliases[root] = (now, found)
-    return found
 
 
 def in_clone(cwd: Path, words: Sequence[str], environ: bytes, trees: Sequence[Path]) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from memidx.git.invocation import command_at, command_of
+
 
 def left_behind(lock: Path, work_tree: Path, also: Sequence[Path] = ()) -> bool:
     """The same lock file before and after a look at every process, and nothing holds it (a
@@ -67,7 +69,9 @@ def _named(pid_dir: Path) -> str:
         argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return f"pid {pid_dir.name}"
-    command = _command(argv[1:]) if name == "git" else ""
+    words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
+    at = command_at(words) if name == "git" else None
+    command = "" if at is None else words[at]  # as typed: its alias not read for a name
     return f"{name} {command} (pid {pid_dir.name})" if command else f"{name} (pid {pid_dir.name})"
 
 
@@ -104,8 +108,6 @@ def _holds(pid_dir: Path, target: str) -> bool:
 # (`git log` in its pager, `git cat-file --batch`): one in the clone had a killed git's lock
 # called a live git's, and remember said the note is committed "once that git command ends"
 READERS = frozenset({"log", "show", "cat-file", "blame", "ls-tree", "rev-list", "shortlog"})
-# git's own options that take the next argument as their value
-VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 
 
 def _git_in(pid_dir: Path, repository: Path, unseen: bool = False) -> bool:
@@ -122,16 +124,4 @@ def _git_in(pid_dir: Path, repository: Path, unseen: bool = False) -> bool:
     except OSError:  # ended, or a zombie: it holds nothing
         return False
     inside = cwd == repository or repository in cwd.parents
-    return inside and _command(argv[1:]) not in READERS
-
-
-def _command(args: list[bytes]) -> str:
-    """The git command of a git's arguments, after git's own options ("" when none)."""
-    skip = False
-    for arg in args:
-        text = arg.decode("utf-8", "replace")
-        if skip or text.startswith("-"):
-            skip = not skip and text in VALUED
-            continue
-        return text
-    return ""
+    return inside and command_of(argv, repository) not in READERS  # `git lg`: its alias

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memidx.git.invocation import SHELL_ALIAS, command_at, command_of, in_clone
+from memidx.git.invocation import SHELL_ALIAS, command_at, command_of, in_clone, tree_of
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
 ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
@@ -178,7 +178,7 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
     words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
     if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
         return False
-    command = command_of(argv, tops[0])  # an alias expanded: `git ci` commits
+    command = command_of(argv, tree_of(cwd, tops), environ)  # an alias expanded: `git ci`
     return command in commands or command == SHELL_ALIAS
 
 

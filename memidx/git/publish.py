@@ -35,7 +35,7 @@ from pathlib import Path
 
 from memidx.errors import GitError
 from memidx.git import invocation
-from memidx.git.invocation import SHELL_ALIAS, command_of, git_dirs, named_git_dir
+from memidx.git.invocation import SHELL_ALIAS, command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_script import (
     FAILED,
     THEN,
@@ -258,7 +258,7 @@ def committers(
         words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
         named = named_git_dir(words, cwd, environ)  # --git-dir or GIT_DIR: that repository's
         here = not dirs.isdisjoint(named) if named else any(_in(cwd, root) for root in roots)
-        command = command_of(argv, roots[0]) if here else ""  # `git ci`: its alias expanded
+        command = command_of(argv, tree_of(cwd, roots), environ) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
         if command in commands or (command == SHELL_ALIAS and young(pid)):

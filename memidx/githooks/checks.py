@@ -22,10 +22,6 @@ from memidx.notes.yaml_comments import cut_warning
 from memidx.text import display, is_utf8
 
 FIX = "make reconcile"  # the remedy for every problem the drift check reports
-NO_HOOK = (
-    "a git operation no memidx hook followed, e.g. git reset where only pre-commit's hooks "
-    "are installed, or a hook failed"
-)
 
 
 def check_drift(
@@ -33,13 +29,17 @@ def check_drift(
     files: Sequence[str],
     remedy: str = FIX,
     staged: Mapping[str, Content] | None = None,
+    *,
+    patient: bool = True,
 ) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
     cannot be indexed. A missing index is built (as the next git hook would), so the first
-    commit of a repository without one is not blocked; `remedy` is the command the lines name
-    (another repository's has no `make reconcile`). `staged`: what staged_notes read of the
-    files, when the caller has read it already."""
+    commit of a repository without one is not blocked, and a memidx command bringing the index
+    to HEAD is waited for; `remedy` is the command the lines name (another repository's has no
+    `make reconcile`). `staged`: what staged_notes read of the files, when the caller has it."""
     from memidx.git.refs import read_head, rebase_under_way
+    from memidx.githooks.drift_wait import drift_line, follow_ended
+    from memidx.index.following import followed_now
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
@@ -83,20 +83,16 @@ def check_drift(
         drift = drift_of(store, note_source(config).files())
     finally:
         store.conn.close()
+    if drift.total and patient and followed_now(config):  # memidx's commit, its index follows:
+        again = follow_ended(config)  # looked at once it ended; still under way, it is no drift
+        return check_drift(config, files, remedy, staged, patient=False) if again else problems
     if drift.total and indexed and head and rebase_under_way(config.root):
         # git runs no memidx hook at a rebase's picks: an amend at an `edit` stop was blocked,
         # "a git operation no memidx hook followed ..., or a hook failed"
         done = f"the index follows HEAD ({head[:12]}): a rebase runs memidx's hook as it ends"
         return [*problems, *to_head(config, fix, done, "cannot bring the index to HEAD")]
     if drift.total:
-        behind = (
-            f" (it is at {indexed[:12]}, HEAD at {head[:12]}: {NO_HOOK})"
-            if indexed and head
-            else ""
-        )
-        problems.append(
-            f"memidx: the index has drifted from HEAD{behind}: {drift.summary()}; {fix}"
-        )
+        problems.append(drift_line(indexed, head, drift.summary(), fix))
     return problems
 
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Generator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
+from pathlib import Path
 
 from memidx.config import Config
-from memidx.portable import file_lock
+from memidx.portable import file_lock, process_alive
 
 FOLDER = "following"  # in the state folder
+HOOK_MARK_AGE = 600.0  # seconds a hook shell's mark is believed: its memidx holds a lock by then
 
 
 @contextmanager
@@ -33,11 +35,13 @@ def following(config: Config) -> Generator[None]:
 
 
 def followed_now(config: Config) -> bool:
-    """Whether a command of this clone holds its lock file (`following`) now; one a command
-    that ended (killed) left is removed."""
+    """Whether a command of this clone holds its lock file (`following`) now, or a git hook's
+    shell has started memidx (`hook-<pid>.pid`, hooks/memidx-hook: written before Python
+    starts, while its pid lives); one a command that ended (killed) left is removed."""
     folder = config.state_dir / FOLDER
     try:
         paths = sorted(folder.glob("*.lock")) if folder.is_dir() else []
+        hooks = sorted(folder.glob("hook-*.pid")) if folder.is_dir() else []
     except OSError:
         return False
     for path in paths[:64]:  # bounded: a folder others filled is no reason to read it all
@@ -48,4 +52,21 @@ def followed_now(config: Config) -> bool:
                 path.unlink(missing_ok=True)  # its command ended without removing it
         except OSError:
             continue
-    return False
+    return any(_hook_running(path) for path in hooks[:64])
+
+
+def _hook_running(path: Path) -> bool:
+    """Whether the hook shell `path` names (hook-<pid>.pid) still runs: a file younger than
+    HOOK_MARK_AGE whose pid lives (a pid given again later is not taken for it for long);
+    one whose pid is gone is removed."""
+    pid = path.name.removeprefix("hook-").removesuffix(".pid")
+    if not pid.isdigit():
+        return False
+    if not process_alive(int(pid)):
+        with suppress(OSError):
+            path.unlink()
+        return False
+    try:
+        return time.time() - path.stat().st_mtime < HOOK_MARK_AGE
+    except OSError:
+        return False  # its hook ended meanwhile

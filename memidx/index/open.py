@@ -30,6 +30,7 @@ from memidx.index.ownership import (
     owned,
     refuse_foreign,
     remove_index,
+    remove_matrices,
 )
 from memidx.index.schema import (
     EMPTY,
@@ -170,6 +171,7 @@ def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | 
         return store, said
     if conn is not None and problem == EMPTY:
         create_schema(conn)  # a new file, or one memidx stamped and never filled
+        remove_matrices(path)  # a deleted index's, if any: never this new index's
         return Store(conn), None
     if conn is not None:
         conn.close()

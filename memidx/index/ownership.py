@@ -121,12 +121,19 @@ def remove_index(path: Path) -> None:
     (its -wal, -shm, and the matrix files of its vectors); nothing else in those folders."""
     for suffix in ("", *COMPANIONS):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+    remove_matrices(path)
+    with contextlib.suppress(OSError):  # something else is in there: not memidx's
+        Path(f"{path}-vectors").rmdir()
+
+
+def remove_matrices(path: Path) -> None:
+    """Delete the matrix files beside the index at `path` (none of a new index's: those left
+    there were made from an index deleted since, and a search never reads them, so only their
+    disk space and the vectors of what was forgotten after would stay)."""
     vectors = Path(f"{path}-vectors")
     if vectors.is_dir() and not vectors.is_symlink():
         for matrix in vectors.glob("*.mxv"):
             matrix.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):  # something else is in there: not memidx's
-            vectors.rmdir()
 
 
 def check_location(config: Config, *, ask_git: bool) -> None:

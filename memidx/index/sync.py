@@ -96,7 +96,7 @@ def reconcile(
         run = _Run(config, store, notes, report, progress=progress, base=base, history=plan)
         if fix:
             moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
-            gone = forgets.forgotten_since(config, base, notes.commit, drift)  # other settings
+            gone = forgets.forgotten_since(config, base, notes.commit, report)  # other settings
             run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)], gone)
         return run.report
 
@@ -135,7 +135,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         )
         report = SyncReport(source.label, head, drift)
         run = _Run(config, store, source, report, progress=progress, base=indexed, history=plan)
-        run.apply(to_read, forgets.forgotten_notes(repo, indexed, step, drift))
+        run.apply(to_read, forgets.forgotten_notes(repo, indexed, step, report))
         report.skipped += skips_not_utf8((c.new_path for c in changes if c.new_path), folder)
         return run.report
 

@@ -13,7 +13,7 @@ class SyncReport:
     """What one run changed in the index (filled in as the run goes)."""
 
     __slots__ = ("capped", "commit", "cut", "deleted", "drift", "read", "renamed", "skipped",
-                 "source", "written")  # fmt: skip
+                 "source", "warned", "written")  # fmt: skip
 
     def __init__(self, source: str, commit: str | None, drift: Drift | None = None) -> None:
         self.source = source
@@ -25,6 +25,7 @@ class SyncReport:
         self.renamed = 0
         self.skipped, self.capped = list[Skip](), list[str]()  # capped: over MAX_CHUNKS
         self.cut = list[tuple[str, Cut]]()  # front-matter values YAML ended at a comment
+        self.warned = list[str]()  # what the run could not do as it should (one line each)
 
     @property
     def changed(self) -> int:
@@ -33,4 +34,4 @@ class SyncReport:
     def warnings(self) -> list[str]:
         """One line per note indexed with a warning (no `memidx: warning: ` before it)."""
         lines = [cut_warning(display(ref), cut) for ref, cut in self.cut]
-        return lines + [capped_warning(display(ref)) for ref in self.capped]
+        return lines + [capped_warning(display(ref)) for ref in self.capped] + self.warned

@@ -19,6 +19,7 @@ from memidx.memory.forget_landed import (
     reflog_top,
     removed_by,
 )
+from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
 
 
@@ -70,7 +71,9 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     path = config.root / ref
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file() and not _pending(config, ref):  # nothing: exit 1
-        raise MemidxError(f"no note {ref} in memory", "give a note's path as search shows it")
+        raise held_elsewhere(config, ref) or MemidxError(
+            f"no note {ref} in memory", "give a note's path as search shows it"
+        )
     if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
@@ -137,12 +140,8 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
         if GitRepo(config.root).has_file("HEAD", ref):
             return False
         kept = [note for note in pending(config) if note.ref == ref]
-        if not kept and (held := _branches_holding(config, ref)):
-            raise MemidxError(
-                f"{ref} is not in HEAD's commit, but {', '.join(held)} holds it (the file here "
-                "is a copy left in the work tree), so it was not forgotten",
-                f"forget it there: git switch {held[0]}, then memidx forget {ref}",
-            )
+        if not kept and (elsewhere := held_elsewhere(config, ref)):
+            raise elsewhere  # a copy a switch left, or a pending note committed there meanwhile
         (config.root / ref).unlink(missing_ok=True)
         for note in kept:  # else its commit, tried later, warned of a note removed
             note.entry.unlink(missing_ok=True)
@@ -155,28 +154,6 @@ def _pending(config: Config, ref: str) -> bool:
     from memidx.memory.pending_notes import pending
 
     return any(note.ref == ref for note in pending(config))
-
-
-def _branches_holding(config: Config, ref: str) -> list[str]:
-    """The local branches whose tip holds `ref` byte for byte as its file here. A note HEAD
-    lacks whose file is here, kept for no branch, is memory there: deleting the file said it
-    was forgotten (exit 0, no commit), and the branch took the note to the remote
-    (tests/benchmark/chaos.py). A file of other bytes is the person's own, no copy."""
-    from memidx.git.repo import GitRepo
-
-    repo = GitRepo(config.root)
-    file = str(config.root / ref)
-    mine = repo.run("hash-object", f"--path={ref}", "--", file, check=False).decode().strip()
-    listed = repo.run("for-each-ref", "--format=%(refname)", "refs/heads/", check=False)
-    names = listed.decode("utf-8", "replace").split()
-    asked = "".join(f"{name}:{ref}\n" for name in names).encode()
-    found = repo.run("cat-file", "--batch-check", input_bytes=asked, check=False) if names else b""
-    answers = found.decode("utf-8", "replace").splitlines()
-    return [
-        name.removeprefix("refs/heads/")
-        for name, answer in zip(names, answers, strict=False)
-        if mine and answer.startswith(f"{mine} ")
-    ]
 
 
 def _branch_now(config: Config) -> str | None:

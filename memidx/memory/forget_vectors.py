@@ -8,7 +8,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
-from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
@@ -88,16 +87,20 @@ def scrub_forgotten(
     config: Config, what: str, say: Callable[[str], None] | None, at: int | None = None
 ) -> None:
     """Write again from the index the vector matrix files made before it last dropped the
-    vectors of forgotten text (`at`: that generation, read from the index when None): search
+    vectors of forgotten text (`at`: that generation, read from the index when None), or made
+    from another index (one deleted since, whatever its generation; removed unless the index
+    holds that model's vectors): search
     ignores such a file, but its bytes held the forgotten vectors until the next embed, on this
     clone after a forget, on another after the pull that brought it. Where they cannot be
     written (no numpy, a full disk) they are removed: the next embed writes them, and search
     reads the index meanwhile. `what` begins the warning of a file that stays."""
-    from memidx.embed.matrix_header import older_than
+    from memidx.embed.matrix_header import matrix_files, stale_matrices
 
     try:
-        at = _forgotten_at(config) if at is None else at
-        stale = older_than(config.index_path, at) if at else []
+        if not matrix_files(config.index_path):
+            return
+        index_id, forgotten_at = _made_by(config)
+        stale = stale_matrices(config.index_path, index_id, forgotten_at if at is None else at)
         if not stale:
             return
         from memidx.embed.matrix import scrub_matrices
@@ -108,7 +111,7 @@ def scrub_forgotten(
             scrub_matrices(store.conn, config.index_path, durable=config.fsync)
         return
     except (ImportError, MemidxError, sqlite3.Error, OSError):
-        stale = older_than(config.index_path, 1 << 62)  # every file, removed below
+        stale = matrix_files(config.index_path)  # every file, removed below
     for path in stale:
         try:
             path.unlink(missing_ok=True)
@@ -120,11 +123,11 @@ def scrub_forgotten(
                 )
 
 
-def _forgotten_at(config: Config) -> int:
+def _made_by(config: Config) -> tuple[str, int]:
+    """The index's id, and its vector generation after its last drop of forgotten vectors."""
     from memidx.index.connection import connect_reader
     from memidx.index.vectors import VectorStore
 
-    if not Path(f"{config.index_path}-vectors").is_dir():
-        return 0
     with closing(connect_reader(config.index_path)) as conn:
-        return VectorStore(conn).forgotten_at()
+        vectors = VectorStore(conn)
+        return vectors.index_id(), vectors.forgotten_at()

@@ -37,7 +37,11 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
     found: dict[str, str] = {}
     for ref in (ref for ref in added if ref in forgot and is_note_path(ref, config.notes_dir)):
         literal = f":(literal){ref}"
-        commit, subject = _last_change(repo, ours, ref, literal)
+        # --simplify-merges: the default follows a merge's first parent when neither side
+        # holds the path, past a forget that came in through its second parent (seed 2);
+        # --full-history alone shows first a merge that took the note out of a side holding it
+        last = ("log", "-1", "--simplify-merges", "--format=%H%x00%s", ours, "--", literal)
+        commit, _, subject = _text(repo, *last).strip().partition("\0")
         if not commit or subject != f"{SUBJECT}{ref}":
             continue  # deleted by a person's commit, or never here: a new note
         deleted = _text(repo, "rev-parse", "--verify", "-q", f"{commit}^:{ref}").strip()
@@ -67,25 +71,6 @@ def forget_again(config: Config, say: Callable[[str], None]) -> None:
             say(f"warning: {came}, and was not forgotten again: {exc} (run `memidx forget {ref}`)")
             continue
         say(f"{came}: forgotten again ({(done.commit or '')[:12]})")
-
-
-LOOKED = 200  # of the path's commits on the first parent, newest first, at most
-
-
-def _last_change(repo: GitRepo, ours: str, ref: str, literal: str) -> tuple[str, str]:
-    """The newest commit of `ours` that changed `ref`, and its subject ("" when none): a merge
-    whose tree lacks it kept it deleted and changed nothing (one of a branch that still held
-    the note, unchanged since: --full-history names it, and the forget behind it was missed,
-    the stale branch merged next kept for good: chaos seed 2). --full-history: the default
-    follows a merge's first parent when neither side holds the path, past a forget that came
-    in through its second parent (seed 2)."""
-    args = ("log", "-n", str(LOOKED), "--full-history", "--format=%H%x00%P%x00%s", ours)
-    for line in _text(repo, *args, "--", literal).splitlines():
-        commit, parents, subject = [*line.split("\0", 2), "", ""][:3]
-        if len(parents.split()) > 1 and not repo.has(commit, ref):
-            continue
-        return commit, subject
-    return "", ""
 
 
 def _forgotten_only_ours(repo: GitRepo, ours: str, theirs: str) -> set[str]:

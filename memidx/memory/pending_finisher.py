@@ -107,15 +107,18 @@ def _quiet(config: Config) -> bool:
 def _finish(config: Config, say: Callable[[str], None]) -> bool:
     """Commit the pending notes as a post-* hook does, then index them; False when a
     `remember` holds remember.lock (it commits them itself) or git came back meanwhile."""
+    from contextlib import ExitStack
+
     from memidx.index.following import following
     from memidx.memory.head_sync import sync_to_head
     from memidx.memory.pending_notes import HOOK_LOCK_WAIT, HOOK_WAIT, LOCK, commit_pending
     from memidx.portable import file_lock
 
-    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+    with ExitStack() as moving:
         with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
-            if not taken:
+            if not taken:  # waited for outside `following`: a search meanwhile says the truth
                 return False
+            moving.enter_context(following(config))  # HEAD moves: the index behind is no drift
             done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
         for ref, commit in done.commits.items():
             say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")

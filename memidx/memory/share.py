@@ -66,22 +66,30 @@ def share(
     *,
     say: Callable[[str], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    before: Callable[[], None] | None = None,
 ) -> Shared:
-    """Commit the haystack, then pull and push with retries; see the module docstring."""
+    """Commit the haystack (after `before`: the pending notes), then pull and push with
+    retries; see the module docstring. Each step that moves HEAD holds `following` until the
+    index is at it (a search meanwhile says the index is brought up to date); the fetch, the
+    push and the pauses between tries do not (the index is behind for another reason then)."""
     from memidx.git.branch import on_a_branch
     from memidx.haystack.segment_commit import commit_haystack
+    from memidx.index.following import following
     from memidx.memory.head_sync import after_commit
 
-    remotes = _git(config, "remote").stdout.split()
-    here, remote, branch = tracking(config)  # the branch share merges into and pushes
-    # refused before the haystack is committed: a commit on a local branch left the segments
-    # at the switch back (a detached HEAD, a stopped rebase's, is said as such first)
-    if remotes and (not remote or not branch):  # git's merge and push would each say so too
-        on_a_branch(config.root, "the haystack was not committed")
-        raise no_upstream("origin" if "origin" in remotes else remotes[0])
-    commit = commit_haystack(config, say)
-    if commit is not None or not remotes:
-        after_commit(config, say)
+    with following(config):
+        if before is not None:
+            before()
+        remotes = _git(config, "remote").stdout.split()
+        here, remote, branch = tracking(config)  # the branch share merges into and pushes
+        # refused before the haystack is committed: a commit on a local branch left the
+        # segments at the switch back (a detached HEAD, a stopped rebase's, is said first)
+        if remotes and (not remote or not branch):  # git's merge and push would say so too
+            on_a_branch(config.root, "the haystack was not committed")
+            raise no_upstream("origin" if "origin" in remotes else remotes[0])
+        commit = commit_haystack(config, say)
+        if commit is not None or not remotes:
+            after_commit(config, say)
     if not remotes:
         return Shared(commit, 0, pushed=False, remote=False)
     started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
@@ -98,14 +106,13 @@ def share(
             continue
         unfetched = 0
         renamed += part_twins(config, say)  # before the merge, which would stop on them
-        why = _merge(config, here)
+        why = _merge_followed(config, here, say)
         if why:
             failed = f"git merge failed: {why}"
             _pause(attempt, sleep, say, failed)
             continue
         pushed = _git(config, "push", remote, f"{here}:{branch}")  # whatever push.default says
         if pushed.returncode == 0:
-            after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
         if not any(marker in pushed.stderr for marker in REJECTED):
             raise GitError(f"git push failed: {_reason(pushed)}", f"{_kept(renamed)}; {_AGAIN}")
@@ -137,6 +144,19 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
     """What a failed share leaves for the next: its commits, the notes it moved among them."""
     moved = "".join(f", {move.was} moved to {move.ref}" for move in renamed)
     return f"nothing is lost: this clone's commits{moved} stay here, for the next make sync"
+
+
+def _merge_followed(config: Config, here: str, say: Callable[[str], None] | None) -> str:
+    """_merge, and the index brought to the HEAD it made before the push (holding `following`
+    meanwhile: a search is told the index follows); "" once both are done."""
+    from memidx.index.following import following
+    from memidx.memory.head_sync import after_commit
+
+    with following(config):
+        why = _merge(config, here)
+        if not why:
+            after_commit(config, say)  # no hook follows a merge made with plumbing
+    return why
 
 
 def _merge(config: Config, here: str) -> str:

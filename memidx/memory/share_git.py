@@ -45,16 +45,14 @@ def run_git(
 
 
 def untranslated(environ: Mapping[str, str]) -> dict[str, str]:
-    """`environ` with git's messages in English (LC_MESSAGES=C; the charset kept): share reads
-    git's words (`fatal:`, `[rejected]`, `does not have a GPG signature`), and under a
-    translated git (LANGUAGE=de: `Schwerwiegend: ... hat keine GPG-Signatur`) it took a refusal
-    for good for one to try again, 40 times."""
-    env = {key: value for key, value in environ.items() if key != "LANGUAGE"}
-    every = env.pop("LC_ALL", "")  # it overrides LC_MESSAGES: kept where git reads the charset
-    if every and "LC_CTYPE" not in env:
-        env["LC_CTYPE"] = every
-    env["LC_MESSAGES"] = "C"
-    return env
+    """`environ` with git's messages in English: share reads git's words (`fatal:`,
+    `[rejected]`, `does not have a GPG signature`), and under a translated git (LANGUAGE=de:
+    `Schwerwiegend: ... hat keine GPG-Signatur`) it took a refusal for good for one to try
+    again, 40 times. Git finds no catalog of its translations (GIT_TEXTDOMAINDIR, not a
+    folder), so the locale is left as the person set it: the hooks git runs (pre-push,
+    post-merge) see their LC_ALL, LANG, LANGUAGE and LC_MESSAGES; setting LC_MESSAGES=C and
+    dropping LC_ALL had them run in C messages, and a person's LC_CTYPE beat their LC_ALL."""
+    return {**environ, "GIT_TEXTDOMAINDIR": os.devnull}
 
 
 def reason(done: subprocess.CompletedProcess[str]) -> str:

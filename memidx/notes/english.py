@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memidx.notes.glossary import labels_for_pairs, values_of_pairs
+from memidx.notes.glossary import labels_for_pairs, quotations_of_pairs, values_of_pairs
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.loanwords import (
     english_beside_greek_or_cyrillic,
@@ -17,7 +17,7 @@ from memidx.notes.loanwords import (
 )
 from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
-from memidx.notes.titlecase import named, unmasked, voteless_names
+from memidx.notes.titlecase import named, sure_bar, unmasked, voteless_names
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -106,7 +106,8 @@ def read_pool(
         return weight, sure, against
     for piece in runs(pool):
         lang, score = detect(pooled := "\n".join(piece))
-        if lang == "en" or score < MIN_POOL_SCORE or letter_bytes(pooled) < MIN_POOL_BYTES:
+        bar = sure_bar(lang, MIN_POOL_SCORE)  # Norwegian items read as no at 0.50
+        if lang == "en" or score < bar or letter_bytes(pooled) < MIN_POOL_BYTES:
             continue
         if english_beside_loanwords(pooled, detect):
             continue
@@ -167,7 +168,7 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
         return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
-    share = own_english_share(paragraphs, detect, MIN_UNIT_BYTES, MIN_SCORE)
+    share = own_english_share(quotations_of_pairs(paragraphs), detect, MIN_UNIT_BYTES, MIN_SCORE)
     if share < MIN_OWN_SHARE:
         return verdict  # refused, and not for the words it quotes
     return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")

@@ -6,11 +6,11 @@ the value is what the English note lists, not the language it is written in."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
+from memidx.notes.slots import numbered, shared_word
 from memidx.notes.titlecase import ANY_FUNCTION_WORD, named, prose_in_title_case
 
 Detect = Callable[[str], tuple[str, float]]
@@ -38,8 +38,10 @@ _BOUND_END = frozenset("をはがのにで的了吗呢을를은는의에")
 _BOUND_START = frozenset("をがにでーっゃゅょんぁぃぅぇぉッャュョァィゥェォ的了们吗呢을를은는의")
 MIN_CUT_PIECES, MIN_CUT_SHARE = 2, 0.15
 # a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
-_MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+")
-_LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
+_MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")
+_LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()_-]*[A-Za-z0-9)+#]")
+# a value in quotation marks is the string it quotes (`- cart.title: "Carrito"`)
+_QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201c\u201d]+)\u201d|\'([^\']+)\'')
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
 _ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
@@ -51,7 +53,11 @@ MAX_LONGER_SHARE = 4  # one term in four may be longer, beside a label of as man
 # function words in some of its pieces
 MAX_PHRASE_WORDS = 2
 MIN_PAIRS = 2  # one pair is a sentence with a colon as likely as a list
-MIN_SHARED_LABELS = 3  # `Open File`, `Save File`: two labels may share a word
+# The labels of more pairs need as many letters as their caseless terms and the signs between
+# have characters: prose cut in pieces of 3 behind short labels (`- Yes: 重启后`, `- No: 服务没`)
+# then fails, as a long list shows; a few short words (`- Yes: はい`, `- No: いいえ`, `- OK:
+# 了解`) have as many letters in their labels as characters, no more, and were refused
+MAX_FEW_PAIRS = 6
 # Names beside labels lose a cut note's function words only when its language is this sure:
 # Danish cut in threes beside English labels (`Build: Udrulning Til Staging`) read at 0.77
 LANGUAGE_SCORE = MIN_SCORE
@@ -85,6 +91,7 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     (_glossary_labels) and the names without function words (`- Step one: Bitte Vor Dem` cut
     from a German note)."""
     labels, seen, names, terms, longer = dict[str, str](), set[str](), list[str](), 0, 0
+    signs = 0  # the characters between each caseless term and its label (`: `)
     for unit in units:
         if (pair := named_pair(unit)) is not None:
             label, value, name = pair
@@ -93,8 +100,10 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
             labels[unit] = label
             seen |= {key, term}
             names += [value] if name else []
-            terms += 0 if name else len(unit.strip()) - len(label)
+            terms += 0 if name else len(value)
+            signs += 0 if name else len(unit.strip()) - len(label) - len(value)
             longer += not name and len(value) > MAX_TERM_CHARS
+    terms += signs if len(labels) > MAX_FEW_PAIRS else 0  # a few: `- No: いいえ`, `- OK: 了解`
     if len(labels) < MIN_PAIRS or not _glossary_labels(list(labels.values()), terms):
         return list(units)
     if longer * MAX_LONGER_SHARE > len(labels) or _cut_from_prose(labels):
@@ -153,6 +162,26 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     ]
 
 
+def quotations_of_pairs(units: Sequence[str]) -> list[str]:
+    """The units, each item `label: "value"` of a list of MIN_PAIRS or more such items read as
+    its quotation alone when the labels are slots, not words of the note's own: numbered keys
+    (numbered: `settings.key3`) or labels sharing a word (shared_word: `Step one`, `Step
+    two`). For the reading without quotations (memidx.notes.quotation): another language's
+    prose cut in quoted pieces behind them passed 91 and 77 of the 103 labeled foreign notes
+    (one word a piece), the labels its English; distinct labels (`- Payment: "Insérez votre
+    carte"`) are the note's own words and count."""
+    matches = [PAIR.match(unit.strip()) for unit in units]
+    quoted = {
+        at: (match["label"].strip(), match["value"].strip())
+        for at, match in enumerate(matches)
+        if match is not None and _QUOTED.fullmatch(match["value"].strip()) is not None
+    }
+    labels = [label for label, _ in quoted.values()]
+    if len(quoted) < MIN_PAIRS or not (numbered(labels) or shared_word(labels)):
+        return list(units)
+    return [quoted[at][1] if at in quoted else unit for at, unit in enumerate(units)]
+
+
 def _a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     """Whether pairs are a message catalog: distinct dotted message keys (`settings.title`,
     `checkout.card.expired`) beside the short strings a program shows in whatever language it
@@ -163,6 +192,8 @@ def _a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     pieces of 12 to 40 characters behind keys passed 97 to 103 of 103, with no English at all."""
     labels, values = [label for label, _ in pairs], [value for _, value in pairs]
     if len(set(labels)) < len(labels) or not all(map(_MESSAGE_KEY.fullmatch, labels)):
+        return False
+    if numbered(labels):
         return False
     strings = all(
         len(LETTER_WORD.findall(value)) <= MAX_STRING_WORDS
@@ -225,7 +256,7 @@ def _glossary_terms(labels: Sequence[str], terms: Sequence[str], detect: Detect)
     의`, `- Deploy: 의`), and terms that are not prose cut in pieces (one word or a few at a
     time: 15% of them, one at least, end in a function word of the language they surely read
     as, `- Build: vor`, `- Deploy: dem`, as a glossary's terms do not)."""
-    if len(set(labels)) < len(labels) or _shared_word(labels) or len(terms) * 2 <= len(labels):
+    if len(set(labels)) < len(labels) or shared_word(labels) or len(terms) * 2 <= len(labels):
         return False
     return len(set(terms)) == len(terms) and not prose_in_title_case(terms, detect)
 
@@ -243,25 +274,17 @@ def _pair(unit: str) -> tuple[str, str] | None:
     """The label in Latin letters and the value of a list item `label: value`, if it is one."""
     if (found := PAIR.match(unit.strip())) is None:
         return None
-    label = found["label"].strip()
-    return (label, found["value"].strip()) if _LATIN_LABEL.fullmatch(label) else None
-
-
-def _shared_word(labels: Sequence[str]) -> bool:
-    """Whether a word is in more than half of the labels, from MIN_SHARED_LABELS of them."""
-    counts = Counter(word for label in labels for word in {*LETTER_WORD.findall(label.lower())})
-    return (
-        bool(counts)
-        and (top := max(counts.values())) >= MIN_SHARED_LABELS
-        and top * 2 > len(labels)
-    )
+    label, value = found["label"].strip(), found["value"].strip()
+    if (quoted := _QUOTED.fullmatch(value)) is not None:
+        value = next(text for text in quoted.groups() if text)
+    return (label, value) if _LATIN_LABEL.fullmatch(label) else None
 
 
 def _glossary_labels(labels: Sequence[str], terms: int) -> bool:
     """Whether labels look like a glossary's: no word in more than half of them, from
     MIN_SHARED_LABELS (`Item one`, `Item two` before each piece of a Japanese note), and no
-    fewer letters than the characters of the terms in a caseless script (`Save: 保存`; the
-    signs between them count with the terms)."""
-    if _shared_word(labels):
+    fewer letters than the characters of the terms in a caseless script (`Save: 保存`; in a
+    list of more than MAX_FEW_PAIRS, the signs between them count with the terms)."""
+    if shared_word(labels):
         return False
     return terms <= sum(len("".join(LETTER_WORD.findall(label))) for label in labels)

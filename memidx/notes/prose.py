@@ -24,7 +24,15 @@ _RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
 # header and the lines with a pipe after it are rows. No two runs of spaces meet (`\s*\|?\s*`
 # split a line of spaces every way: 20,000 of them before a `|` took 3.4 s, a MB hours)
 _DELIMITER_ROW = re.compile(r"\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)?")
+_CELL_SEP = re.compile(r"(?<!\\)\|")  # GitHub's `\|` is a pipe inside a cell
+# a table's cell of this many bytes of letters is a sentence and votes, as a paragraph of as
+# many does (memidx.notes.english.MIN_UNIT_BYTES); a shorter one is a label, a term or a value
+MIN_CELL_BYTES = 30
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
+# a list item's dotted key before its sign (`- errors.not_found: ...`, `` - `cart.title`: ``,
+# `- "cart.title": ...`) is kept as it is, for memidx.notes.glossary to read a message catalog
+# by: stripped as code, a path or markup (`errors.not found`, `: Tu carrito`), it was not one
+_KEYED = re.compile(r"""\s*([`"']?)([A-Za-z][\w-]*(?:\.[\w-]+)+)\1\s*(?::|=|→|->)\s+""", re.ASCII)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 # Stripped before detection; an address or a path begins where its run of letters does (tried
 # at every letter of a 64 KB token, they took 6 s of CPU, four times as long for twice the
@@ -74,6 +82,13 @@ def clean_inline(line: str) -> str:
     return _SPACE.sub(" ", _MARKUP.sub(" ", line)).strip()
 
 
+def _item_text(text: str) -> str:
+    """A list item's text cleaned (clean_inline), but for a dotted key before its sign."""
+    if (keyed := _KEYED.match(text)) is None:
+        return clean_inline(text)
+    return f"{keyed[2]}: {clean_inline(text[keyed.end() :])}"
+
+
 def prose_units(text: str, *, quotes: bool = True) -> list[str]:
     """The prose of a note as units: each paragraph, list item and heading is one unit.
     `quotes=False` leaves out block quotes (`> ...`): the words of someone else."""
@@ -92,7 +107,10 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
     # interrupt a paragraph); in a list item, 4 columns past where the item's text begins (a
     # log under "- Read the log:" indented 8 spaces was read as prose), as its paragraphs are.
     indented, in_list, after_blank, column = False, False, True, 0
-    for raw, code, _ in scan(_without_tables(text.split("\n"))):
+    rows = _tables(lines := text.split("\n"))  # read as blank lines (no fence opens in them)
+    for at, (raw, code, _) in enumerate(
+        scan("" if k in rows else ln for k, ln in enumerate(lines))
+    ):
         if code:
             if not in_code:
                 flush()
@@ -118,10 +136,10 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             continue
         indented = False
         was_blank, after_blank = after_blank, not line.strip()
-        if not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
+        row = line.lstrip().startswith("|")  # a table's row gives its sentences, as _tables
+        if row or not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
             flush()
-        elif line.lstrip().startswith("|"):
-            flush()  # a Markdown table row: cells are labels and values, not prose
+            units.extend(sentence_cells(line) if row else rows.get(at, ()))
         elif heading := heading_of(line):  # also in a block quote, which scan does not read
             flush()
             current.append(clean_inline(heading.text))
@@ -129,7 +147,7 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
         elif item := _ITEM.match(line):
             flush()
             in_list, column = True, len(line[: item.end()].expandtabs(4))
-            current.append(clean_inline(line[item.end() :]))
+            current.append(_item_text(line[item.end() :]))
         else:
             if was_blank and not line[0].isspace():
                 in_list = False  # a paragraph after a blank line, at the margin, ends the list
@@ -138,19 +156,51 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
     return units
 
 
-def _without_tables(lines: list[str]) -> list[str]:
-    """The lines, each table's blank: a header with a pipe, a delimiter row, its rows up to a
-    line without a pipe (tables without leading pipes, `a | b`, were read as prose: cells are
-    labels and values); a table's lines with leading pipes are left out by prose_units as it
-    reads them. GitHub reads a line without a pipe right after a table as one more row, but
-    that line is read here: a paragraph in another language after a one-row table, or a code
-    block's closing fence after a table in it (all that followed read as code), went unread."""
-    found = list(lines)
-    for at in range(1, len(found)):
-        if "|" in found[at - 1] and "|" in found[at] and _DELIMITER_ROW.fullmatch(found[at]):
-            end = next((k for k in range(at, len(found)) if "|" not in found[k]), len(found))
-            found[at - 1 : end] = [""] * (end - at + 1)
+def _tables(lines: list[str]) -> dict[int, list[str]]:
+    """Each table's lines by index, with the units each gives (_table_units). A table: a header
+    with a pipe, a delimiter row, its rows up to a line without a pipe (tables without leading
+    pipes, `a | b`, were read as prose); its lines with leading pipes are also read as rows by
+    prose_units. GitHub reads a line without a pipe right after a table as one more row, but
+    that line is read as prose here: a paragraph in another language after a one-row table,
+    or a code block's closing fence after a table in it (all that followed read as code), went
+    unread."""
+    found: dict[int, list[str]] = {}
+    for at in range(1, len(lines)):
+        if "|" in lines[at - 1] and "|" in lines[at] and _DELIMITER_ROW.fullmatch(lines[at]):
+            end = next((k for k in range(at, len(lines)) if "|" not in lines[k]), len(lines))
+            found.update(zip(range(at - 1, end), _table_units(lines[at - 1 : end]), strict=True))
     return found
+
+
+def _table_units(table: list[str]) -> list[list[str]]:
+    """The units of a table's lines (header, delimiter row, rows): the sentences of each line
+    (sentence_cells); but when a table of two columns holds one, its first column none, each
+    row as the list item `label: value` it is, read as lists of pairs are (memidx.notes.
+    glossary: a Japanese UI glossary passes as a table as it does as a list). A table of
+    sentences and their translations is read cell by cell: each half weighs."""
+    units = [sentence_cells(line) for line in table]
+    rows = [[clean_inline(cell) for cell in _cells(line)] for line in table[2:]]
+    if not any(units) or any(len(row) != 2 or not all(row) for row in rows):
+        return units
+    if any(letter_bytes(label) >= MIN_CELL_BYTES for label, _ in rows):
+        return units
+    return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
+
+
+def sentence_cells(row: str) -> list[str]:
+    """The cells of a table's row holding MIN_CELL_BYTES bytes of letters or more, cleaned: a
+    sentence votes as a paragraph does, while a label, a term, a number or code does not (a
+    note written as a table of German sentences passed unread)."""
+    cells = (clean_inline(cell) for cell in _cells(row))
+    return [cell for cell in cells if letter_bytes(cell) >= MIN_CELL_BYTES]
+
+
+def _cells(row: str) -> list[str]:
+    """The cells of a table's row, its outer pipes optional (`| a | b |`, `a | b`)."""
+    row = row.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    return _CELL_SEP.split(row)
 
 
 def _code_indent(line: str, column: int) -> bool:

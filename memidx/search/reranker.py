@@ -4,9 +4,10 @@ RRF keeps only ranks; the relevance model (relevance.py) keeps only scores. This
 scores each of the fused top N from both: its log rank in the words' list, the meaning's list
 (a document missing from one counts as depth + 1 there) and the fused one, the cosine of its
 best chunk, its BM25 against the query's best, the share of the query's words it has and
-whether it has them all (and two features the shipped weights leave at 0: the cosine of its
-second-best chunk, and the share of the query's words it has with each word weighing its
-IDF). The documents are ordered by that score, ties in the fused order;
+whether it has them all (and three features the shipped weights leave at 0: the cosine of its
+second-best chunk, the share of the query's words it has with each word weighing its IDF, and
+that share over the pool's best share). The documents are ordered by that score, ties in the
+fused order;
 those past N keep their fused order. The weights were fitted on dev splits only, pairwise
 (relevant against non-relevant documents of the same query's pool), by `python -m
 tests.benchmark.rerank_fit fit`; figures: README, "Ranking candidates". A pairwise fit cannot
@@ -59,9 +60,10 @@ class Order(Protocol):
 # `python -m tests.benchmark.rerank_fit fit` (top 30, L2 1e-3 on standardised features) on the
 # dev splits of golden, TIL, NFCorpus and LoCoMo (1,236 queries, 50,017 pairs, each set the same
 # mass); on those pools MRR@10 went 0.815 -> 0.869 (TIL), 0.544 -> 0.557 (NFCorpus), 0.477 ->
-# 0.527 (LoCoMo), golden stayed 1.000. The last two features weigh 0: fitted with them (the
-# bench candidate `rerank 9 features`), the model won NFCorpus' test split but lost TIL's
-# MRR@10 (README, "Ranking candidates"), so the searcher does not even read them.
+# 0.527 (LoCoMo), golden stayed 1.000. The last three features weigh 0: fitted with the first two
+# (the bench candidate `rerank 9 features`), the model won NFCorpus' test split but lost TIL's
+# MRR@10; with the third, `rerank idf share` (README, "Ranking candidates"). The searcher does
+# not read what only they need.
 NAMES = (
     "log bm25 rank",
     "log vector rank",
@@ -72,21 +74,25 @@ NAMES = (
     "every word",
     "second cosine",
     "weighted coverage",
+    "weighted coverage / best",
 )
 FINER = 7  # the features from here on need more than the fused lists (Learned.finer)
-WEIGHTS = (-0.406, -0.120, -0.090, 9.295, 0.345, 2.720, -0.879, 0.0, 0.0)
+WEIGHTS = (-0.406, -0.120, -0.090, 9.295, 0.345, 2.720, -0.879, 0.0, 0.0, 0.0)
 TOP = 30
 
 
-def features(signals: Signals, depth: int, absent: float = 0.0) -> tuple[float, ...]:
+def features(
+    signals: Signals, depth: int, absent: float = 0.0, best: float = 0.0
+) -> tuple[float, ...]:
     """The model's inputs for one document, in NAMES' order; `absent`: the cosine of a
-    document that has no vector of the model (yet)."""
+    document that has no vector of the model (yet); `best`: the pool's best weighted
+    coverage (best_weighted)."""
     e = signals.evidence
     missing = depth + 1
     cosine = e.cosine if e.cosine is not None else absent
     share = e.bm25 / e.top_bm25 if e.top_bm25 > 0 else 0.0
     second = e.second_cosine if e.second_cosine is not None else 0.0
-    weighted = e.weighted_coverage if e.weighted_coverage is not None else e.coverage
+    weighted = weighted_coverage(e)
     return (
         math.log(signals.bm25_rank or missing),
         math.log(signals.vector_rank or missing),
@@ -97,7 +103,21 @@ def features(signals: Signals, depth: int, absent: float = 0.0) -> tuple[float, 
         1.0 if e.coverage >= 1.0 else 0.0,
         second,
         weighted,
+        weighted / best if best > 0 else 0.0,
     )
+
+
+def weighted_coverage(e: Evidence) -> float:
+    """The share of the query's IDF mass a document has (its coverage when the search did not
+    read the words' rarity)."""
+    return e.weighted_coverage if e.weighted_coverage is not None else e.coverage
+
+
+def best_weighted(signals: Sequence[Signals]) -> float:
+    """The pool's best weighted coverage: a query of rare and common words rates a document by
+    how close it comes to the best of its pool, which a linear model over the share alone
+    cannot (the fit learns no per-query scale)."""
+    return max((weighted_coverage(s.evidence) for s in signals), default=0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,14 +129,23 @@ class Learned:
 
     @property
     def finer(self) -> bool:
-        """Whether the weights read the second-best chunks' cosines and the words' rarity
+        """Whether the weights read the second-best chunks' cosines or the words' rarity
         (the searcher asks the index for them only then)."""
         return any(self.weights[FINER:])
 
+    @property
+    def seconds(self) -> bool:
+        """Whether the weights read the second-best chunks' cosines (the whole pool's chunk
+        cosines: the dearer half of the finer evidence)."""
+        return bool(self.weights[FINER])
+
     def order(self, pool: Pool) -> list[int]:
-        absent = neutral_cosine(pool)
+        absent, best = neutral_cosine(pool), best_weighted(pool.signals)
         scores = [
-            sum(w * x for w, x in zip(self.weights, features(s, pool.depth, absent), strict=True))
+            sum(
+                w * x
+                for w, x in zip(self.weights, features(s, pool.depth, absent, best), strict=True)
+            )
             for s in pool.signals
         ]
         chosen = sorted(range(len(pool.docs)), key=lambda i: (-scores[i], i))

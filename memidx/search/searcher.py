@@ -206,7 +206,8 @@ class Searcher:
             cosines = {doc: cosine for doc, cosine, _ in semantic}
             # a re-ranker may read second-best chunks and the words' rarity (reranker.py)
             finer = how is not None and (not isinstance(how, Learned) or how.finer)
-            seconds: dict[int, float] | None = {} if finer else None
+            dearer = finer and (not isinstance(how, Learned) or how.seconds)
+            seconds: dict[int, float] | None = {} if dearer else None
             rarities = rarity(self.store.conn, [quote(t) for t in terms.terms]) if finer else None
 
             def evidence(docs: list[int], masked: Mapping[int, int] | None = None) -> Evidences:

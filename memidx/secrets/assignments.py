@@ -83,18 +83,23 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
     order; then the strings and items held_values reads."""
     match, long_until = EXTRA_ASSIGNED.search(line), 0
+    kinds: dict[str, tuple[bool, bool]] = {}  # each name's words read once (a long run repeats)
     while match:
         start, end = match.span(1)
         last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
         name, value = line[last:end], None
-        if EXTRA_WORDS.search(line, last, end):
+        extra, secret = kinds.get(name) or _words_of(name, secret_word, kinds)
+        if extra:
             # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
             reading = VALUE if match.end() >= long_until else VALUE_IN_RUN
             value = reading.match(line, match.end())
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
-        elif secret_word(name):
+            said = line[match.end() - 1]  # `:` or `=`
+            if value and (auth_method(name, value[1]) or (said == ":" and _test(name, value[1]))):
+                value = None  # a method's name given to `auth`, a test's to `pass`
+        elif secret:
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
@@ -129,6 +134,20 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     yield from held_values(line, secret_word)
 
 
+def _words_of(
+    name: str, secret_word: Callable[[str], bool], kinds: dict[str, tuple[bool, bool]]
+) -> tuple[bool, bool]:
+    """Whether `name` holds one of EXTRA_WORDS, and whether `secret_word` says it is
+    secret-sounding; kept in `kinds` for a short name (KINDS_KEPT names at most)."""
+    words = (EXTRA_WORDS.search(name) is not None, secret_word(name))
+    if len(kinds) < KINDS_KEPT and len(name) <= 256:
+        kinds[name] = words
+    return words
+
+
+KINDS_KEPT = 4096
+
+
 def _cut(
     line: str, value: re.Match[str] | None, secret_word: Callable[[str], bool], until: int
 ) -> tuple[re.Match[str] | None, int]:
@@ -143,6 +162,39 @@ def _cut(
         return value, until
     again = SIGN_LED_BARE if value.re is SIGN_LED_LONG else value.re
     return again.match(line, value.pos, cut), max(until, value.end())
+
+
+# `auth` alone names a method as often as a credential: given a method's name, words joined by
+# `-`, each letters with digits at their end or none (`initdb --auth=scram-sha-256`,
+# `--auth-host=md5`, `auth: hmac-sha256`, `AWS4-HMAC-SHA256`, `us-east-1`, `OAuth2-PKCE`:
+# refused since `auth` was read), it is no value; a random part, a token, base64 or
+# `user:password` is
+METHOD_PART = r"(?:[A-Za-z]++[0-9]*+[a-z]{0,2}+|[0-9]++)"
+METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
+
+
+def auth_method(name: str, value: str) -> bool:
+    """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
+    words = {word[0].lower() for word in EXTRA_WORDS.finditer(name)}
+    if words != {"auth"} or METHOD.fullmatch(value) is None or _random_run(value):
+        return False
+    return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
+
+
+# `pass` alone, in capitals, before a `:` is a test's verdict (Go's `--- PASS: TestLogin2
+# (0.00s)`, `PASS: tests/test_auth.py`), and so is `pass:` given a test's name (`pass:
+# test_login_flow2`): each refused since `pass` was read; a random value after `PASS:` is
+# still judged, and any after `PASS=` (a `.env` file's password)
+TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
+
+
+def _test(name: str, value: str) -> bool:
+    """Whether `value` given to `name`, whose only secret word is `pass`, is a test's."""
+    if {word[0].lower() for word in EXTRA_WORDS.finditer(name)} != {"pass"}:
+        return False
+    if name == "PASS":
+        return not (_random_run(value) or _random_letters(value))
+    return TEST_NAME.fullmatch(value) is not None
 
 
 # A value led by `-` is an option's (`--password-stdin`, `-Xmx512m`), which the library's rules

@@ -11,8 +11,9 @@ import re
 from collections.abc import Iterator
 
 from memidx.secrets import library
-from memidx.secrets.patterns import Finding, looks_secret
+from memidx.secrets.patterns import Finding
 from memidx.secrets.quotes import plain_quotes
+from memidx.secrets.values import looks_secret
 from memidx.secrets.windows import secret_word
 
 # a key alone on its line (in a list item too), in quotes or not, then a block's indicator

@@ -29,10 +29,10 @@ from memidx.secrets.patterns import (
     own_findings,
     port_not_password,
     private_spans,
-    real_password,
     redact,
     url_password,
 )
+from memidx.secrets.values import real_password
 
 COMMAND_KIND = "command-password"  # a password on a command line (curl -u, mysql -p...)
 

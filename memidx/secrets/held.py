@@ -1,5 +1,6 @@
 """The strings a secret-sounding name is called with (`setPassword("v4lue")`) and the items
-of a list it is given (`password=["v4lue"]`), which the library's rules skip (pure)."""
+of a list or a tuple it is given (`password=["v4lue"]`, `auth=("user", "v4lue")`), which the
+library's rules skip (pure)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from memidx.secrets.identifiers import WORD
 # A secret-sounding name called with strings (`setPassword("v4lue")`, `.withToken('v4lue')`:
 # the library reads `password("v4lue")` in small letters and double quotes only) or given a
 # list (`password=["v4lue"]`, `Set password: [v4lue] now`: the library's value starts with a
-# word character, and memidx read a flow collection only on its key's line alone); group 2
-# the call's `(`, group 3 the list's `[`. Tried only where a run of name characters begins.
-HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+(\[))")
+# word character, and memidx read a flow collection only on its key's line alone) or a tuple
+# (`auth=("user", "v4lue")`, requests'); group 2 the call's `(`, group 3 the list's `[` or the
+# tuple's `(`. Tried only where a run of name characters begins.
+HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+([\[(]))")
 # Each item and the `,` or closing bracket after it: a quoted string (group 2) or, in a
 # list, a plain scalar (group 3); an item of any other shape (`f(x + 1)`) ends the reading.
 HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
@@ -42,13 +44,16 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
     match = HOLDING.search(line)
     while match:
         at, name = match.end(), match.group(1).rpartition(".")[2]
-        if _holds_a_secret(name, called=bool(match.group(2))):
+        pair = _user_and_password(name)
+        if pair or _holds_a_secret(name, called=bool(match.group(2))):
             # a user's or a host's name first (`setCredentials("bob@example.com", "v4lue")`)
-            user = bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
+            user = pair or (
+                bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
+            )
             later = False  # an argument after the first: an algorithm may be given there
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
-                shaped = item.group(2) is not None or match.group(3)
+                shaped = item.group(2) is not None or match.group(3) == "["  # `(user, pw)`: names
                 named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
                 algorithm = later and ALGORITHM.match(value)
                 if shaped and VALUE_SHAPE.search(value) and not named and not algorithm:
@@ -77,6 +82,18 @@ ALGORITHM = re.compile(
     r"[0-9]*+(?:[-_/][a-z0-9]++)*+$",
     re.IGNORECASE,
 )
+
+
+# An HTTP client's authentication, a user's name and a password: requests' `auth=("user",
+# "v4lue")`, `HTTPBasicAuth("user", "v4lue")`, `HTTPDigestAuth`, aiohttp's `BasicAuth`, httpx's
+# `auth=`, a `basic_auth=` tuple (all let through: no word of HELD_WORDS)
+PAIR_WORDS = frozenset({"http", "basic", "digest", "proxy"})
+
+
+def _user_and_password(name: str) -> bool:
+    """Whether `name` is given a user's name and a password (PAIR_WORDS)."""
+    words = [word.lower() for word in WORD.findall(name)]
+    return words[-1:] == ["auth"] and all(word in PAIR_WORDS for word in words[:-1])
 
 
 def _holds_a_secret(name: str, *, called: bool) -> bool:

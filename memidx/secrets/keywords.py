@@ -22,22 +22,17 @@ from memidx.secrets.blocks import flow_values, values_below
 from memidx.secrets.encoded import decodings, has_encoded_pairs
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
-from memidx.secrets.patterns import (
-    BASIC,
-    BEARER,
-    Finding,
-    assigned_value,
-    looks_secret,
-    real_password,
-)
+from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.places import every_place
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
+from memidx.secrets.short import short_passwords
 from memidx.secrets.templates import template_led
+from memidx.secrets.values import assigned_value, looks_secret, real_password
 from memidx.secrets.windows import (
     closed,
     cut_short,
+    gives_a_secret_name,
     library_names,
-    secret_names,
     secret_word,
     unassigned_name,
     windows,
@@ -103,7 +98,7 @@ def assigned(text: str) -> Iterable[Finding]:
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
-        named = bool(secret_names(line)) or unassigned_name(line)
+        named = gives_a_secret_name(line) or unassigned_name(line)
         if not named and not has_encoded_pairs(line):
             continue
         line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
@@ -113,7 +108,7 @@ def assigned(text: str) -> Iterable[Finding]:
         for found in _line_values(line, judge) if named else ():
             yield Finding(start + found.start, start + min(found.end, shut), found.kind)
         for plain, places in decodings(line):  # `%26password%3Dv4lue`: masked encoded
-            for found in _line_values(plain, judge) if secret_names(plain) else ():
+            for found in _line_values(plain, judge) if gives_a_secret_name(plain) else ():
                 end = min(places[found.end], shut)
                 yield Finding(start + places[found.start], start + end, found.kind)
 
@@ -141,6 +136,8 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     for match in BASIC.finditer(line):
         if _basic_password(match.group(1)):
             yield Finding(match.start(1), match.end(1), URL_KIND)
+    for at, end in short_passwords(line):  # `password: hunter2`, too short to judge
+        yield Finding(at, end, KEYWORD_KIND)
     values = ((assigned_value(raw), k) for raw, k in kinds.items() if not _templated(line, raw))
     for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
         yield Finding(at, end, kind)

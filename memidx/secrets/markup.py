@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from memidx.secrets.patterns import Finding, assigned_value, looks_secret
+from memidx.secrets.assignments import auth_method
+from memidx.secrets.patterns import Finding
 from memidx.secrets.signs import SIGNS, no_password, personal
+from memidx.secrets.values import assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
 # `name=...` unquoted (a `/` in it too, `data-url=/api/keys`, but for `/>`), JSX's `name={...}`,
@@ -79,7 +81,10 @@ def markup_values(
         held = CONTENT.match(text, tag.end())
         if held and held.group(3) == tag.group(1):
             group = 1 if held.group(1) is not None else 2
-            person = personal(tag.group(1).rpartition(":")[2])  # `<password>@hunter/hunter2`
+            local = tag.group(1).rpartition(":")[2]
+            person = personal(local)  # `<password>@hunter/hunter2`
+            if auth_method(local, held.group(group)):
+                continue  # `<auth>scram-sha-256</auth>`: a method's name
             if _secret(held.group(group), entropy, person=person):
                 yield Finding(held.start(group), held.end(group), kind)
         elif held is None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from memidx.secrets.patterns import Finding, character_classes, real_password
+from memidx.secrets.patterns import Finding
+from memidx.secrets.values import character_classes, real_password
 
 NETRC_KIND = "netrc-password"  # the password of a .netrc entry (machine HOST login U password P)
 

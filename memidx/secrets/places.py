@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 FEW = 64  # up to this many values, one str.find each is cheaper than reading the line in Python
-KEY = 8  # every value judged a secret has 8 characters or more (patterns.looks_secret)
+KEY = 8  # every value judged a secret has 8 characters or more (values.looks_secret)
 
 
 def every_place(line: str, values: Iterable[tuple[str, str]]) -> Iterator[tuple[int, int, str]]:

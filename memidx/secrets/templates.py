@@ -187,16 +187,24 @@ def _given(callee: str, literal: str) -> bool:
 # The functions that join their pieces into one value: a piece joined to a reference
 # (`${{ format('{0}-{1}', github.ref, 'deploy2prod') }}`, Helm's `printf "%s-%s" .Values.x
 # "v4lue"`) is a part of a name, refused as a whole value was; it is judged only when random:
-# at least 12 characters, of high entropy (3 bits a character, as `Zq8vT2mW9pLq`'s 3.42, not
-# `deploy-2024-v2`), letters between digits no name holds (members.named_member)
+# at least 8 characters, as every value judged (12 let `Zq8vT2mW9pL` through), of high entropy
+# (3 bits a character, as `Zq8vT2mW9pLq`'s 3.42, not `deploy-2024-v2`; 8 characters need 8
+# kinds), letters between digits no name holds (members.named_member)
 FORMATS = frozenset({"format", "printf", "print"})
 PIECE_CHARSET = string.ascii_letters + string.digits + "-_"
+# a sign no name's part holds: a password's (`printf "%s:%s" .Values.user "xK9#mP2$vL5@"`,
+# Helm's basic auth, and `"P@ssw0rd2024!"` were let through as a name's parts), judged whole
+PASSWORD_SIGN = re.compile(r"[^\w./:-]")
+EMAIL_DOMAIN = re.compile(r"[\w.+-]*+@[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)++")  # `@example.com`
 
 
 def _random_piece(literal: str) -> bool:
-    """Whether a piece a format joins to a reference is a random string's (FORMATS)."""
+    """Whether a piece a format joins to a reference is a random string's (FORMATS), or a
+    password's (PASSWORD_SIGN)."""
+    if PASSWORD_SIGN.search(literal) and not EMAIL_DOMAIN.fullmatch(literal):
+        return True
     return (
-        len(literal) >= 12
+        len(literal) >= 8
         and MIXED.search(literal) is not None
         and not named_member(literal)
         and shannon(literal, PIECE_CHARSET) >= 3.0

@@ -36,7 +36,7 @@ class Candidate:
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
 # python -m tests.benchmark.rerank_fit fit --features 9 --fit-sets golden,til,nfcorpus-train,locomo
-NINE_FEATURES = (-0.473, -0.175, 0.044, 5.235, 0.298, 0.313, -1.174, 4.355, 2.657)
+NINE_FEATURES = (-0.473, -0.175, 0.044, 5.235, 0.298, 0.313, -1.174, 4.355, 2.657, 0.0)
 CANDIDATES: dict[str, Candidate] = {
     "no turn context": Candidate(turns=False),  # hybrid before the turn-context model
     "rerank top 20 by rel. w/o turn context": Candidate(rerank=20, turns=False),
@@ -124,7 +124,7 @@ CANDIDATES.update(
 # `rm3 10/10/0.8` with the learned re-ranker refitted on its own lists (its BM25 ranks and
 # scores are the grown query's): `rerank_fit collect --candidate "rm3 10/10/0.8" --out P` on
 # every set, then `fit --out P` (golden, TIL, NFCorpus, LoCoMo dev; 1,236 queries, 55,965 pairs).
-RM3_REFIT = (-0.434, -0.110, -0.149, 8.257, 0.414, 2.069, -0.381, 0.0, 0.0)
+RM3_REFIT = (-0.434, -0.110, -0.149, 8.257, 0.414, 2.069, -0.381, 0.0, 0.0, 0.0)
 CANDIDATES["rm3 10/10/0.8 refit"] = replace(
     CANDIDATES["rm3 10/10/0.8"], reranker=Learned(weights=RM3_REFIT)
 )
@@ -144,11 +144,15 @@ CANDIDATES.update(
 # splits of golden, TIL, NFCorpus and LoCoMo, 1,236 queries; chosen by five-fold
 # cross-validation on dev: README, "Ranking candidates"):
 # python -m tests.benchmark.rank_loss fit --loss lambda-ndcg --l2 1e-3 --rounds 1 --top 30
-LAMBDA_NDCG = (-0.398, -0.094, -0.107, 9.497, 0.416, 2.817, -1.022, 0.0, 0.0)
+LAMBDA_NDCG = (-0.398, -0.094, -0.107, 9.497, 0.416, 2.817, -1.022, 0.0, 0.0, 0.0)
 # python -m tests.benchmark.rank_loss fit --loss listnet --l2 1e-4 --top 30
-LISTNET = (-0.357, 0.060, -0.025, 10.994, 0.473, 3.045, -1.305, 0.0, 0.0)
+LISTNET = (-0.357, 0.060, -0.025, 10.994, 0.473, 3.045, -1.305, 0.0, 0.0, 0.0)
 CANDIDATES["rerank lambda-ndcg"] = Candidate(reranker=Learned(weights=LAMBDA_NDCG))
 CANDIDATES["rerank listnet"] = Candidate(reranker=Learned(weights=LISTNET))
+# the 7 and the share of the query's IDF mass a document has over its pool's best share
+# (reranker.best_weighted): python -m tests.benchmark.rerank_fit fit --features 7,9
+IDF_SHARE = (-0.314, -0.129, -0.053, 9.519, -0.051, 0.710, -0.554, 0.0, 0.0, 2.206)
+CANDIDATES["rerank idf share"] = Candidate(reranker=Learned(weights=IDF_SHARE))
 # Turns are re-ordered after any re-ranker by the turn-context model, which undoes the
 # cross-encoder's order among them: on LoCoMo it is tried without that model too.
 CANDIDATES.update(

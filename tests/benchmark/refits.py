@@ -50,7 +50,7 @@ def gate_of(note: Thresholds, turn: Thresholds) -> Gate:
 # right hits per kind at no more negatives injected than MiniLM's committed gate on that side.
 REFITS: dict[str, Refit] = {
     "mpnet-int8": Refit(
-        reranker=(-0.555, -0.333, 0.059, 8.258, 0.233, 2.664, -0.768, 0.0, 0.0),
+        reranker=(-0.555, -0.333, 0.059, 8.258, 0.233, 2.664, -0.768, 0.0, 0.0, 0.0),
         turns=(-10.270, 3.334, 2.919, -0.056, 2.955, 1.758, 2.063, -1.953, 1.976),
         relevance=(-12.602, 13.405, 11.749, -3.055, 2.683),
         gate=gate_of(
@@ -63,7 +63,7 @@ REFITS: dict[str, Refit] = {
     # (1,236 queries, 49,969 pairs). Turn context: LoCoMo's 5 dev conversations (786 questions,
     # 25,620 candidate turns). Relevance and the gate stay MiniLM's (no recall_held run).
     "bge-small-int8": Refit(
-        reranker=(-0.495, -0.304, 0.051, 16.579, 0.318, 2.472, -0.879, 0.0, 0.0),
+        reranker=(-0.495, -0.304, 0.051, 16.579, 0.318, 2.472, -0.879, 0.0, 0.0, 0.0),
         turns=(-12.574, 4.355, 2.720, 0.201, 3.212, 1.961, 2.062, -1.769, 1.986),
     ),
 }

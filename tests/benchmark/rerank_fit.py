@@ -16,38 +16,34 @@ or coverage bonus), for a re-ranker refitted on them (keep them apart with `--ou
 changes anything else of the lists (its mode, fusion, depth, fields) is refused.
 `fit` is a pairwise logistic regression on feature differences of (relevant, non-relevant)
 documents of the same query in the pools of the fitted sets (dev splits, and the train split
-where a set names it): each query weighs the same within its set, each set the same in the fit;
-L2 on standardised features; `--features 7` (the default) fits the shipped model's features,
-9 the candidate's (rank_loss.py fits the same pools by losses aimed at the top: ListNet,
-LambdaRank). `check` scores the fused order and the learned order of the pools; the
-ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="fused order"`: the default against
-RRF's order) is the real figure.
+where a set names it): each query weighs the same within its set, each set the same; L2 on
+standardised features; `--features 7` (the default) fits the shipped model's, 9 `rerank 9
+features`', `7,9` `rerank idf share`'s (rank_loss.py fits by losses aimed at the top). `check`
+scores the fused and the learned order of the pools; the ranking bench is the real figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from statistics import mean
 
 import numpy as np
-from numpy.typing import NDArray
 
 from memidx.search.lexical import Hit
-from memidx.search.relevance import Evidence
-from memidx.search.reranker import FINER, NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
+from memidx.search.reranker import FINER, NAMES, TOP, WEIGHTS, Learned, Pool, Signals
 from memidx.search.searcher import DEPTH, Searcher
 from tests.benchmark.candidates import CANDIDATES, Candidate
 from tests.benchmark.embedder_candidates import index_of
 from tests.benchmark.judged import BUILDERS, JudgedSet, beir_train_set
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
+from tests.benchmark.pool_file import Floats, Query, columns, load
 from tests.benchmark.refits import COMMITTED, REFITS
 from tests.benchmark.workspace import PROJECT
 
-Floats = NDArray[np.float64]
 POOL = 2 * DEPTH  # the most a default hybrid search fuses (20 by words, 20 by meaning)
 FIT_SETS = ("golden", "til", "nfcorpus", "locomo")
 FIT_SPLITS = ("dev", "train")  # of the sets fitted on; NFCorpus' train split: `nfcorpus-train`
@@ -130,41 +126,6 @@ def signal_row(key: str, s: Signals) -> list[object]:
     ]  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
-    """One collected query: its pool's keys and features, and the judgments."""
-
-    set: str
-    keys: list[str]
-    x: Floats
-    relevant: set[str]
-    gains: dict[str, int]
-
-
-def load(
-    folder: Path, splits: Container[str], sets: Sequence[str], top: int, width: int = len(NAMES)
-) -> list[Query]:
-    """The collected queries of `splits` in the files of `sets`, the first `width` features
-    of the first `top` documents of each."""
-    queries: list[Query] = []
-    for path in sorted(folder.glob("rerank-*.jsonl")):
-        if path.stem.removeprefix("rerank-") not in sets:
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if row["split"] not in splits:
-                continue
-            docs = row["docs"][:top]
-            signals = [Signals(d[1], d[2], d[3], Evidence(*d[4:])) for d in docs]
-            x = np.array(
-                [features(s, row["depth"])[:width] for s in signals], dtype=np.float64
-            ).reshape(len(signals), width)
-            queries.append(
-                Query(row["set"], [d[0] for d in docs], x, set(row["relevant"]), row["gains"])
-            )
-    return queries
-
-
 def pairs(queries: Sequence[Query]) -> tuple[Floats, Floats]:
     """Feature differences (relevant - non-relevant) of each query's pairs, and their weights:
     every query the same mass within its set, every set the same."""
@@ -238,6 +199,11 @@ def report(folder: Path, split: str, weights: Floats, top: int) -> None:
             )
 
 
+def feature_columns(text: str) -> list[int]:
+    """--features: comma-separated column numbers of NAMES (argparse names a bad one)."""
+    return [int(c) for c in text.split(",")]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmark.rerank_fit")
     parser.add_argument("step", choices=("collect", "fit", "check"))
@@ -249,8 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=TOP)
     parser.add_argument("--l2", type=float, default=1e-3)
     parser.add_argument(
-        "--features", type=int, default=FINER, help="fit: the first N of NAMES (the rest weigh 0)"
-    )
+        "--features", type=feature_columns, default=[FINER],
+        help="fit: the first N of NAMES, then any columns named after a comma (`7,9`: the 7"
+        " and `weighted coverage / best`); the rest weigh 0",
+    )  # fmt: skip
     parser.add_argument("--split", default="dev")
     parser.add_argument("--depth", type=int, default=DEPTH, help="collect: each list's depth")
     parser.add_argument("--embedder", default="", help="a candidate embedding model's slug")
@@ -273,7 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     splits = FIT_SPLITS if args.step == "fit" else (args.split,)
     sets = args.fit_sets.split(",") if args.step == "fit" else list(BUILDERS)
-    queries = load(out, splits, sets, args.top, args.features if args.step == "fit" else len(NAMES))
+    chosen: list[int] = args.features if args.step == "fit" else [len(NAMES)]
+    queries = load(out, splits, sets, args.top, chosen)
     if not queries or (args.step == "fit" and not len(pairs(queries)[0])):  # numpy's traceback
         parser.error(
             f"--out {out}: no {'/'.join(splits)} pools of {','.join(sets)} to use there (run"
@@ -282,7 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.step == "fit":
         d, w = pairs(queries)
         fitted = fit_pairwise(d, w, args.l2)
-        weights = np.concatenate([fitted, np.zeros(len(NAMES) - len(fitted))])
+        weights = np.zeros(len(NAMES))
+        weights[columns(chosen)] = fitted
         print(f"{len(queries)} dev and train queries, {len(d)} pairs; top {args.top}, l2 {args.l2}")
         print("WEIGHTS = (" + ", ".join(f"{b:.3f}" for b in weights) + ")")
     elif args.embedder:

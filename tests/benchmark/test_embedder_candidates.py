@@ -152,7 +152,7 @@ def test_the_ranking_bench_measures_a_refitted_candidate_with_its_own_weights(
     repo.note("lock.md", "File locks", "flock serialises writers of one file across processes")
     repo.commit()
     assert repo.memidx("ingest").code == 0
-    weights = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    weights = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     monkeypatch.setitem(embedder_candidates.EMBEDDERS, "fake", lambda: FakeEmbedder("test/c"))
     monkeypatch.setitem(refits.REFITS, "fake", refits.Refit(reranker=weights))
     monkeypatch.setenv("BENCH_EMBEDDERS", "fake")

@@ -23,7 +23,7 @@ from tests.benchmark.recall_held import HELD, TUNE, Labeled, conversations, fits
 from tests.benchmark.refits import Refit, refitted
 
 REFIT = Refit(
-    reranker=(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    reranker=(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
     turns=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
     relevance=(0.0, 1.0, 0.0, 0.0, 0.0),
 )

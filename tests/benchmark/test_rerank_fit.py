@@ -121,3 +121,41 @@ def test_pools_without_a_pair_to_fit_on_are_a_usage_error(
         rerank_fit.main(["fit", "--out", str(tmp_path)])
     assert raised.value.code == 2
     assert f"--out {tmp_path}: no dev/train pools" in capsys.readouterr().err
+
+
+def test_fit_with_named_columns_weighs_them_and_leaves_the_others_at_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--features 7,9`: the seven and the IDF share over the pool's best (column 9); the
+    weights printed are in NAMES' order, the two columns between at 0 (they were once the
+    fitted columns' places, which put column 9's weight on column 7)."""
+    rows: list[dict[str, object]] = []
+    for n, (good, bad, best) in enumerate([(0.4, 0.2, 0.4), (0.3, 0.6, 0.6), (0.8, 0.4, 0.8)]):
+        docs = [
+            [f"notes/g{n}.md", 1, 1, 1, 0.5, 1.0, 1.0, 0.5, None, good],
+            [f"notes/b{n}.md", 2, 2, 2, 0.5, 1.0, 1.0, 0.5, None, bad],
+            [f"notes/o{n}.md", 3, 3, 3, 0.5, 1.0, 1.0, 0.5, None, best],
+        ]
+        row: dict[str, object] = {"set": "til", "split": "dev", "depth": 20, "docs": docs}
+        rows.append(row | {"relevant": [f"notes/g{n}.md"], "gains": {f"notes/g{n}.md": 1}})
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    (tmp_path / "rerank-til.jsonl").write_text(text, encoding="utf-8")
+    first = rerank_fit.load(tmp_path, {"dev"}, ["til"], 30, [0, 9])[0]
+    assert first.x[:, 0].tolist() == [1.0, 0.5, 1.0]  # the share over the pool's best (0.4)
+
+    assert (
+        rerank_fit.main(["fit", "--out", str(tmp_path), "--fit-sets", "til", "--features", "7,9"])
+        == 0
+    )
+    line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("WEIGHTS"))
+    weights = [float(w) for w in line.removeprefix("WEIGHTS = (").rstrip(")").split(", ")]
+    assert len(weights) == 10 and weights[7] == weights[8] == 0.0 and weights[9] != 0.0
+
+
+def test_features_not_columns_of_numbers_are_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as raised:
+        rerank_fit.main(["fit", "--features", "7,x"])
+    assert raised.value.code == 2
+    assert "argument --features: invalid feature_columns value: '7,x'" in capsys.readouterr().err

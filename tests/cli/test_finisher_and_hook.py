@@ -14,8 +14,8 @@ from memidx.config import load_config
 from memidx.git import commit as commit_module
 from memidx.memory.pending_mark import any_pending
 from memidx.memory.remember import remember
-from tests.cli.test_pending_finisher import _finishers, _until  # pyright: ignore[reportPrivateUsage]
 from tests.machines import Machine, clone, environment, hook_env, make_template
+from tests.pending_runs import finishers, until
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
 
@@ -44,7 +44,7 @@ def test_the_finisher_and_the_post_commit_hook_commit_a_note_once(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        assert _until(started.exists, 30), person.communicate(timeout=5)
+        assert until(started.exists, 30), person.communicate(timeout=5)
         with environment({"MEMIDX_ROOT": str(machine.root), **machine.env}):
             config = load_config(machine.root)
             said: list[str] = []
@@ -58,8 +58,8 @@ def test_the_finisher_and_the_post_commit_hook_commit_a_note_once(
         person.kill()
         person.wait()
     assert person.returncode == 0, err
-    assert _until(lambda: not any_pending(config), 20), "the note stayed pending"
-    assert _until(lambda: not list(_finishers(machine.root)), 10), "the finisher did not end"
+    assert until(lambda: not any_pending(config), 20), "the note stayed pending"
+    assert until(lambda: not list(finishers(machine.root)), 10), "the finisher did not end"
     subjects = machine.git("log", "--format=%s", f"{before}..HEAD").splitlines()
     assert sorted(subjects) == ["The build cache note", "memidx remember: Editor note"], subjects
     added = machine.git("log", "--format=%s", "--", "notes/editor-note.md").splitlines()

@@ -239,3 +239,29 @@ def test_a_merge_that_kept_the_forget_hides_it_from_no_later_merge(machine: Mach
     assert merged.returncode == 0, merged.stderr
     assert "came back with this merge" in merged.stdout + merged.stderr
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+
+
+def test_a_forget_a_pull_merged_into_a_branch_holding_the_note_is_found(
+    machine: Machine,
+) -> None:
+    """A `git pull` (a merge) of the forget into a branch that still held the note deletes it
+    in the merge commit: --full-history shows that merge first, not memidx's forget, and the
+    note the stale branch brought back later was kept."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    m.git("switch", "-q", "-c", "work")
+    m.write("CHANGES.md", "the person's own work, the note still here\n")
+    m.commit("work: changes")
+    m.git("switch", "-q", "main")
+    assert m.memidx_process("forget", ref).code == 0
+    m.git("switch", "-q", "work")
+    m.git("merge", "-q", "--no-edit", "main")  # the forget, through the merge: the note gone
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    assert "came back with this merge" in merged.stdout + merged.stderr

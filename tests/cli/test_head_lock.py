@@ -13,9 +13,9 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import GitBusy
 from memidx.git.commit import commit_paths
-from tests.cli.test_pending_finisher import _finishers, _until  # pyright: ignore[reportPrivateUsage]
 from tests.cli.test_remember import hold_open
 from tests.helpers import NotesRepo, started_memory
+from tests.pending_runs import finishers, until
 
 BODY = "The proxy dropped long requests, so uploads over a minute failed for everyone.\n"
 TEXT = "---\ntitle: Proxy timeout\ncreated: '2026-12-05'\n---\n\n" + BODY
@@ -69,7 +69,7 @@ def test_a_head_lock_a_killed_git_left_is_said_at_once_with_its_remedy(
     assert repo.memidx("sync").code == 0
     subjects = repo.git("log", "--format=%s").splitlines()
     assert subjects == ["memidx remember: Proxy timeout", "start"]  # once
-    assert _until(lambda: not list(_finishers(repo.root)), 10), "its finisher did not end"
+    assert until(lambda: not list(finishers(repo.root)), 10), "its finisher did not end"
 
 
 def test_a_git_that_keeps_the_lock_closed_is_named_by_its_command(repo: NotesRepo) -> None:

@@ -113,3 +113,32 @@ def test_a_killed_git_s_lock_is_named_while_a_reader_git_runs_in_the_clone(
         reader.stdin.close()
         reader.wait(timeout=30)
     lock.unlink()
+
+
+def test_a_killed_git_s_lock_is_named_while_an_alias_of_a_reader_runs_in_the_clone(
+    tmp_path: Path,
+) -> None:
+    """`git lg` (alias lg = log) in its pager, an editor's `git batch` (cat-file --batch): git's
+    own process reads the alias, no reader's name, and the killed git's lock was called a live
+    git's while it ran."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.commit("start")
+    repo.git("config", "alias.batch", "cat-file --batch")
+    lock = repo.root / ".git" / "index.lock"
+    lock.touch()
+    reader = subprocess.Popen(
+        ["git", "batch"], cwd=repo.root, env=clean_env(), stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(100):  # until the process is git itself, in the clone
+            if Path(f"/proc/{reader.pid}/comm").read_text().strip() == "git":
+                break
+            time.sleep(0.02)
+        assert left_behind(lock, repo.root)
+    finally:
+        assert reader.stdin is not None
+        reader.stdin.close()
+        reader.wait(timeout=30)
+    lock.unlink()

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from memidx.memory.pending_mark import any_pending
 from memidx.memory.pending_notes import keep, pending
 from memidx.memory.remember import remember
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
+from tests.pending_runs import finishers, until
 
 BODY = "The build cache broke when the disk filled with old logs; clear them weekly.\n"
 # The person's pre-commit check: it says it started, waits for the test's word, then refuses.
@@ -42,26 +42,6 @@ def repo(tmp_path: Path) -> NotesRepo:
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "start")
     return repo
-
-
-def _finishers(root: Path) -> Iterator[int]:
-    """The finishers running for this clone (Linux /proc)."""
-    for pid_dir in Path("/proc").glob("[0-9]*"):
-        try:
-            argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"memidx.memory.pending_finisher" in argv and str(root).encode() in argv:
-            yield int(pid_dir.name)
-
-
-def _until(done: Callable[[], bool], seconds: float) -> bool:
-    """Whether `done()` came true within `seconds` (looked at every 0.1 s)."""
-    for _ in range(int(seconds * 10)):
-        if done():
-            return True
-        time.sleep(0.1)
-    return bool(done())
 
 
 def _subjects(repo: NotesRepo) -> list[str]:
@@ -87,7 +67,7 @@ def test_a_note_pending_behind_a_refused_commit_is_committed_once_git_lets_go(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        assert _until((repo.root / "started").exists, 10), person.communicate(timeout=5)
+        assert until((repo.root / "started").exists, 10), person.communicate(timeout=5)
         config = load_config(repo.root, env={})
         said: list[str] = []
         done = remember(config, "Refused commit note", BODY, notice=said.append)
@@ -100,10 +80,10 @@ def test_a_note_pending_behind_a_refused_commit_is_committed_once_git_lets_go(
         person.kill()
         person.wait()
     assert person.returncode == 1 and b"refused" in err  # no post-commit hook came
-    assert _until(lambda: not any_pending(config), 20), "the note stayed pending"
+    assert until(lambda: not any_pending(config), 20), "the note stayed pending"
     assert _subjects(repo) == ["memidx remember: Refused commit note", "start"]
     assert repo.git("diff", "--cached", "--name-only").split() == ["notes/mine.md"]
-    assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
+    assert until(lambda: not list(finishers(repo.root)), 10), "the finisher did not end"
     log = (config.state_dir / "pending-notes" / "finisher.log").read_text()
     assert "committed notes/refused-commit-note.md, remembered while git was busy" in log
 
@@ -189,18 +169,18 @@ def test_remembers_behind_a_long_git_leave_two_finishers_at_most(repo: NotesRepo
             keep(config, f"notes/piled-note-{n}.md", f"Piled note {n}", text, "refs/heads/main")
             start_finisher(config, print)
         time.sleep(1.5)  # each started one has taken its place in line, or ended
-        running = len(list(_finishers(repo.root)))
+        running = len(list(finishers(repo.root)))
     finally:
         holder.kill()
         holder.wait()
         lock.unlink(missing_ok=True)
     assert running <= 2, f"{running} finishers for one clone"
-    assert _until(lambda: not any_pending(config), 20), "a note stayed pending"
+    assert until(lambda: not any_pending(config), 20), "a note stayed pending"
     assert sorted(_subjects(repo)) == [
         *(f"memidx remember: Piled note {n}" for n in range(5)),
         "start",
     ]
-    assert _until(lambda: not list(_finishers(repo.root)), 10), "a finisher did not end"
+    assert until(lambda: not list(finishers(repo.root)), 10), "a finisher did not end"
 
 
 def test_the_finisher_log_is_kept_small(repo: NotesRepo) -> None:
@@ -214,7 +194,7 @@ def test_the_finisher_log_is_kept_small(repo: NotesRepo) -> None:
     (folder / "finisher.log.1").write_text("the oldest lines\n")
     (folder / "finisher.log").write_text("an old line\n" * (LOG_SIZE // 10))
     start_finisher(config, print)  # nothing pending: it ends at once
-    assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
+    assert until(lambda: not list(finishers(repo.root)), 10), "the finisher did not end"
     assert (folder / "finisher.log.1").read_text().startswith("an old line")
     assert (folder / "finisher.log").stat().st_size < LOG_SIZE
 
@@ -256,7 +236,7 @@ def test_a_log_that_cannot_be_rotated_still_starts_the_finisher(repo: NotesRepo)
     said: list[str] = []
     start_finisher(config, said.append)
     assert said == [], said
-    assert _until(lambda: not any_pending(config), 20), "the note stayed pending"
+    assert until(lambda: not any_pending(config), 20), "the note stayed pending"
     assert _subjects(repo) == ["memidx remember: Rotated note", "start"]
-    assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
+    assert until(lambda: not list(finishers(repo.root)), 10), "the finisher did not end"
     assert (folder / "finisher.log.1" / "x").read_text() == "not memidx's\n"

@@ -14,8 +14,8 @@ from memidx.config import load_config
 from memidx.mcp.answers import remember
 from memidx.memory.pending_mark import any_pending
 from tests.cli.test_late_merge import wait_for
-from tests.cli.test_pending_after_abort import _finishers  # pyright: ignore[reportPrivateUsage]
 from tests.helpers import clean_env, started_memory
+from tests.pending_runs import finishers
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
@@ -38,7 +38,7 @@ def test_a_pending_note_the_person_removed_is_not_written_back(tmp_path: Path) -
     finally:
         assert person.wait(timeout=60) == 0
     done = repo.memidx("sync")
-    wait_for("the finisher to end", lambda: not _finishers(repo.root))
+    wait_for("the finisher to end", lambda: not finishers(repo.root))
     assert done.code == 0 and "changed or was removed" in done.err, done.err
     assert not (repo.root / ref).exists() and not any_pending(config)
     assert repo.git("log", "--format=%s").splitlines() == ["the person", "start"]

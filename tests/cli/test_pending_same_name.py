@@ -7,7 +7,6 @@ the next free name (and one whose path another file took since is committed unde
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,8 +16,8 @@ from memidx.config import load_config
 from memidx.mcp.answers import remember
 from memidx.memory.pending_mark import any_pending
 from tests.cli.test_late_merge import wait_for
-from tests.cli.test_pending_after_abort import _finishers  # pyright: ignore[reportPrivateUsage]
-from tests.helpers import clean_env, started_memory
+from tests.helpers import started_memory
+from tests.pending_runs import finishers, rebase_held_open
 
 TITLE = "Worker stops after an update"
 BODIES = (
@@ -33,26 +32,14 @@ def test_two_notes_of_one_title_kept_during_a_rebase_are_both_committed(tmp_path
     repo.note("second.md", "Second", "a second note, committed to be rebased")
     repo.commit("second")
     config = load_config(repo.root, env={})
-    picked = tmp_path / "picked"
-    todo = tmp_path / "todo"
-    todo.write_text(f"exec touch {picked}; sleep 4\npick {repo.git('rev-parse', 'HEAD').strip()}\n")
-    person = subprocess.Popen(
-        ["git", "rebase", "-q", "-i", "HEAD~1"],
-        cwd=repo.root,
-        env=clean_env(GIT_SEQUENCE_EDITOR=f"cp {todo}"),
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_for("the rebase to run", picked.exists)
+    with rebase_held_open(repo, tmp_path) as person:
         kept = [remember(config, TITLE, body, deadline=time.monotonic() + 0.5) for body in BODIES]
-    finally:
-        _, err = person.communicate(timeout=60)
-    assert person.returncode == 0, err
+    assert person.returncode == 0, person.err
     assert [answer["committed"] for answer in kept] == [False, False], kept
     ref = "notes/worker-stops-after-an-update"
     assert [answer["ref"] for answer in kept] == [f"{ref}.md", f"{ref}-2.md"]  # as committed
     done = repo.memidx("sync")  # or the finisher a remember started, whichever comes first
-    wait_for("the finishers to end", lambda: not list(_finishers(repo.root)))
+    wait_for("the finishers to end", lambda: not list(finishers(repo.root)))
     assert done.code == 0, done.err
     assert not any_pending(config)
     committed = repo.git("ls-tree", "-r", "--name-only", "HEAD", "notes/").split()

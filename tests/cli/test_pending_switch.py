@@ -5,7 +5,6 @@ acknowledged notes reached no remote)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 
 from memidx.memory.pending_notes import LOCK
 from memidx.portable import file_lock
+from tests.git_shims import shim_env
 from tests.machines import Machine, clone, hook_env, make_template
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
@@ -34,18 +34,12 @@ def test_a_switch_while_a_note_is_committed_leaves_it_for_its_branch(tmp_path: P
     machine: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     (machine.root / "notes" / "first.md").write_text("---\ntitle: First\n---\n\n" + BODY)
     machine.commit("first")  # HEAD~1 is there to switch to
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(SWITCHING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "bin", SWITCHING_GIT, env["PATH"])
     mark = tmp_path / "switched"
-    path = f"{shim}:{env['PATH']}"
 
     said = machine.memidx_process(
         "remember", "--title", "WSL memory", "--json", stdin=BODY,
-        PATH=path, REAL_GIT=real, SWITCH_MARK=str(mark),
+        **shimmed, SWITCH_MARK=str(mark),
     )  # fmt: skip
 
     assert said.code == 0 and "Traceback" not in said.err, said.err
@@ -113,16 +107,11 @@ def test_a_forget_that_races_a_head_move_says_so_in_one_line(tmp_path: Path) -> 
     machine: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     (machine.root / "notes" / "first.md").write_text("---\ntitle: First\n---\n\n" + BODY)
     machine.commit("first")
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(DETACHING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "bin", DETACHING_GIT, env["PATH"])
     mark = tmp_path / "detached"
 
     said = machine.memidx_process(
-        "forget", "notes/first.md", PATH=f"{shim}:{env['PATH']}", REAL_GIT=real,
+        "forget", "notes/first.md", **shimmed,
         SWITCH_MARK=str(mark),
     )  # fmt: skip
 
@@ -144,15 +133,10 @@ def test_a_haystack_commit_during_a_switch_stays_off_the_side_branch(tmp_path: P
     machine.commit("first")
     filed = machine.memidx_process("file-turn", stdin='{"text": "a turn on main", "session": "s"}')
     assert filed.code == 0, filed.err
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(SWITCHING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "bin", SWITCHING_GIT, env["PATH"])
 
     said = machine.memidx_process(
-        "haystack", "commit", PATH=f"{shim}:{env['PATH']}", REAL_GIT=real,
+        "haystack", "commit", **shimmed,
         SWITCH_MARK=str(tmp_path / "switched"),
     )  # fmt: skip
 
@@ -184,17 +168,12 @@ def test_a_note_whose_branch_another_work_tree_took_says_what_commits_it(
     machine: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     (machine.root / "notes" / "first.md").write_text("---\ntitle: First\n---\n\n" + BODY)
     machine.commit("first")
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(HOLDING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "bin", HOLDING_GIT, env["PATH"])
     other = tmp_path / "other"
 
     said = machine.memidx_process(
-        "remember", "--title", "WSL memory", stdin=BODY, PATH=f"{shim}:{env['PATH']}",
-        REAL_GIT=real, SWITCH_MARK=str(tmp_path / "switched"), OTHER=str(other),
+        "remember", "--title", "WSL memory", stdin=BODY, **shimmed,
+        SWITCH_MARK=str(tmp_path / "switched"), OTHER=str(other),
     )  # fmt: skip
 
     assert said.code == 0 and "Traceback" not in said.err, said.err

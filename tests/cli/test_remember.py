@@ -18,6 +18,7 @@ from memidx.memory.pending_mark import any_pending
 from memidx.memory.remember import remember
 from tests.helpers import Run
 from tests.machines import Machine, clone, environment, hook_env, make_template
+from tests.pending_runs import finishers
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
 
@@ -312,24 +313,11 @@ def test_a_lock_left_by_a_killed_git_is_named_with_its_remedy(machine: Machine) 
     assert commits(machine) == before and lock.read_text() == "left by a git that was killed"
     lock.unlink()  # as told: the finisher the remember started commits the note, then ends
     for _ in range(200):
-        if commits(machine) == before + 1 and not _finishers(machine.root):
+        if commits(machine) == before + 1 and not finishers(machine.root):
             break
         time.sleep(0.1)
     assert machine.git("log", "-1", "--format=%s").strip() == "memidx remember: Stale lock"
-    assert commits(machine) == before + 1 and not _finishers(machine.root)
-
-
-def _finishers(root: Path) -> list[int]:
-    """The finishers running for this clone (Linux /proc)."""
-    found: list[int] = []
-    for pid_dir in Path("/proc").glob("[0-9]*"):
-        try:
-            argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"memidx.memory.pending_finisher" in argv and str(root).encode() in argv:
-            found.append(int(pid_dir.name))
-    return found
+    assert commits(machine) == before + 1 and not finishers(machine.root)
 
 
 def test_an_edit_made_while_remember_commits_survives_byte_for_byte(machine: Machine) -> None:

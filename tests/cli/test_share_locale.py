@@ -33,3 +33,30 @@ def test_an_unsigned_upstream_commit_is_said_at_once_in_a_translated_git(
     assert "does not have a GPG signature" in raised.value.message, raised.value.message
     assert naps == []  # at once, not after tries that cannot mend it
     assert state(two) == before
+
+
+PERSON = {"LC_ALL": "C.UTF-8", "LC_CTYPE": "POSIX", "LANGUAGE": "de", "LANG": "de_DE.UTF-8"}
+LOCALE = ("LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LANGUAGE", "LANG")
+
+
+def test_the_persons_hooks_run_in_their_locale_and_git_still_speaks_english(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """share ran git (and so the person's pre-push and post-merge hooks) with LC_MESSAGES=C,
+    LC_ALL dropped (LC_CTYPE then beat it, where libc lets LC_ALL win) and LANGUAGE gone."""
+    two = behind(tmp_path, diverged=True)
+    seen = tmp_path / "seen"
+    hook = two.root / ".git" / "hooks" / "pre-push"
+    hook.write_text(
+        "#!/bin/sh\n"
+        + "".join(f'echo "{name}=${{{name}-unset}}" >> "{seen}"\n' for name in LOCALE)
+        + "exit 0\n"
+    )
+    hook.chmod(0o755)
+    for name, value in PERSON.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+
+    share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert seen.read_text().splitlines() == [f"{n}={PERSON.get(n, 'unset')}" for n in LOCALE]

@@ -15,10 +15,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 from pathlib import Path
 
+from tests.git_shims import shim_env
 from tests.machines import Machine, clone, hook_env, make_template
 
 SWITCHING_GIT = """#!/bin/sh
@@ -55,14 +55,8 @@ def person_commits(machine: Machine) -> None:
 
 def switching(tmp_path: Path, machine: Machine) -> dict[str, str]:
     """The environment of a memidx run whose first HEAD move a switch to `side` straddles."""
-    shim = tmp_path / "bin"
-    shim.mkdir(exist_ok=True)
-    (shim / "git").write_text(SWITCHING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=machine.env["PATH"])
-    assert real is not None
-    return {"PATH": f"{shim}:{machine.env['PATH']}", "REAL_GIT": real,
-            "SWITCH_MARK": str(tmp_path / "switched")}  # fmt: skip
+    shimmed = shim_env(tmp_path / "bin", SWITCHING_GIT, machine.env["PATH"])
+    return {**shimmed, "SWITCH_MARK": str(tmp_path / "switched")}
 
 
 def test_a_note_forgotten_on_main_stays_forgotten_after_the_side_branch_is_merged(
@@ -166,16 +160,11 @@ def test_a_forget_a_pull_starts_with_says_it_is_forgotten(tmp_path: Path) -> Non
     machine = machine_with_a_side_branch(tmp_path)
     said = machine.memidx_process("remember", "--title", "WSL memory", stdin=BODY)
     assert said.code == 0, said.err
-    shim = tmp_path / "pulling-bin"
-    shim.mkdir()
-    (shim / "git").write_text(PULLING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=machine.env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "pulling-bin", PULLING_GIT, machine.env["PATH"])
     pid = tmp_path / "pull.pid"
     try:
         forgot = machine.memidx_process(
-            "forget", "--json", NOTE, PATH=f"{shim}:{machine.env['PATH']}", REAL_GIT=real,
+            "forget", "--json", NOTE, **shimmed,
             PULL_PID=str(pid),
         )  # fmt: skip
     finally:
@@ -209,14 +198,9 @@ def test_a_forget_whose_file_a_git_puts_back_is_done_all_the_same(tmp_path: Path
     machine = machine_with_a_side_branch(tmp_path)
     said = machine.memidx_process("remember", "--title", "WSL memory", stdin=BODY)
     assert said.code == 0, said.err
-    shim = tmp_path / "restoring-bin"
-    shim.mkdir()
-    (shim / "git").write_text(RESTORING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=machine.env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "restoring-bin", RESTORING_GIT, machine.env["PATH"])
     forgot = machine.memidx_process(
-        "forget", "--json", NOTE, PATH=f"{shim}:{machine.env['PATH']}", REAL_GIT=real,
+        "forget", "--json", NOTE, **shimmed,
         RESTORE_MARK=str(tmp_path / "restored"), RESTORE_PATH=NOTE,
     )  # fmt: skip
     assert (tmp_path / "restored").exists()

@@ -14,10 +14,10 @@ HEAD (which needs no index lock) lands as memidx takes the note out."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from tests.cli.test_switch_at_the_move import BODY, NOTE, machine_with_a_side_branch
+from tests.git_shims import shim_env
 
 SWITCHING_BACK_GIT = """#!/bin/sh
 if [ "$1" = update-ref ] && [ ! -e "$MARK" ]; then
@@ -45,16 +45,11 @@ exec "$REAL_GIT" "$@"
 
 def test_a_switch_back_at_the_take_out_keeps_the_note_on_main(tmp_path: Path) -> None:
     machine = machine_with_a_side_branch(tmp_path)
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(SWITCHING_BACK_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=machine.env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "bin", SWITCHING_BACK_GIT, machine.env["PATH"])
     mark = tmp_path / "switched"
     said = machine.memidx_process(
         "remember", "--title", "WSL memory", "--json", stdin=BODY,
-        PATH=f"{shim}:{machine.env['PATH']}", REAL_GIT=real, MARK=str(mark),
+        **shimmed, MARK=str(mark),
     )  # fmt: skip
     assert said.code == 0 and "Traceback" not in said.err, said.err
     assert Path(f"{mark}.back").exists() and mark.read_text() == ""  # both switches made
@@ -92,16 +87,11 @@ def test_an_edit_saved_as_memidx_takes_the_note_out_of_side_is_kept(tmp_path: Pa
     the person's next commit). The file is now moved aside before it is read, under git's
     index lock, so a save after that look writes a file of its own, which stays, untracked."""
     machine = machine_with_a_side_branch(tmp_path)
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(SAVING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=machine.env["PATH"])
-    assert real is not None
+    shimmed = shim_env(tmp_path / "bin", SAVING_GIT, machine.env["PATH"])
     mark = tmp_path / "switched"
     said = machine.memidx_process(
         "remember", "--title", "WSL memory", "--json", stdin=BODY,
-        PATH=f"{shim}:{machine.env['PATH']}", REAL_GIT=real, MARK=str(mark),
+        **shimmed, MARK=str(mark),
         SAVED=str(machine.root / NOTE),
     )  # fmt: skip
     assert said.code == 0 and "Traceback" not in said.err, said.err

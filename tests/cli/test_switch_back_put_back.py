@@ -7,7 +7,6 @@ the person writes at the note's path just before the put-back stays as they wrot
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from tests.cli.test_switch_at_the_move import BODY, NOTE, machine_with_a_side_branch
 from tests.cli.test_switch_back_at_the_take_out import SWITCHING_BACK_GIT
+from tests.git_shims import shim_env
 from tests.helpers import clean_env
 from tests.machines import Machine
 
@@ -36,15 +36,14 @@ esac
 
 def _remember(tmp_path: Path, first: str, **env: str) -> tuple[int, str, Machine]:
     machine = machine_with_a_side_branch(tmp_path)
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(SWITCHING_BACK_GIT.replace("#!/bin/sh\n", "#!/bin/sh\n" + first))
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git", path=machine.env["PATH"])
-    assert real is not None
+    shimmed = shim_env(
+        tmp_path / "bin",
+        SWITCHING_BACK_GIT.replace("#!/bin/sh\n", "#!/bin/sh\n" + first),
+        machine.env["PATH"],
+    )
     said = machine.memidx_process(
         "remember", "--title", "WSL memory", "--json", stdin=BODY,
-        PATH=f"{shim}:{machine.env['PATH']}", REAL_GIT=real, MARK=str(tmp_path / "switched"),
+        **shimmed, MARK=str(tmp_path / "switched"),
         GIT_LOCK=str(machine.root / ".git" / "index.lock"),
         PERSONS_FILE=str(machine.root / NOTE), **env,
     )  # fmt: skip

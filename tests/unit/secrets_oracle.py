@@ -15,16 +15,11 @@ from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
-from memidx.secrets.patterns import (
-    BASIC,
-    BEARER,
-    Finding,
-    assigned_value,
-    looks_secret,
-    real_password,
-)
+from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
+from memidx.secrets.short import short_passwords
 from memidx.secrets.templates import template_led
+from memidx.secrets.values import assigned_value, looks_secret, real_password
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -116,6 +111,8 @@ def assigned(text: str) -> Iterable[Finding]:
         for match in BASIC.finditer(line):
             if _basic_password(match.group(1)):
                 yield Finding(start + match.start(1), start + match.end(1), URL_KIND)
+        for at, end in short_passwords(line):
+            yield Finding(start + at, start + min(end, shut), KEYWORD_KIND)
         for raw, kind in kinds.items():
             value = assigned_value(raw)
             if looks_secret(value, entropy):

@@ -94,6 +94,8 @@ PURE = [
     "memidx.agents.mcp_owner",
     "memidx.agents.json_text",
     "memidx.secrets.patterns",
+    "memidx.secrets.values",
+    "memidx.secrets.short",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
     "memidx.secrets.signs",

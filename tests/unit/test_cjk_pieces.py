@@ -57,3 +57,44 @@ def test_caseless_prose_cut_behind_labels_is_refused(size: int, most: int) -> No
 def test_caseless_ui_glossaries_pass(items: list[str]) -> None:
     verdict = check_text("# UI strings\n\n" + "".join(f"- {item}\n" for item in items))
     assert verdict.english, verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Japanese for the kiosk\n\nThe kiosk asks the visitor to confirm in Japanese.\n\n"
+        "- Yes: はい\n- No: いいえ\n- OK: 了解\n",
+        "# Kiosk words\n\nThe buttons of the kiosk.\n\n"
+        "- Yes: はい\n- No: いいえ\n- Back: 戻る\n- Next: 次へ\n",
+    ],
+)
+def test_a_few_short_words_beside_short_labels_pass(text: str) -> None:
+    """No more letters in the labels than characters in the terms: the signs counted with the
+    terms (`: はい` is 4 characters beside `Yes`) refused both as Japanese."""
+    verdict = check_text(text)
+    assert verdict.english, verdict
+
+
+SHORT_LABELS = [
+    *("Yes", "No", "OK", "Back", "Next", "Save", "Open", "Exit", "Help", "File"),
+    *("Edit", "View", "Quit", "Undo", "Redo", "Copy", "Cut", "Find", "Send", "Stop"),
+]
+
+
+@pytest.mark.parametrize(("size", "most"), [(2, 1), (3, 0)])
+def test_caseless_prose_cut_behind_short_labels_is_refused(size: int, most: int) -> None:
+    """A long list of pieces of 2 or 3 characters behind labels of 2 to 4 letters: its signs
+    still count with its terms, and 1 and 0 of the 15 notes pass (more than a few pairs)."""
+    notes = _caseless_notes()
+    passed = [
+        text[:30]
+        for text in notes
+        if check_text(
+            SENTENCE
+            + "".join(
+                f"- {label}: {piece}\n"
+                for label, piece in zip(SHORT_LABELS, _cut(text, size), strict=False)
+            )
+        ).english
+    ]
+    assert len(notes) == 15 and len(passed) <= most, passed

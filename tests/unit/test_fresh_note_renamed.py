@@ -15,7 +15,7 @@ from memidx.errors import GitBusy
 from memidx.memory import fresh_note
 from memidx.memory.pending_notes import PendingNote, pending
 from memidx.memory.remember import remember
-from tests.helpers import NotesRepo
+from tests.pending_memory import started
 
 THEIRS = "# Disk full\n\nThe person's own note: the disk was full of core dumps.\n"
 
@@ -23,10 +23,7 @@ THEIRS = "# Disk full\n\nThe person's own note: the disk was full of core dumps.
 def test_a_new_note_whose_path_a_file_took_meanwhile_is_answered_under_its_new_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note.\n")
-    repo.commit("start")
+    repo = started(tmp_path)
     real = fresh_note.commit_note
     tries: list[str] = []
 

@@ -155,3 +155,33 @@ def test_an_alias_named_as_a_builtin_is_not_expanded() -> None:
     given = ["-c", "alias.stage=commit", "-c", "alias.whatchanged=branch -d x"]
     assert expanded([*given, "stage", "a"], None) == ["stage", "a"]
     assert expanded([*given, "whatchanged"], None) == ["whatchanged"]
+
+
+@pytest.mark.parametrize(
+    ("given", "command"),
+    [
+        (["-c", "help.autocorrect=immediate", "comit", "-m", "x"], [SHELL_ALIAS]),
+        (["-c", "help.autocorrect=prompt", "comit"], [SHELL_ALIAS]),  # runs it on `y`
+        (["-c", "help.autocorrect=5", "comit"], [SHELL_ALIAS]),  # after half a second
+        (["-c", "help.autocorrect=-1", "comit"], [SHELL_ALIAS]),
+        (["-c", "help.autocorrect=0", "comit"], ["comit"]),  # shows its guess, runs nothing
+        (["-c", "help.autocorrect=never", "comit"], ["comit"]),
+        (["comit"], ["comit"]),
+        (["-c", "help.autocorrect=1", "subtree", "add"], ["subtree", "add"]),  # git-subtree
+        (["-c", "help.autocorrect=1", "-c", "alias.ci=commit", "ci"], ["commit"]),
+    ],
+)
+def test_a_mistyped_command_git_corrects_and_runs_is_any_git(
+    given: list[str], command: list[str]
+) -> None:
+    """`git comit` under help.autocorrect runs `git commit` (after its delay): memidx read
+    `comit`, no command it waits for, and moved HEAD under the commit."""
+    assert expanded(given, None) == command
+
+
+def test_the_clone_s_help_autocorrect_is_read_with_its_aliases(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "help.autocorrect", "10"], check=True)
+
+    assert expanded(["comit", "-m", "x"], tmp_path) == [SHELL_ALIAS]
+    assert expanded(["status"], tmp_path) == ["status"]

@@ -16,18 +16,14 @@ from memidx.git.late import StillUnderWay
 from memidx.memory.pending_notes import commit_pending, keep, pending
 from memidx.memory.remember import remember
 from tests.helpers import NotesRepo
+from tests.pending_memory import REF, TEXT, started
 
-TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
-REF = "notes/disk-full.md"
 BODY = "The disk was full of logs: rotate them daily.\n"
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note.\n")
-    repo.commit("start")
+    repo = started(tmp_path)
 
     def still_running(_: object, __: object, commit: str, paths: list[str], ___: float) -> None:
         raise StillUnderWay(

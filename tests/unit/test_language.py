@@ -192,10 +192,15 @@ def test_quotes_never_make_a_foreign_note_pass(text: str) -> None:
     assert (check_text(text).english, check_text(text).language) == (False, "de")
 
 
-@pytest.mark.parametrize("text", [CODE_ONLY, TABLE_ONLY])
-def test_code_and_tables_are_not_prose(text: str) -> None:
-    assert prose_units(text) == []
-    assert check_text(text) == LanguageVerdict(True, None, 0.0, "no prose to judge")
+def test_code_is_not_prose() -> None:
+    assert prose_units(CODE_ONLY) == []
+    assert check_text(CODE_ONLY) == LanguageVerdict(True, None, 0.0, "no prose to judge")
+
+
+def test_a_table_of_german_sentences_is_refused() -> None:
+    """Its cells are sentences, not labels: it passed as "no prose to judge"."""
+    verdict = check_text(TABLE_ONLY)
+    assert (verdict.english, verdict.language) == (False, "de"), verdict
 
 
 @pytest.mark.parametrize("text", ["已修复，请重跑 CI。\n", "Готово, см. PR.\n", "# 磁盘已满\n"])

@@ -11,6 +11,11 @@ from memidx.notes.english import check_text
 from tests.language_notes import SENTENCE, pieces, texts
 from tests.unit.test_english_own_notes import MESSAGE_KEYS
 
+# distinct keys naming strings, as a catalog's do
+AREAS = ("settings", "errors", "cart", "profile", "dialog", "menu", "search", "login")
+NAMES = ("title", "save", "delete", "cancel", "empty", "retry", "network", "help")
+KEYS = [f"{app}.{area}.{name}" for app in ("web", "ios") for area in AREAS for name in NAMES]
+
 
 def _runs(text: str, most: int) -> list[str]:
     """The words of the note's prose in runs of at most `most` characters."""
@@ -21,8 +26,8 @@ def _runs(text: str, most: int) -> list[str]:
     return runs
 
 
-def _catalog(values: list[str]) -> str:
-    return "".join(f"- settings.key{n}: {value}\n" for n, value in enumerate(values))
+def _catalog(values: list[str], item: str = "- settings.key{n}: {value}\n") -> str:
+    return "".join(item.format(n=n, key=KEYS[n % len(KEYS)], value=v) for n, v in enumerate(values))
 
 
 @pytest.mark.parametrize("most", [8, 12, 20, 30, 40])
@@ -67,3 +72,74 @@ CATALOGS = {
 def test_a_message_catalog_still_passes(lang: str) -> None:
     verdict = check_text("# i18n keys\n\nNew keys for the translations:\n\n" + CATALOGS[lang])
     assert verdict.english, verdict
+
+
+ES_STRINGS = {
+    "errors.save": "No se pudo guardar el archivo",
+    "errors.network": "Sin conexión a internet",
+    "errors.retry_later": "Inténtalo de nuevo más tarde",
+}
+ITEMS = {
+    "backticked keys": "- `{key}`: {value}\n",
+    "quoted strings": '- {key}: "{value}"\n',
+    "both": '- `{key}`: "{value}"\n',
+    "JSON": '- "{key}": "{value}"\n',
+    "keys of three parts": "- checkout.{key}: {value}\n",
+}
+
+
+@pytest.mark.parametrize("item", sorted(ITEMS))
+def test_a_message_catalog_written_as_code_and_quotes_passes(item: str) -> None:
+    """A key in a code span was stripped as code (`: Sin conexión a internet`), one of three
+    parts as a path, `_` as markup (`errors.retry later`), and a string in quotation marks
+    began with no capital: each list was no catalog and was refused as Spanish."""
+    lines = "".join(ITEMS[item].format(key=k, value=v) for k, v in ES_STRINGS.items())
+    verdict = check_text("# i18n keys\n\nNew keys for es.json:\n\n" + lines)
+    assert verdict.english, verdict
+
+
+@pytest.mark.parametrize("most", [8, 20, 40])
+def test_foreign_notes_cut_behind_backticked_keys_are_refused(most: int) -> None:
+    """Read without its keys, a note cut behind `` `settings.key3` `` was a list of short
+    items: 32, 10 and 8 of 103 passed; 5, 2 and 5 now, as behind bare keys."""
+    item = "- `settings.key{n}`: {value}\n"
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(SENTENCE + _catalog(_runs(text, most), item)).english
+    ]
+    assert len(notes) == 103 and len(passed) <= 7, passed
+
+
+def _capitalised(values: list[str]) -> list[str]:
+    return [value[:1].upper() + value[1:] for value in values]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 6])
+def test_foreign_notes_cut_behind_numbered_keys_and_capitalised_are_refused(size: int) -> None:
+    """Each piece hand-capitalised, as a catalog's strings begin: 11, 18, 16, 18, 20 and 19 of
+    103 passed; 9, 9, 4, 8, 8 and 11 now (the pieces alone, no keys: 9, 9, 5, 9, 8 and 6).
+    Numbered keys (`settings.key1`, `settings.key2`) are slots, not names of strings."""
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(SENTENCE + _catalog(_capitalised(pieces(text, size)))).english
+    ]
+    assert len(notes) == 103 and len(passed) <= 11, passed
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_foreign_words_behind_named_keys_are_refused(size: int) -> None:
+    """Behind distinct keys naming strings (`web.cart.empty`), a catalog's strings must still
+    begin with a capital and be no prose cut in pieces: 5, 6 and 5 of 103 pass."""
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(
+            SENTENCE + _catalog(pieces(text, size)[: len(KEYS)], "- {key}: {value}\n")
+        ).english
+    ]
+    assert len(notes) == 103 and len(passed) <= 7, passed

@@ -12,18 +12,12 @@ import pytest
 from memidx.config import Config, load_config
 from memidx.memory.pending_notes import commit_pending, keep, pending
 from tests.helpers import NotesRepo
-
-TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
-REF = "notes/disk-full.md"
+from tests.pending_memory import REF, TEXT, started
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note.\n")
-    repo.commit("start")
-    return repo
+    return started(tmp_path)
 
 
 def _kept(repo: NotesRepo) -> Config:

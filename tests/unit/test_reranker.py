@@ -19,6 +19,7 @@ from memidx.search.reranker import (
     Learned,
     Pool,
     Signals,
+    best_weighted,
     features,
     neutral_cosine,
     pool_of,
@@ -61,8 +62,44 @@ def test_features_count_a_missing_rank_as_depth_plus_one() -> None:
             "every word": 0.0,
             "second cosine": 0.25,
             "weighted coverage": 0.75,
+            "weighted coverage / best": 0.0,  # no pool's best given
         }
     )
+
+
+def test_the_idf_share_is_read_against_the_pools_best() -> None:
+    """A document's share of the query's IDF mass over the best share in its pool; 0 when no
+    document of the pool has any of the query's words."""
+    share = dict(
+        zip(
+            NAMES,
+            features(signals(1, Evidence(0.5, 2.0, 8.0, 0.5, 0.2, 0.3)), 20, best=0.6),
+            strict=True,
+        )
+    )
+    assert share["weighted coverage / best"] == pytest.approx(0.5)
+    assert features(signals(1, WEAK), 20, best=0.0)[-1] == 0.0
+
+
+def test_the_pools_best_idf_share_falls_back_to_coverage() -> None:
+    """Without the words' rarity (no learned weight reads it) the coverage stands in."""
+    pool = (
+        signals(1, Evidence(0.5, 1.0, 2.0, 0.75)),
+        signals(2, Evidence(0.4, 2.0, 2.0, 0.5, None, 0.6)),
+    )
+    assert best_weighted(pool) == 0.75
+    assert best_weighted(()) == 0.0
+
+
+def test_the_order_reads_each_document_against_its_own_pools_best() -> None:
+    """Weighted against the raw share, the share over the pool's best puts the document with
+    the most of the query's rare words first; read without the pool's best (0 for all) the
+    raw share's negative weight would put it last."""
+    names = {"weighted coverage": -1.0, "weighted coverage / best": 1.0}
+    weights = tuple(names.get(n, 0.0) for n in NAMES)
+    most = signals(2, Evidence(0.5, 1.0, 2.0, 0.5, None, 0.5))
+    less = signals(1, Evidence(0.5, 1.0, 2.0, 0.5, None, 0.25))
+    assert Learned(weights=weights).order(Pool((7, 5), (less, most), 20)) == [5, 7]
 
 
 def test_evidence_the_search_did_not_ask_for_falls_back() -> None:
@@ -221,6 +258,18 @@ def test_hybrid_search_gives_the_pool_its_second_best_chunks(store: Store, tmp_p
     assert found[one].second_cosine == found[one].cosine  # one chunk: its cosine twice
     first, second = found[two].cosine, found[two].second_cosine
     assert first is not None and second is not None and second < first
+
+
+def test_a_model_that_weighs_only_the_idf_share_does_not_read_second_chunks(
+    searcher: Searcher,
+) -> None:
+    """The second-best chunks' cosines cost the chunk cosines of the whole pool; a model that
+    weighs the words' rarity alone asks for the rarity and not for them."""
+    only = tuple(1.0 if n == "weighted coverage / best" else 0.0 for n in NAMES)
+    searcher.reranker = Learned(weights=only)
+    for hit in searcher.search("vmmem memory ram", Filters(), 3).hits:
+        assert hit.evidence is not None and hit.evidence.weighted_coverage is not None
+        assert hit.evidence.second_cosine is None
 
 
 def test_other_modes_do_not_ask_for_the_re_rankers_evidence(searcher: Searcher) -> None:

@@ -47,3 +47,27 @@ def test_a_random_piece_or_a_whole_value_is_refused(text: str) -> None:
 
 def test_a_format_given_literals_only_is_judged_whole() -> None:
     assert found("  TOKEN: ${{ format('{0}', 'deploy2prod') }}") == ["deploy2prod"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [  # Helm's basic auth: a user's reference, a password's literal
+        ('  auth: {{ printf "%s:%s" .Values.user "xK9#mP2$vL5@" | b64enc }}', "xK9#mP2$vL5@"),
+        ('  password: {{ printf "%s-%s" .Values.name "P@ssw0rd2024!" }}', "P@ssw0rd2024!"),
+        ("  TOKEN: ${{ format('{0}{1}', github.ref, 'Summer2024!') }}", "Summer2024!"),
+    ],
+)
+def test_a_piece_with_a_password_s_sign_is_judged(text: str, value: str) -> None:
+    """Each was let through as a name's part: no name's part holds `#`, `@`, `!`, `$`."""
+    assert found(text) == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "  TOKEN: ${{ format('{0}:{1}', github.repository, 'refs/heads/v2.1') }}",
+        "  TOKEN: ${{ format('{0}{1}', github.actor, '@users.noreply.github.com') }}",
+    ],
+)
+def test_a_piece_of_a_path_or_an_address_is_a_name(text: str) -> None:
+    assert found(text) == []

@@ -8,7 +8,7 @@ import pytest
 
 from memidx.secrets import library
 from memidx.secrets.detect import find_secrets
-from memidx.secrets.patterns import looks_secret
+from memidx.secrets.values import looks_secret
 
 
 @pytest.mark.parametrize(

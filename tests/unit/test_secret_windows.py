@@ -14,8 +14,8 @@ import pytest
 from memidx.secrets import library
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.detect import find_secrets, redact_text
-from memidx.secrets.patterns import looks_secret
 from memidx.secrets.signs import SIGNS, no_password
+from memidx.secrets.values import looks_secret
 from memidx.secrets.windows import (
     BEFORE,
     LONG_LINE,

@@ -14,7 +14,8 @@ from memidx.haystack.blanking import blank_frame, blanked
 from memidx.haystack.frames import Located, frame, frame_at, new_record
 from memidx.secrets import library
 from memidx.secrets.detect import find_secrets, mask, redact_text
-from memidx.secrets.patterns import OWN_PATTERNS, looks_secret
+from memidx.secrets.patterns import OWN_PATTERNS
+from memidx.secrets.values import looks_secret
 from tests.benchmark.secrets.labeled import LOOK_ALIKES, SECRETS, samples
 
 SECRET_SAMPLES, LOOK_ALIKE_SAMPLES = samples(seed=16, per_kind=3)

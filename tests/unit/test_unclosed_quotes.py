@@ -28,7 +28,7 @@ VALUE = "hunter2secret"
         f'Deploy\r\n\r\npassword = "{VALUE}\r\nand the next line\r\n',  # saved with CRLF
         f'{"x " * 150}password = "{VALUE}',  # a long line, read in windows
         # the brackets a call or a collection closes it with are no part of it: read with
-        # them, the value was a reference by its `)` (memidx.secrets.patterns.assigned_value)
+        # them, the value was a reference by its `)` (memidx.secrets.values.assigned_value)
         f'db.connect(user="app", password="{VALUE})',
         f'connect(password="{VALUE});',
         f"login(token=`{VALUE}))",

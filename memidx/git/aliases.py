@@ -1,0 +1,127 @@
+"""git's own commands, and the clone's aliases and help.autocorrect as git reads them (its
+config, read once every ALIASES_FRESH seconds at most, never under HEAD's lock), for
+memidx.git.invocation, which expands a running git's alias."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Generator
+from pathlib import Path
+
+# git's commands that no alias hides (a prompt's, an editor's, memidx's own): its builtins
+# (`git --list-cmds=builtins`, git 2.39, and the ones later gits added), and the commands
+# of its exec path it runs before any alias (`bisect`, `submodule`: scripts in 2.39). A
+# name left out costs a look at the aliases (a `git config`, never under HEAD's lock) and
+# is taken for its alias when one of that name is set
+# fmt: off
+BUILTINS = frozenset({
+    "add", "am", "annotate", "apply", "archive", "backfill", "bisect", "bisect--helper",
+    "blame", "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore",
+    "check-mailmap", "check-ref-format", "checkout", "checkout--worker", "checkout-index",
+    "cherry", "cherry-pick", "clean", "clone", "column", "commit", "commit-graph",
+    "commit-tree", "config", "count-objects", "credential", "credential-cache",
+    "credential-cache--daemon", "credential-store", "describe", "diagnose", "diff",
+    "diff-files", "diff-index", "diff-tree", "difftool", "env--helper", "fast-export",
+    "fast-import", "fetch", "fetch-pack", "fmt-merge-msg", "for-each-ref", "for-each-repo",
+    "format-patch", "fsck", "fsck-objects", "fsmonitor--daemon", "gc", "get-tar-commit-id",
+    "grep", "hash-object", "help", "hook", "index-pack", "init", "init-db",
+    "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo", "mailsplit",
+    "maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-ours",
+    "merge-recursive", "merge-recursive-ours", "merge-recursive-theirs", "merge-subtree",
+    "merge-tree", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes",
+    "pack-objects", "pack-redundant", "pack-refs", "patch-id", "pickaxe", "prune",
+    "prune-packed", "pull", "push", "range-diff", "read-tree", "rebase", "receive-pack",
+    "reflog", "refs", "remote", "remote-ext", "remote-fd", "repack", "replace", "replay",
+    "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-pack",
+    "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage",
+    "stash", "status", "stripspace", "submodule", "submodule--helper", "switch",
+    "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index", "update-ref",
+    "update-server-info", "upload-archive", "upload-archive--writer", "upload-pack", "var",
+    "verify-commit", "verify-pack", "verify-tag", "version", "whatchanged", "worktree",
+    "write-tree",
+})
+# the other commands of git's exec path (git 2.39's, and scripts installed beside them): a
+# word help.autocorrect would not take for a mistyped one
+EXEC_PATH = frozenset({
+    "add--interactive", "daemon", "difftool--helper", "filter-branch", "http-backend",
+    "http-fetch", "http-push", "imap-send", "instaweb", "merge-octopus", "merge-one-file",
+    "merge-resolve", "mergetool", "mergetool--lib", "quiltimport", "remote-ftp", "remote-ftps",
+    "remote-http", "remote-https", "request-pull", "sh-i18n", "sh-i18n--envsubst", "sh-prompt",
+    "sh-setup", "shell", "subtree", "web--browse", "scalar", "send-email", "svn", "p4", "gui",
+    "citool", "cvsserver", "cvsimport", "cvsexportcommit", "archimport", "lfs",
+})
+# fmt: on
+AUTOCORRECT = ".autocorrect"  # help.autocorrect's value among the aliases (no alias's name)
+# help.autocorrect's values that run no command but the one typed (git 2.39 and later)
+SHOWS_ONLY = frozenset({"0", "never", "show", "false", "no", "off", ""})
+ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
+_aliases: dict[Path, tuple[float, dict[str, str]]] = {}
+_held: set[Path] = set()  # clones whose HEAD's lock memidx holds: no `git config` run for them
+_wanted: set[Path] = set()  # clones whose aliases a look under that lock wanted, not read
+
+
+def corrected(word: str, autocorrect: str) -> bool:
+    """Whether git may run another command than `word`, a mistyped one: help.autocorrect set
+    to run its guess (`immediate`, `prompt`, tenths of a second to wait) and no `git-<word>`
+    of git's exec path or on PATH (`git comit` commits, as `git commit` would)."""
+    if autocorrect.strip().lower() in SHOWS_ONLY or word in EXEC_PATH:
+        return False
+    import shutil  # only for a word that is no builtin and no alias: not on the hook path
+
+    return shutil.which(f"git-{word}") is None
+
+
+@contextlib.contextmanager
+def holding(*roots: Path) -> Generator[None]:
+    """While memidx holds HEAD's lock of the clone at `root` (publish.move_head's look), its
+    aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of 20 remembers
+    beside a person's `git st` alias every 0.03 s): the last read are used, or, never read,
+    an alias is taken for any git, and read before the next look (prime). `roots`: each
+    work tree a look may read the aliases for (a branch's lock: memidx.git.branch_move)."""
+    tops = {root.resolve() for root in roots}
+    _held.update(tops)
+    try:
+        yield
+    finally:
+        _held.difference_update(tops)
+
+
+def prime(*roots: Path) -> None:
+    """Read the aliases of the clone at each of `roots` if a look under a lock wanted them."""
+    for top in {root.resolve() for root in roots}:
+        if top in _wanted and top not in _held:
+            _wanted.discard(top)
+            clone_aliases(top)
+
+
+def clone_aliases(root: Path) -> dict[str, str] | None:
+    """The clone's aliases (its config, the person's and the system's): name -> value; read
+    once every ALIASES_FRESH seconds at most (a look at /proc runs many times a second);
+    under HEAD's lock (holding) the last read, or None when none was."""
+    now = time.monotonic()
+    cached = _aliases.get(root)
+    held = bool(_held)  # any of the clone's: a linked work tree's git is looked at under it too
+    if cached is not None and (now - cached[0] < ALIASES_FRESH or held):
+        return cached[1]
+    if held:
+        _wanted.add(root)
+        return None
+    import subprocess
+
+    argv = ["git", "config", "-z", "--get-regexp", r"^(alias\.|help\.autocorrect$)"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
+        key, _, value = entry.partition("\n")
+        if key.startswith("alias."):
+            found[key.removeprefix("alias.").lower()] = value
+        elif key == "help.autocorrect":
+            found[AUTOCORRECT] = value  # the last one set, as git reads it
+    _aliases[root] = (now, found)
+    return found

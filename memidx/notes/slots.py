@@ -1,0 +1,33 @@
+"""Labels that are slots, not words: numbered keys (`settings.key1`, `settings.key2`) and
+labels sharing a word (`Item one`, `Item two`). What follows them is read alone
+(memidx.notes.glossary): they say nothing of their own. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from memidx.notes.loanwords import LETTER_WORD
+
+MIN_SHARED_LABELS = 3  # `Open File`, `Save File`: two labels may share a word
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def shared_word(labels: Sequence[str]) -> bool:
+    """Whether a word is in more than half of the labels, from MIN_SHARED_LABELS of them."""
+    counts = Counter(word for label in labels for word in {*LETTER_WORD.findall(label.lower())})
+    return (
+        bool(counts)
+        and (top := max(counts.values())) >= MIN_SHARED_LABELS
+        and top * 2 > len(labels)
+    )
+
+
+def numbered(keys: Sequence[str]) -> bool:
+    """Whether message keys are numbered slots, not names of strings: one key, its digits left
+    out, is more than half of MIN_SHARED_LABELS keys or more (`settings.key1`, `settings.key2`),
+    as labels sharing a word are (`Item one`, `Item two`). A foreign note cut in pieces of one
+    to six words, each hand-capitalised, behind numbered keys passed 11 to 20 of 103 so."""
+    counts = Counter(_DIGITS.sub("", key) for key in keys)
+    return (top := max(counts.values())) >= MIN_SHARED_LABELS and top * 2 > len(keys)

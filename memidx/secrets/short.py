@@ -1,0 +1,49 @@
+"""Short passwords given to a person's password by name (pure): `password: hunter2`.
+
+Every other value is judged from 8 characters on, by its entropy: a short one is a word, a
+flag, a number or a name as often as a password. Given to a name whose last word is a
+person's password (`password`, `passwd`, `pwd`, `pw`, `pass`, `passphrase`: signs.PERSONAL),
+4 to 7 characters that mix letters and digits, or digits alone (`hunter2`, `abc123`, `s3cr3t`,
+`123456`), are one as written, whether YAML's, a `.env` file's or prose's: each was let
+through. A word alone is not (`password: string`, a schema's type; `password: required`),
+nor a placeholder, a reference or an algorithm (`pwd: sha256`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memidx.secrets.held import ALGORITHM
+from memidx.secrets.signs import personal
+from memidx.secrets.values import PLACEHOLDER_WORDS, referred
+
+# A name ending in such a word, its assignment (`:` or `=`, not `==`), and a value of 4 to 7
+# characters in the same quotes or none, ending its run, from a letter or a digit (not YAML's
+# anchor or tag, `&id001`, `!Base64`) (group 1 the name, 3 the value). Tried
+# where a run of name characters begins, its word looked for behind the run's end.
+SHORT = re.compile(
+    r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
+    r"|(?<=pass)))[\"']?+[ \t]*+[:=](?!=)"
+    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+)\2(?=[\s,;]|$)"
+)
+LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")
+VERSION = re.compile(r"[vV]?+[0-9]++(?:\.[0-9]++)++")  # `pw: v1.2.3`, a version's
+
+
+def short_passwords(line: str) -> Iterator[tuple[int, int]]:
+    """(start, end) in `line` of each short password given to a person's password (SHORT)."""
+    for match in SHORT.finditer(line):
+        name, value = match.group(1).rpartition(".")[2], match.group(3)
+        if personal(name) and _password_shaped(value):
+            yield match.span(3)
+
+
+def _password_shaped(value: str) -> bool:
+    """Letters and digits, or digits alone; no placeholder, reference, version or algorithm."""
+    if not DIGIT.search(value):
+        return False
+    if LETTER.search(value) is None and not value.isdigit():
+        return False
+    if VERSION.fullmatch(value):
+        return False
+    return not (PLACEHOLDER_WORDS.match(value) or referred(value) or ALGORITHM.match(value))

@@ -1,0 +1,67 @@
+"""The moment after a person's `git commit`, before memidx's post-commit hook has started
+Python and taken its lock (`following`, ~100 ms): a search said the index is behind, "run
+`memidx sync`". The hook's shell marks that it started memidx (`.memidx/following/hook-<pid>
+.pid`, hooks/memidx-hook), and a search then says the index is being brought up to date."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from memidx.config import load_config
+from memidx.index.following import followed_now
+from tests.conftest import PROJECT
+from tests.helpers import NotesRepo, clean_env, dead_pid
+
+# a stand-in for Python that records what a search would say when it starts: the hook's start
+SEARCH_AT_START = """#!/bin/sh
+cd "$MEMIDX_ROOT_UNDER_TEST" && "$REAL_PYTHON" -m memidx search --json --mode bm25 lesson \\
+  > "$SAID" 2>&1
+exit 0
+"""
+
+
+def behind(repo: NotesRepo) -> None:
+    """A memory indexed at one commit, then a commit no hook followed yet."""
+    repo.note("one.md", "One", "a lesson learned")
+    repo.commit("one")
+    assert repo.memidx("ingest").code == 0
+    repo.note("two.md", "Two", "another lesson learned")
+    repo.commit("two")
+
+
+def test_a_search_as_the_post_commit_hook_starts_says_the_index_follows(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    behind(repo)
+    shutil.copytree(PROJECT / "hooks", repo.root / "hooks")
+    python = tmp_path / "python"
+    python.write_text(SEARCH_AT_START)
+    python.chmod(0o755)
+    said = tmp_path / "said"
+    env = clean_env(
+        MEMIDX_PYTHON=str(python), MEMIDX_ROOT_UNDER_TEST=str(repo.root),
+        REAL_PYTHON=sys.executable, SAID=str(said),
+    )  # fmt: skip
+
+    done = subprocess.run(
+        ["sh", "hooks/memidx-hook", "hook", "post-commit"], cwd=repo.root, env=env,
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    assert "is bringing the index to it now" in said.read_text(), said.read_text()
+    assert list((repo.root / ".memidx" / "following").iterdir()) == []  # removed at its end
+
+
+def test_a_killed_hook_s_mark_is_no_follow(repo: NotesRepo) -> None:
+    behind(repo)
+    config = load_config(repo.root)
+    mark = config.state_dir / "following" / f"hook-{dead_pid()}.pid"
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    mark.touch()
+
+    assert not followed_now(config)
+    assert not mark.exists()
