@@ -24,7 +24,7 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
-from memidx.git.commit_error import commit_error, not_committed
+from memidx.git.commit_error import commit_error, index_held, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
 from memidx.git.index_follow import follow
@@ -77,6 +77,7 @@ def commit_paths(
             root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
             then=index_follows(paths, sorted(written or ()), removed), branch=branch,
+            ready=index_follows(paths), files=sorted(written or ()),  # index.lock: a rename
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
@@ -124,6 +125,8 @@ def publish(
     then: Callable[[str], Sequence[str]] = lambda _: (),
     branch: str | None = None,
     back: bool = False,
+    ready: Callable[[str], Sequence[str]] = lambda _: (),
+    files: Sequence[str] = (),
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
@@ -132,7 +135,8 @@ def publish(
     does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
     (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
     DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
-    a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone)."""
+    a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
+    `ready`, `files`: move_head's, the index brought to the commit before the move."""
     from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
 
     head = head_of()
@@ -143,8 +147,9 @@ def publish(
             return commit
         try:
             outcome = move_head(
-                root, git_dir, commit, head, message, then=then(commit), branch=branch, back=back
-            )
+                root, git_dir, commit, head, message, then=then(commit), branch=branch,
+                back=back, ready=ready(commit), files=files,
+            )  # fmt: skip
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == SWITCHED:
@@ -187,15 +192,16 @@ def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) ->
 
 def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
     """GitError naming the git command memidx gave up waiting for, if one is still there."""
-    from memidx.git.publish import committing, in_the_way
+    from memidx.git.publish import COMMITTING, INDEX_TAKERS, SWITCHERS, committing, in_the_way
 
     if (git_dir / "index.lock").exists():
-        raise GitBusy(f"git kept its index locked; {undone}", "try again")
+        raise index_held(git_dir / "index.lock", root, undone)
     if committing(root):
         still = f"a git commit in this clone is still under way; {undone} (so that commit"
         raise GitBusy(f"{still} does not fail)", "try again once it ends")
-    if in_the_way(root):  # it said "HEAD kept moving" of a HEAD a switch held still
-        raise GitBusy(f"a git switch or checkout here is still under way; {undone}", "try again")
+    if in_the_way(root, COMMITTING | SWITCHERS | INDEX_TAKERS):  # not "HEAD kept moving"
+        what = "git switch or checkout" if in_the_way(root) else "git command taking the index"
+        raise GitBusy(f"a {what} here is still under way; {undone}", "try again")
 
 
 def _build(
@@ -286,7 +292,7 @@ def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> Non
         if time.monotonic() > deadline:
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
-    raise GitBusy(f"git kept its index locked; {undone}", "try again")
+    raise index_held(lock, root, undone)
 
 
 def _pause(attempt: int) -> None:
