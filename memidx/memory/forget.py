@@ -11,7 +11,14 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.errors import IndexUnusable, MemidxError, UsageError
 from memidx.index.following import following
-from memidx.memory.forget_landed import landed, late, moves, reflog_top, removed_by
+from memidx.memory.forget_landed import (
+    landed,
+    late,
+    leave_work_tree,
+    moves,
+    reflog_top,
+    removed_by,
+)
 from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
 
@@ -74,19 +81,24 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
     subject = f"memidx forget: {ref}"
     before = reflog_top(config, branch)
-    path.unlink(missing_ok=True)
-    try:
+    try:  # the file leaves with HEAD's move: deleted first, a pull's autostash took the
+        # deletion (` D`), its reset put the file back, the commit failed, and the stash's
+        # apply deleted it again, for the person's next `git commit -a` (chaos seeds 2, 4)
         undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
-        commit = commit_paths(config, [ref], subject, branch=branch, undone=undone)
+        commit = commit_paths(config, [ref], subject, branch=branch, removed=[ref], undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         held = GitRepo(config.root).has("HEAD", ref)  # a late git may have put it back since
-        moved = moves(config, branch, subject, before) if not held else set[str]()
-        if isinstance(exc, MemidxError) and (moved or (late(exc) and not held)):
+        moved = moves(config, branch, subject, before)
+        if isinstance(exc, MemidxError) and not held and (moved or late(exc)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
+            leave_work_tree(config, ref, kept)
             return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
-        if kept is not None and (held or _indexed(config, ref)) and not path.exists():
-            with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
+        if kept is not None and held and (moved or late(exc)) and not path.exists():
+            # the move's restore took the file, then a git put HEAD back on the note: never
+            # deleted otherwise, a file missing now is another command's doing (a checkout)
+            with contextlib.suppress(OSError):
+                path.parent.mkdir(parents=True, exist_ok=True)  # git took an emptied folder
                 path.write_bytes(kept)
         if late(exc):  # in HEAD again: its words were remember's ("committed again")
             raise MemidxError(
@@ -97,12 +109,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
-    if GitRepo(config.root).has_file(commit, ref):  # the file was back: nothing to commit
-        raise MemidxError(
-            f"a git command of this clone put {ref} back while it was being forgotten (a "
-            f"pull's autostash, a checkout), so {ref} was not forgotten",
-            "try again once that command ends",
-        )
+    leave_work_tree(config, ref, kept)
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
@@ -147,17 +154,6 @@ def _pending(config: Config, ref: str) -> bool:
     from memidx.memory.pending_notes import pending
 
     return any(note.ref == ref for note in pending(config))
-
-
-def _indexed(config: Config, ref: str) -> bool:
-    """Whether git's index still holds `ref`: a HEAD moved elsewhere that no checkout followed
-    yet (a rebase or am starting, a `git reset --soft`) held the note in the index alone, the
-    file was left deleted, and once HEAD was back `git status` showed ` D`, for the person's
-    next `git commit -a` to forget it after all."""
-    from memidx.git.repo import GitRepo
-
-    found = GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}", check=False)
-    return bool(found.strip(b"\0"))
 
 
 def _branch_now(config: Config) -> str | None:

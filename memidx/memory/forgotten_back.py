@@ -6,11 +6,13 @@ rebase copied: their merge-base lacks the note, so merging that branch after the
 forgotten adds it again, as the other side's new file, into memory and on to the remote
 (tests/benchmark/chaos.py, seeds 1 and 2). It is the forgotten note when the merge's first
 parent lacks it and holds a memidx `forget` commit of its path that the other parent never saw
-(one that did and wrote the note again meant it), and the merge holds the very bytes that
-commit deleted. Which commit changed the path last is not asked: git names a person's merge
-that kept the note out (a pull of a branch still holding it, a conflict resolved by deleting
-it) before the forget, however its history is simplified (seed 1). Git's history keeps the
-note's text, as after any forget."""
+(one that did and wrote the note again meant it), the merge holds the very bytes that commit
+deleted, and the other parent neither reverted it nor wrote the note after it (a commit
+authored later: a restore by `git checkout <forget>^ -- <note>` was forgotten again, told from
+a stale copy by nothing else). Which commit changed the path last is not asked: git names a
+person's merge that kept the note out (a pull of a branch still holding it, a conflict
+resolved by deleting it) before the forget, however its history is simplified (seed 1). Git's
+history keeps the note's text, as after any forget."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
         literal = f":(literal){ref}"
         if _reverted(repo, commit, theirs, ours, literal):
             continue  # `git revert` of the forget on a branch that never held it: meant
+        if _written_after(repo, commit, theirs, ours, literal):
+            continue  # `git checkout <forget>^ -- <note>`, committed there since: meant
         found[ref] = commit
     return found
 
@@ -90,6 +94,16 @@ def _reverted(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) 
     undone by the merge of that branch, on a branch that never held the forget."""
     told = _text(repo, "log", "--format=%B", theirs, f"^{ours}", "--", literal)
     return f"This reverts commit {commit}" in told
+
+
+def _written_after(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) -> bool:
+    """Whether the other branch's newest commit of the note (one only it holds) was written
+    after the forget's commit: its author date later, to the second. A stale copy's commit was
+    written before the forget deleted it (a rebase or cherry-pick keeps its author date); a
+    restore by `git checkout <forget>^ -- <note>` was written after, with the very bytes."""
+    wrote = _text(repo, "log", "-1", "--format=%at", theirs, f"^{ours}", "--", literal).strip()
+    forgot = _text(repo, "log", "-1", "--format=%ct", commit).strip()
+    return wrote.isdigit() and forgot.isdigit() and int(wrote) > int(forgot)
 
 
 def _text(repo: GitRepo, *args: str) -> str:
