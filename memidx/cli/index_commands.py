@@ -69,7 +69,7 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
 
 
 def sync(args: argparse.Namespace, config: Config) -> int:
-    from memidx.cli.write_commands import commit_pending_notes
+    from memidx.cli.write_commands import commit_pending_notes, settle_killed
     from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import mark_index_built, writable_index
@@ -79,6 +79,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.memory.forget_vectors import scrub_forgotten
     from memidx.progress import ProgressBar
 
+    settle_killed(config)  # a lock a killed memidx left would hold the pending notes up
     commit_pending_notes(config)  # first: this sync indexes them
     marks = trace_marks(*hook_traces(config))  # failures until now
     filled: list[tuple[SyncReport, RecordReport]] = []
@@ -187,8 +188,12 @@ def _repaired(config: Config, store: Store, *, records_drift: int) -> None:
 
 def status(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import status_output
+    from memidx.cli.write_commands import say_line, settle_killed
+    from memidx.memory.pending_landed import settle_landed
     from memidx.memory.status import gather
 
+    settle_killed(config)  # before the look: what is put right is not named as left
+    settle_landed(config, say_line)  # a note HEAD holds, once the git that ran with it ended
     found = gather(config)
     if config.in_git:
         from memidx.githooks.outdated import outdated_shims

@@ -217,7 +217,17 @@ def _uncommitted(status: Status) -> str:
     if not status.uncommitted:
         return "none"
     n = len(status.uncommitted)
-    said = f"{counted(n, 'note')} changed but not committed (not memory until committed)"
+    said = (
+        f"{counted(n, 'note')} changed but not committed (an edit or a new note is not memory "
+        "until committed)"
+    )
+    deleted = sum("D" in code and code not in UNMERGED for code, _ in status.uncommitted)
+    if deleted:  # "not memory until committed" read as if a deleted note were gone already
+        said += (
+            f"; {deleted} deleted but still in HEAD, so still memory until a commit of the "
+            "deletion forgets it (`git commit -a` would; `git restore --staged --worktree -- "
+            "PATH` keeps it)"
+        )
     conflicts = sum(code in UNMERGED for code, _ in status.uncommitted)
     if conflicts:  # the index holds HEAD's side of each until the resolution is committed
         said += (

@@ -25,6 +25,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
     body = read_stdin("the note's body", hint="a note is far shorter: keep the lesson, not the log")
     body = body.removeprefix("\ufeff")  # Notepad's UTF-8 BOM: no text, and it unmade a heading
     extra = {"summary_of": args.summary_of} if args.summary_of else None
+    settle_killed(config, asides=False)  # a lock a killed memidx left would hold the note up
     with following(config):  # a search meanwhile: the index behind HEAD is no drift
         done = write_note(
             config,
@@ -164,6 +165,17 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
 def say_line(line: str) -> None:
     """A line from the index's follow-up of a memidx commit (a notice, a warning)."""
     print(f"memidx: {line}", file=sys.stderr)
+
+
+def settle_killed(config: Config, *, asides: bool = True) -> None:
+    """What a memidx killed while it changed git's index left (the index's lock, a note's file
+    moved aside), put right and said (memidx.git.killed_edit)."""
+    if not config.in_git:
+        return
+    from memidx.git.killed_edit import settle_killed_edit
+
+    for line in settle_killed_edit(config.root, config.notes_path, asides=asides):
+        say_line(line)
 
 
 def commit_pending_notes(config: Config) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
-from memidx.git.commit_error import commit_error, not_committed
+from memidx.git.commit_error import commit_error, index_held, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
 from memidx.git.index_follow import follow
@@ -32,7 +32,7 @@ from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
 from memidx.git.switched import refuse_a_switch, switched_away
-from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries
+from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries, stage_bytes
 from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
@@ -48,6 +48,7 @@ def commit_paths(
     wait: float | None = None,
     branch: str | None = None,
     written: Mapping[str, bytes] | None = None,
+    removed: Sequence[str] = (),
     undone: str | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
@@ -58,7 +59,9 @@ def commit_paths(
     when they change nothing there: not committed on `branch`).
     `written`: paths of `paths` committed with these bytes, not read from the work tree (the
     caller writes the file once it is committed: untracked meanwhile, it failed a `git pull`
-    that brought the same file). Each error ends in `undone` (`x.md was not committed`)."""
+    that brought the same file). `removed`: paths of `paths` committed as deleted; their files
+    leave with the move (deleted before, a pull's autostash took the deletion and gave it back
+    after a failed commit). Each error ends in `undone` (`x.md was not committed`)."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -66,20 +69,21 @@ def commit_paths(
     root = Path(str(repo.working_tree_dir))
     undone = undone or not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
-    build = partial(_build, written=written, undone=undone)
+    build = partial(_build, written=written, removed=removed, undone=undone)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
         _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         commit = publish(
             root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=index_follows(paths, sorted(written or ())), branch=branch,
+            then=index_follows(paths, sorted(written or ()), removed), branch=branch,
+            ready=index_follows(paths), files=sorted(written or ()),  # index.lock: a rename
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
         what, them = ", ".join(paths), "it" if len(paths) == 1 else "them"
-        gone = not all((root / path).exists() for path in paths)  # a deletion's (forget's)
+        gone = bool(removed) or not all((root / path).exists() for path in paths)  # forget
         again = "again, to come back with your next commit" if gone else "for deletion"
         done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged {again}"
         follow(repo, root, paths, commit, branch=branch, deadline=deadline, done=done, shows=shows)
@@ -87,14 +91,18 @@ def commit_paths(
 
 
 def index_follows(
-    paths: Sequence[str], written: Sequence[str] = ()
+    paths: Sequence[str], written: Sequence[str] = (), removed: Sequence[str] = ()
 ) -> Callable[[str], Sequence[str]]:
     """What `publish` runs with the move: the index takes the new blobs at exactly `paths`
     (nothing without paths: a reset without them would reset the whole index). With paths
     `written` from memory (in no work tree yet), the work tree takes them too (a checkout of
-    them, hooks off): a memidx killed right after the move leaves no committed file missing."""
+    them, hooks off): a memidx killed right after the move leaves no committed file missing.
+    With paths `removed`, both take `paths` as the commit has them (a restore: theirs go)."""
     if not paths:
         return lambda _: ()
+    if removed:
+        restore = ("-c", "core.hooksPath=/dev/null", "restore", "-q", "--staged", "--worktree")
+        return lambda new: (*restore, f"--source={new}", "--", *literal(paths))
     if written:
         quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
         return lambda new: (*quiet, new, "--", *literal(paths))
@@ -117,6 +125,8 @@ def publish(
     then: Callable[[str], Sequence[str]] = lambda _: (),
     branch: str | None = None,
     back: bool = False,
+    ready: Callable[[str], Sequence[str]] = lambda _: (),
+    files: Sequence[str] = (),
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
@@ -125,7 +135,8 @@ def publish(
     does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
     (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
     DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
-    a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone)."""
+    a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
+    `ready`, `files`: move_head's, the index brought to the commit before the move."""
     from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
 
     head = head_of()
@@ -136,8 +147,9 @@ def publish(
             return commit
         try:
             outcome = move_head(
-                root, git_dir, commit, head, message, then=then(commit), branch=branch, back=back
-            )
+                root, git_dir, commit, head, message, then=then(commit), branch=branch,
+                back=back, ready=ready(commit), files=files,
+            )  # fmt: skip
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == SWITCHED:
@@ -180,15 +192,16 @@ def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) ->
 
 def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
     """GitError naming the git command memidx gave up waiting for, if one is still there."""
-    from memidx.git.publish import committing, in_the_way
+    from memidx.git.publish import COMMITTING, INDEX_TAKERS, SWITCHERS, committing, in_the_way
 
     if (git_dir / "index.lock").exists():
-        raise GitBusy(f"git kept its index locked; {undone}", "try again")
+        raise index_held(git_dir / "index.lock", root, undone)
     if committing(root):
         still = f"a git commit in this clone is still under way; {undone} (so that commit"
         raise GitBusy(f"{still} does not fail)", "try again once it ends")
-    if in_the_way(root):  # it said "HEAD kept moving" of a HEAD a switch held still
-        raise GitBusy(f"a git switch or checkout here is still under way; {undone}", "try again")
+    if in_the_way(root, COMMITTING | SWITCHERS | INDEX_TAKERS):  # not "HEAD kept moving"
+        what = "git switch or checkout" if in_the_way(root) else "git command taking the index"
+        raise GitBusy(f"a {what} here is still under way; {undone}", "try again")
 
 
 def _build(
@@ -199,6 +212,7 @@ def _build(
     subject: str,
     *,
     written: Mapping[str, bytes] | None = None,
+    removed: Sequence[str] = (),
     undone: str | None = None,
 ) -> str:
     import git
@@ -209,8 +223,10 @@ def _build(
     try:
         repo.git.read_tree(head or "--empty", env=env)  # no HEAD yet: an empty tree
         for path, data in (written or {}).items():  # first: git reads the .gitattributes
-            _stage(repo, git_dir, path, data, env)  # the work tree lacks from this index
-        if read := [path for path in paths if path not in (written or {})]:
+            stage_bytes(repo, git_dir, path, data, env)  # the work tree lacks from this index
+        if removed:  # the work tree's files stay until HEAD holds their deletion
+            repo.git.update_index("--force-remove", "--", *removed, env=env)
+        if read := [p for p in paths if p not in (written or {}) and p not in removed]:
             repo.git.add("-A", "--", *literal(read), env=env)
         tree = str(repo.git.write_tree(env=env)).strip()
         if head is not None and tree == str(repo.git.rev_parse(f"{head}^{{tree}}")).strip():
@@ -223,17 +239,6 @@ def _build(
         raise commit_error(str(exc.stderr or ""), paths, undone) from exc
     finally:
         temporary.unlink(missing_ok=True)
-
-
-def _stage(repo: Any, git_dir: Path, path: str, data: bytes, env: dict[str, str]) -> None:
-    """Put `data` at `path` in the temporary index (`env`'s), as a regular file."""
-    spool = git_dir / f"{TEMP_INDEX_PREFIX}{os.getpid()}.blob"
-    try:
-        spool.write_bytes(data)
-        blob = str(repo.git.hash_object("-w", "--no-filters", str(spool))).strip()
-    finally:
-        spool.unlink(missing_ok=True)
-    repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
 
 
 def update_user_index(
@@ -287,7 +292,7 @@ def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> Non
         if time.monotonic() > deadline:
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
-    raise GitBusy(f"git kept its index locked; {undone}", "try again")
+    raise index_held(lock, root, undone)
 
 
 def _pause(attempt: int) -> None:

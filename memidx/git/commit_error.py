@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
-from memidx.errors import GitError
+from memidx.errors import GitBusy, GitError
 
 # What git says when it cannot write, checked before its lock message: a full disk makes
 # git fail to write even its own lock file ("sha1 file '.git/index.lock' write error").
@@ -50,3 +51,19 @@ def commit_error(stderr: str, paths: Sequence[str], undone: str | None = None) -
         )
     last = stderr.splitlines()[-1] if stderr else "git failed"
     return GitError(f"{undone}: {last}", "git's words; fix what they name, then try again")
+
+
+def index_held(lock: Path, root: Path, undone: str) -> GitBusy:
+    """GitBusy for git's index held past memidx's wait, naming who holds it when /proc tells
+    (a `git switch` whose LFS smudge ran 12 s was "git kept its index locked", said of none)."""
+    import os
+
+    from memidx.git.lock_holders import holder
+
+    who = holder(lock, root)
+    if who is None or who.endswith(f"(pid {os.getpid()})"):  # none seen, or memidx's own
+        return GitBusy(f"git kept its index locked; {undone}", "try again")
+    return GitBusy(
+        f"git's index was held by {who} for all of memidx's wait; {undone}",
+        "try again once that command ends",
+    )

@@ -21,7 +21,9 @@ KEPT = 4  # HEAD holds the path, or its file is no longer what memidx committed:
 _COPY = "memidx-edit-index"  # the copy of git's index the change is made in
 _LOCK = (  # $1 the path, $2 the blob, $3 the git dir
     f'dir=$3 lock=$3/index.lock copy=$3/{_COPY} token="memidx $$ $2"; '
-    f'( set -C; printf %s "$token" >"$lock" ) 2>/dev/null || exit {HELD}; '
+    f'( set -C; printf %s "$token" >"$lock" ) 2>/dev/null || {{ [ -e "$lock" ] && exit {HELD}; '
+    # none there, yet none made (the git folder unwritable): the shell's words, not "held"
+    f'( set -C; : >"$lock" ) || exit 1; rm -f "$lock"; exit {HELD}; }}; '
     'mine() { [ "$(cat "$lock" 2>/dev/null)" = "$token" ]; }; '
     'trap \'rm -f "$copy"; mine && rm -f "$lock"\' EXIT; '
     'entry=$(git ls-files -s -- ":(literal)$1" | cut -d" " -f2); '
@@ -70,14 +72,16 @@ def put_back_entry(root: Path, git_dir: Path, path: str, mode: str, blob: str) -
     return put, said.replace(str(git_dir / _COPY), str(git_dir / "index"))  # the one it read
 
 
-def take_out_entry(root: Path, git_dir: Path, path: str, blob: str) -> int:
+def take_out_entry(root: Path, git_dir: Path, path: str, blob: str) -> tuple[int, str]:
     """Take `path` out of git's index and the work tree when git's index holds `blob` there
     (or nothing), the file is that blob byte for byte (or gone: the entry alone) and HEAD
-    holds nothing there: 0 when done, STAGED (a person's own entry), KEPT, HELD, else 1."""
+    holds nothing there: 0 when done, STAGED (a person's own entry), KEPT, HELD, else git's
+    failure (1); with the last line git wrote to stderr ("" when none)."""
     from memidx.children import SHELL
 
     assert SHELL is not None  # index_follow takes out with git's own commands where none is
-    return _locked(_TAKE_OUT, root, path, blob, git_dir)[0]
+    taken, said = _locked(_TAKE_OUT, root, path, blob, git_dir)
+    return taken, said.replace(str(git_dir / _COPY), str(git_dir / "index"))  # the one it read
 
 
 def _locked(script: str, root: Path, *args: str | Path) -> tuple[int, str]:

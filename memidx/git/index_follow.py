@@ -78,8 +78,14 @@ def _away(
         return None
     files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
     until = max(deadline, time.monotonic() + LATE_FLOOR)  # a git holding the index: waited for
-    taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob, until)]
-    return _after_a_switch_back(repo, root, {path: files[path] for path in taken}, done, deadline)
+    outcomes = {path: _take_out(repo, root, path, blob, until) for path, blob in files.items()}
+    taken = {path: files[path] for path, (took, _) in outcomes.items() if took}
+    out = _after_a_switch_back(repo, root, taken, done, deadline)
+    if failed := {path: why for path, (_, why) in outcomes.items() if why}:
+        from memidx.git.switched import not_taken_out
+
+        raise not_taken_out(done, failed)
+    return out
 
 
 def _told(repo: Any, commit: str, paths: Sequence[str]) -> bool:
@@ -125,23 +131,28 @@ def _files(repo: Any, commit: str, paths: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def _take_out(repo: Any, root: Path, path: str, blob: str, deadline: float) -> bool:
+def _take_out(repo: Any, root: Path, path: str, blob: str, deadline: float) -> tuple[bool, str]:
     """Take `path` out of git's index and the work tree when each holds the very `blob` memidx
     committed and HEAD holds none (a switch took the other branch's file along), looked at and
     done under git's index lock (a person's `git add` of an edit meanwhile was unstaged, the
     edit deleted); True when it left the work tree, or git's index alone when the switch took
-    the file (then memidx's reset staged it again)."""
+    the file (then memidx's reset staged it again). With why it was not when git refused or
+    its index stayed held (git's words: they were thrown away, and nothing said), else ""."""
     from memidx.children import SHELL
     from memidx.git.index_edit import HELD, take_out_entry
 
     if SHELL is None:
-        return _take_out_unlocked(repo, root, path, blob)
+        return _take_out_unlocked(repo, root, path, blob), ""
     for attempt in range(10_000):  # bounded by the deadline
-        taken = take_out_entry(root, Path(str(repo.git_dir)), path, blob)
-        if taken != HELD or time.monotonic() >= deadline:
-            return taken == 0
+        taken, said = take_out_entry(root, Path(str(repo.git_dir)), path, blob)
+        if taken == HELD and time.monotonic() >= deadline:
+            return False, "git's index stayed held by another git command"
+        if taken == 1:
+            return False, said or "git failed"
+        if taken != HELD:
+            return taken == 0, ""
         time.sleep(0.05 * 2 ** min(attempt, 4))
-    return False
+    return False, "git's index stayed held by another git command"
 
 
 def _take_out_unlocked(repo: Any, root: Path, path: str, blob: str) -> bool:

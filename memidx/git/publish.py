@@ -33,9 +33,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from memidx.errors import GitError
 from memidx.git import invocation
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
+from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
 from memidx.git.move_script import (
     FAILED,
     THEN,
@@ -63,7 +63,6 @@ SWITCHED = "switched"  # HEAD names another branch than the one the commit is fo
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
 REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
-HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
 
 
 def move_head(
@@ -76,6 +75,8 @@ def move_head(
     then: Sequence[str] = (),
     branch: str | None = None,
     back: bool = False,
+    ready: Sequence[str] = (),
+    files: Sequence[str] = (),
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
@@ -84,14 +85,20 @@ def move_head(
     `then`: git arguments run right after the move in the same child process, so they run
     even if memidx dies in between (POSIX; elsewhere not at all: the caller runs them again
     anyway). `back`: HEAD goes back to `old` when `then` fails (Undone, saying git's
-    words), in the same child process."""
+    words), in the same child process. `ready`: git arguments that bring a copy of the index
+    to `new` as `then` does, its work tree untouched; run before the move, so that memidx holds
+    index.lock only for a rename (`files`: those `then` writes in the work tree, written then
+    from `new`) while no git of the person that takes the index runs (memidx.git.index_swap)."""
     from memidx.children import SHELL, start_piped
+    from memidx.git.index_swap import discard, prepare, swap, usable
 
     invocation.prime(root)  # the aliases a look wanted, read before HEAD's lock
-    if in_the_way(root):
-        return BUSY
-    argv = ["git", "update-ref", "-m", message, "--stdin"]
     locks = bool(then) and SHELL is not None  # the index, from before the move
+    waited = COMMITTING | SWITCHERS | (INDEX_TAKERS if locks else frozenset[str]())
+    if in_the_way(root, waited):
+        return BUSY
+    prepared = prepare(root, git_dir, ready, new, files) if locks and ready else None
+    argv = ["git", "update-ref", "-m", message, "--stdin"]
     if locks and SHELL is not None:
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
@@ -108,33 +115,32 @@ def move_head(
                 since = last_pid()  # a git that starts during the look is looked at last
                 with invocation.holding(root):  # no `git config` run under HEAD's lock
                     switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
-                    busy = switched or (git_dir / "index.lock").exists() or in_the_way(root)
-                    busy = busy or lately(root) or arrived(root, since, COMMITTING | SWITCHERS)
+                    busy = switched or (git_dir / "index.lock").exists()
+                    busy = busy or in_the_way(root, waited) or lately(root)
+                    busy = busy or arrived(root, since, waited)
                 busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
+                fast = not busy and usable(root, git_dir, prepared)  # the index as copied
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
                 outcome = DONE if said == "commit: ok" else MOVED
                 outcome = SWITCHED if switched else BUSY if busy else outcome
-                if outcome == DONE and locks:  # HEAD's lock let go; the shell waits for EOF
+                if outcome == DONE and fast and prepared and swap(root, git_dir, prepared[1]):
+                    let_go(git_dir, token)  # the shell finds the lock not its own: done
+                elif outcome == DONE and locks:  # HEAD's lock let go; the shell waits for EOF
                     copy_index(git_dir)
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:
-            errors = _close(git)
+            errors = close(git)
             if locks:  # the shell ended: a lock it did not let go (killed) is let go here
                 let_go(git_dir, token)
+                discard(git_dir)
     if outcome == MOVED and HOOK_REFUSED in errors:
         raise HookRefused(errors)
     if back and FAILED in errors:
-        raise Undone(errors, _head(root) == old)
+        raise Undone(errors, head_at(root) == old)
     return outcome
-
-
-def _head(root: Path) -> str:
-    argv = ["git", "rev-parse", "-q", "--verify", "HEAD"]
-    found = subprocess.run(argv, cwd=root, capture_output=True, check=False)
-    return found.stdout.decode(errors="replace").strip()
 
 
 def head_names(git_dir: Path) -> str | None:
@@ -157,53 +163,26 @@ def head_names(git_dir: Path) -> str | None:
     return found.stdout.decode(errors="replace").strip() or None
 
 
-class HookRefused(GitError):
-    """The clone's reference-transaction hook refused to move HEAD."""
-
-    def __init__(self, errors: str) -> None:
-        said = [line for line in errors.splitlines() if line.strip() and HOOK_REFUSED not in line]
-        super().__init__(
-            "the clone's reference-transaction hook refused to move HEAD"
-            + (f" (it said: {said[0].strip()})" if said else ""),
-            "fix that hook (git rev-parse --git-path hooks/reference-transaction), then try again",
-        )
-
-
-class Undone(GitError):
-    """The git command run with the move failed (move_head's `back`); `back`: HEAD went back
-    (else another git moved it meanwhile)."""
-
-    def __init__(self, errors: str, back: bool) -> None:
-        said = [line.strip() for line in errors.splitlines() if line.strip()]
-        self.back = back
-        super().__init__(said[0] if said else "git failed after the move", "try again")
-
-
-def _close(git: subprocess.Popen[str]) -> str:
-    """End git's input (an uncommitted transaction ends with it) and reap git; what it wrote
-    to its error stream."""
-    try:
-        return git.communicate()[1] or ""
-    except BrokenPipeError:  # it had ended already
-        git.wait()
-        return git.stderr.read() if git.stderr is not None else ""
-
-
 # git commands that check a branch out: its files and git's index from the tip they read first,
 # HEAD written last (git worktree add: HEAD first, then the files); a branch moved meanwhile is
 # moved under that index (memidx.git.side_commit, memidx.git.branch_move)
 SWITCHING = frozenset({"switch", "checkout", "worktree"})
 SWITCHERS = SWITCHING - {"worktree"}  # the ones that check a branch out in this work tree
+# the other git commands that take `.git/index.lock` and fail at once when memidx holds it
+# (merge, commit, stash's `git stash create` in a merge: COMMITTING); waited for by a move that
+# takes it (a person's `git add` that started just before the move failed at memidx's lock)
+INDEX_TAKERS = frozenset({"add", "rm", "mv", "stash", "reset", "restore", "update-index",
+                          "read-tree", "apply", "checkout-index", "sparse-checkout"})  # fmt: skip
 
 
-def in_the_way(root: Path) -> bool:
+def in_the_way(root: Path, commands: frozenset[str] = COMMITTING | SWITCHERS) -> bool:
     """Whether a git of this clone is committing (committing()) or checking a branch out (not
     yet in its post-checkout hook), in one look: a `git switch side` that read HEAD just
     before memidx's move took git's index once memidx let it go, memidx's files staged in it,
     to side (`A notes/x.md`, for the person's next commit there; left so when memidx was
     killed before it took them out). So memidx moves HEAD once it ended."""
-    found = committers(root, COMMITTING | SWITCHERS)
-    return any(it.split()[0] in COMMITTING or not in_its_hook(pid) for pid, it in found.items())
+    found = committers(root, commands)
+    return any(it.split()[0] not in SWITCHERS or not in_its_hook(pid) for pid, it in found.items())
 
 
 def in_its_hook(pid: str) -> bool:

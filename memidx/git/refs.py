@@ -30,6 +30,19 @@ def read_head(root: Path) -> str | None:
     return None
 
 
+def rebase_under_way(root: Path) -> bool:
+    """Whether a rebase is under way or stopped in this work tree (its folder in git's), read
+    from .git's files; a `git am`'s rebase-apply/ (its `applying` file) is no rebase."""
+    try:
+        git_dir = _git_dir(root)
+        if (git_dir / "rebase-merge").is_dir():
+            return True
+        apply = git_dir / "rebase-apply"
+        return apply.is_dir() and not (apply / "applying").exists()
+    except UNREADABLE:
+        return False
+
+
 def unborn_branch(root: Path) -> str | None:
     """The branch HEAD names when it has no commit yet (`git switch --orphan`), read from
     .git's files; None when HEAD has a commit or the files do not say it plainly (reftable)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memidx.errors import SwitchedAway
+from memidx.errors import GitError, SwitchedAway
 
 
 def switched_away(git_dir: Path, meant: str | None, undone: str) -> SwitchedAway:
@@ -51,3 +51,20 @@ def _on(branch: str | None) -> str:
 
 def _it(branch: str | None) -> str:
     return "the detached HEAD" if branch is None else branch
+
+
+def not_taken_out(done: str, failed: dict[str, str]) -> GitError:
+    """GitError for the notes a switch took along to another branch's work tree that memidx
+    could not take out again (`failed`: each with git's words, or its index held past the
+    wait): what stays there, as it was, and how to take it out by hand."""
+    from shlex import quote
+
+    path, why = next(iter(failed.items()))
+    more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+    paths = " ".join(quote(p) for p in failed)
+    return GitError(
+        f"{done}, but a git switch meanwhile took {path}{more} along to this work tree, and "
+        f"taking it out failed ({why}), so it stays here as it was",
+        f"once that is fixed: `git rm -q --cached --ignore-unmatch -- {paths}`, then remove "
+        "the file unless you want that note on this branch too (it is the note as committed)",
+    )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
 from memidx.githooks.case_twins import MOVE, case_twins
+from memidx.githooks.index_to_head import build_index, build_unfinished, complete_index, to_head
 from memidx.githooks.notices import warn
 from memidx.index.failures import hook_traces, last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
@@ -29,13 +29,17 @@ def check_drift(
     files: Sequence[str],
     remedy: str = FIX,
     staged: Mapping[str, Content] | None = None,
+    *,
+    patient: bool = True,
 ) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
     cannot be indexed. A missing index is built (as the next git hook would), so the first
-    commit of a repository without one is not blocked; `remedy` is the command the lines name
-    (another repository's has no `make reconcile`). `staged`: what staged_notes read of the
-    files, when the caller has read it already."""
-    from memidx.git.refs import read_head
+    commit of a repository without one is not blocked, and a memidx command bringing the index
+    to HEAD is waited for; `remedy` is the command the lines name (another repository's has no
+    `make reconcile`). `staged`: what staged_notes read of the files, when the caller has it."""
+    from memidx.git.refs import read_head, rebase_under_way
+    from memidx.githooks.drift_wait import drift_line, follow_ended
+    from memidx.index.following import followed_now
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
@@ -43,7 +47,7 @@ def check_drift(
     staged = staged_notes(config, files) if staged is None else staged
     problems = staged_problems(config, staged, files)
     if not config.index_path.exists():
-        return [*problems, *_build_index(config, fix)]
+        return [*problems, *build_index(config, fix)]
     failure = last_failure(*hook_traces(config))
     if failure is not None:
         # the hook's line names `make reconcile`, which another repository has not (--remedy)
@@ -55,8 +59,8 @@ def check_drift(
     try:
         store, _ = open_store(config.index_path, write=False)
     except MemidxError as exc:
-        if _build_unfinished(config):  # left to a writer with time (or one killed): as missing
-            return [*problems, *_complete_index(config, fix)]
+        if build_unfinished(config):  # left to a writer with time (or one killed): as missing
+            return [*problems, *complete_index(config, fix)]
         hint = exc.hint if remedy == FIX else fix
         return [*problems, f"memidx: {exc.message} ({hint})"]
     try:
@@ -66,7 +70,7 @@ def check_drift(
             store.conn.close()  # the sync below writes through a connection of its own
             done = f"read every note again: the index was built with {built}, not {now}"
             failed = "cannot read the notes again"
-            return [*problems, *_to_head(config, fix, done, failed, blocks=False)]
+            return [*problems, *to_head(config, fix, done, failed, blocks=False)]
         if built is not None:
             return [
                 *problems,
@@ -79,17 +83,16 @@ def check_drift(
         drift = drift_of(store, note_source(config).files())
     finally:
         store.conn.close()
+    if drift.total and patient and followed_now(config):  # memidx's commit, its index follows:
+        again = follow_ended(config)  # looked at once it ended; still under way, it is no drift
+        return check_drift(config, files, remedy, staged, patient=False) if again else problems
+    if drift.total and indexed and head and rebase_under_way(config.root):
+        # git runs no memidx hook at a rebase's picks: an amend at an `edit` stop was blocked,
+        # "a git operation no memidx hook followed ..., or a hook failed"
+        done = f"the index follows HEAD ({head[:12]}): a rebase runs memidx's hook as it ends"
+        return [*problems, *to_head(config, fix, done, "cannot bring the index to HEAD")]
     if drift.total:
-        behind = (
-            f" (it is at {indexed[:12]}, HEAD at {head[:12]}: a git operation no memidx hook "
-            "followed, e.g. git reset where only pre-commit's hooks are installed, or a hook "
-            "failed)"
-            if indexed and head
-            else ""
-        )
-        problems.append(
-            f"memidx: the index has drifted from HEAD{behind}: {drift.summary()}; {fix}"
-        )
+        problems.append(drift_line(indexed, head, drift.summary(), fix))
     return problems
 
 
@@ -101,64 +104,11 @@ def staged_problems(
     return found + case_twins(config, staged, passed_refs(config, files))
 
 
-def _build_index(config: Config, fix: str) -> list[str]:
-    """Build the missing index at HEAD, as the post-commit hook would (which creates it too):
-    nothing is lost when it is deleted, and nothing blocks before its first commit."""
-    missing = f"the missing index at {config.index_path}"
-    return _to_head(config, fix, f"built {missing}", f"cannot build {missing}")
-
-
-def _build_unfinished(config: Config) -> bool:
-    """Whether the index's build started and never completed: an agent's hook leaves the
-    filling to the background embed or a detached sync, which a commit may come during (or
-    after it was killed); a damaged index is not this question's."""
-    from memidx.index.connection import connect_reader
-    from memidx.index.schema import build_problem
-
-    with (
-        contextlib.suppress(MemidxError, sqlite3.Error),
-        contextlib.closing(connect_reader(config.index_path)) as conn,
-    ):
-        return build_problem(conn) is not None
-    return False
-
-
-def _complete_index(config: Config, fix: str) -> list[str]:
-    """Complete the index's build at HEAD, as the post-commit hook would (it waits for a build
-    under way): the commit is not blocked for what that hook does anyway."""
-    unfinished = f"the index at {config.index_path}, whose build had not completed"
-    return _to_head(config, fix, f"completed {unfinished}", f"cannot complete {unfinished}")
-
-
 def _reader_only(built: str, now: str) -> bool:
     """Whether the index's settings differ from these only by memidx's note reader (memidx was
     upgraded, nothing the person changed): the next hook reads every note again, so the check
     does it now instead of blocking the commit (an index with private words, never again)."""
     return built.partition("; note_reader=")[0] == now.partition("; note_reader=")[0]
-
-
-def _to_head(config: Config, fix: str, done: str, failed: str, *, blocks: bool = True) -> list[str]:
-    """Bring the index to HEAD as the post-commit hook would, saying `done`; else the one
-    problem, `failed` and why, or (not `blocks`: the index is only older than this memidx,
-    nothing the commit did) the same in a warning, and the commit goes on."""
-    from memidx.index.connection import trouble
-    from memidx.memory.head_sync import sync_to_head
-
-    try:
-        # a git hook too: the commit's post-commit hook, which keeps the line said, said the
-        # waiting upgrade's line again after this check's
-        lines = sync_to_head(config, once=True)
-    except (MemidxError, sqlite3.Error, OSError) as exc:  # a lock, a full disk, a read-only one
-        why = exc if isinstance(exc, MemidxError) else trouble(exc, config.index_path)
-        if why is None:
-            raise  # damage: the command says so, as for any other use of the index
-        if blocks:
-            return [f"memidx: {failed}: {why}; {fix}"]
-        warn(config, f"memidx: {failed}: {why}; the commit goes on (the next git hook or {fix})")
-        return []
-    for line in (*lines, done):
-        warn(config, f"memidx: {line}")
-    return []
 
 
 def check_names(files: Sequence[str]) -> list[str]:

@@ -160,40 +160,51 @@ def _blanked_uncommitted(
 def commit_blanked(
     config: Config, files: Files, branch: str | None, wait: float | None = None
 ) -> dict[str, int]:
-    """Blank the other writers' segment files and commit them on HEAD (git plumbing: nothing
-    else staged changes), only while HEAD names `branch` (memidx.git.branch.head_ref, read
-    before the files were: never on a branch a `git switch` took HEAD to meanwhile); the
-    records blanked per segment. When the commit fails, the files HEAD does not hold blanked
-    get their bytes back, and the error is raised: nothing changed. `wait`: commit_paths'."""
+    """Commit the other writers' segments blanked on HEAD (git plumbing, from the blanked
+    bytes: nothing else staged changes), only while HEAD names `branch` (memidx.git.branch.
+    head_ref, read before the files were: never on a branch a `git switch` took HEAD to
+    meanwhile), the files blanked with HEAD's move; the records blanked per segment. When the
+    commit fails, nothing changed, and the error says so. Blanked before the commit, a
+    person's `git pull --autostash` meanwhile stashed them, and its apply blanked them again
+    after the error had said they kept their bytes (` M`, for their next `git commit -a`).
+    `wait`: commit_paths'."""
     from memidx.git.commit import commit_paths
-    from memidx.git.repo import GitRepo
 
     refs = {path: segment_ref(config, path) for path in files}
-    old = {path: path.read_bytes() for path in files}
-    for path, (new, _) in files.items():
-        replace_durably(path, new, "purge", durable=config.fsync)
+    written = {refs[path]: new for path, (new, _) in files.items()}
     subject = f"haystack purge: forgotten records blanked in {counted(len(files), 'segment')}"
     try:
         commit_paths(
-            config, sorted(refs.values()), f"{subject} of other writers", branch=branch, wait=wait
-        )
+            config, sorted(refs.values()), f"{subject} of other writers", branch=branch,
+            wait=wait, written=written,
+        )  # fmt: skip
     except MemidxError as failed:
-        repo = GitRepo(config.root)
-        undone = False
-        for path, (new, _) in files.items():
-            twin = repo.run("hash-object", "--stdin", input_bytes=new).strip()
-            at_head = repo.run("rev-parse", "-q", "--verify", f"HEAD:{refs[path]}", check=False)
-            if at_head.strip() != twin:
-                replace_durably(path, old[path], "purge", durable=config.fsync)
-                undone = undone or old[path] != new
-        if not undone:  # committed (only what followed failed), or blanked before: as it says
+        if _write_landed(config, files, refs) or all(
+            path.read_bytes() == new for path, (new, _) in files.items()
+        ):  # committed (only what followed failed), or blanked before: as it says
             raise
         raise type(failed)(
             f"{failed.message}; the segment files of other writers keep their bytes, "
             "forgotten records included",
             _again(failed.hint),
         ) from None
+    _write_landed(config, files, refs)
     return {refs[path]: count for path, (_, count) in files.items()}
+
+
+def _write_landed(config: Config, files: Files, refs: dict[Path, str]) -> bool:
+    """Write each file HEAD holds blanked whose bytes are not (the move's checkout did not:
+    no POSIX shell, git's index held), durably; whether HEAD holds any blanked."""
+    from memidx.git.repo import GitRepo
+
+    repo, landed = GitRepo(config.root), False
+    for path, (new, _) in files.items():
+        twin = repo.run("hash-object", "--stdin", input_bytes=new).strip()
+        at_head = repo.run("rev-parse", "-q", "--verify", f"HEAD:{refs[path]}", check=False)
+        if at_head.strip() == twin:
+            landed = True
+            replace_durably(path, new, "purge", durable=config.fsync)  # synced, as before
+    return landed
 
 
 def _again(hint: str) -> str:

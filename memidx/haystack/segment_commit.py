@@ -117,11 +117,23 @@ def _commit_locked(
                 own.close()
             raise
         finally:  # once HEAD holds it (a git that came late may still fail the commit after)
-            if new and repo.run("ls-tree", "--name-only", "HEAD", "--", refs[0], check=False):
+            if (
+                new
+                and _held(repo, "ls-tree", "--name-only", "HEAD", refs[0])
+                and _held(repo, "ls-files", "--cached", refs[0])
+            ):  # and git's index: a person's `git switch side` that took it out of the work
+                # tree and the index, its HEAD not written yet, found it written again and
+                # untracked there, and every switch back failed on it ("untracked working tree
+                # files would be overwritten by checkout", chaos.py seed 5: never converged)
                 describe_folder(folder, durable=config.fsync)
         own.close()  # the next record starts a new segment: committed files stay as committed
         # HEAD already held these bytes (only git's index entries were mended): no commit made
         return finished if commit == before else commit
+
+
+def _held(repo: GitRepo, *args: str) -> bool:
+    """Whether git lists the path the command `args` names (its last argument)."""
+    return bool(repo.run(*args[:-1], "--", args[-1], check=False).strip())
 
 
 def _landed(repo: GitRepo, before: str | None, subject: str) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memidx.config import Config
-from memidx.git.refs import read_head, unborn_branch
+from memidx.git.refs import read_head, rebase_under_way, unborn_branch
 from memidx.index.following import followed_now
 from memidx.index.store import Store
 
@@ -28,8 +28,14 @@ def behind_head(config: Config, store: Store) -> str | None:
             f"the index is at {at} and HEAD at {head}: a memidx command of this clone moved "
             "HEAD and is bringing the index to it now (search again in a moment)"
         )
+    if rebase_under_way(config.root):  # git runs no hook at its picks: no hook failed
+        return (
+            f"the index is at {at} but HEAD is {head}: a rebase is under way or stopped (an "
+            "edit, a conflict, a break), and git runs memidx's hook only as it ends (`git "
+            "rebase --continue`, `--skip`, `--abort`): run `memidx sync` to search HEAD now"
+        )
     return (
         f"the index is at {at} but HEAD is {head} (a git operation no memidx hook followed, "
-        "e.g. git reset where only pre-commit's hooks are installed, or a hook failed): run "
-        "`memidx sync`"
+        "e.g. git reset where only pre-commit's hooks are installed, `git rebase --quit`, or "
+        "a hook failed): run `memidx sync`"
     )

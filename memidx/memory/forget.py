@@ -11,7 +11,15 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.errors import IndexUnusable, MemidxError, UsageError
 from memidx.index.following import following
-from memidx.memory.forget_landed import landed, late, moves, reflog_top, removed_by
+from memidx.memory.forget_landed import (
+    landed,
+    late,
+    leave_work_tree,
+    moves,
+    reflog_top,
+    removed_by,
+)
+from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
 
 
@@ -63,7 +71,9 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     path = config.root / ref
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file() and not _pending(config, ref):  # nothing: exit 1
-        raise MemidxError(f"no note {ref} in memory", "give a note's path as search shows it")
+        raise held_elsewhere(config, ref) or MemidxError(
+            f"no note {ref} in memory", "give a note's path as search shows it"
+        )
     if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
@@ -71,19 +81,24 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
     subject = f"memidx forget: {ref}"
     before = reflog_top(config, branch)
-    path.unlink(missing_ok=True)
-    try:
+    try:  # the file leaves with HEAD's move: deleted first, a pull's autostash took the
+        # deletion (` D`), its reset put the file back, the commit failed, and the stash's
+        # apply deleted it again, for the person's next `git commit -a` (chaos seeds 2, 4)
         undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
-        commit = commit_paths(config, [ref], subject, branch=branch, undone=undone)
+        commit = commit_paths(config, [ref], subject, branch=branch, removed=[ref], undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         held = GitRepo(config.root).has("HEAD", ref)  # a late git may have put it back since
-        moved = moves(config, branch, subject, before) if not held else set[str]()
-        if isinstance(exc, MemidxError) and (moved or (late(exc) and not held)):
+        moved = moves(config, branch, subject, before)
+        if isinstance(exc, MemidxError) and not held and (moved or late(exc)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
+            leave_work_tree(config, ref, kept)
             return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
-        if kept is not None and (held or _indexed(config, ref)) and not path.exists():
-            with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
+        if kept is not None and held and (moved or late(exc)) and not path.exists():
+            # the move's restore took the file, then a git put HEAD back on the note: never
+            # deleted otherwise, a file missing now is another command's doing (a checkout)
+            with contextlib.suppress(OSError):
+                path.parent.mkdir(parents=True, exist_ok=True)  # git took an emptied folder
                 path.write_bytes(kept)
         if late(exc):  # in HEAD again: its words were remember's ("committed again")
             raise MemidxError(
@@ -94,12 +109,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
-    if GitRepo(config.root).has_file(commit, ref):  # the file was back: nothing to commit
-        raise MemidxError(
-            f"a git command of this clone put {ref} back while it was being forgotten (a "
-            f"pull's autostash, a checkout), so {ref} was not forgotten",
-            "try again once that command ends",
-        )
+    leave_work_tree(config, ref, kept)
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
@@ -130,12 +140,8 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
         if GitRepo(config.root).has_file("HEAD", ref):
             return False
         kept = [note for note in pending(config) if note.ref == ref]
-        if not kept and (held := _branches_holding(config, ref)):
-            raise MemidxError(
-                f"{ref} is not in HEAD's commit, but {', '.join(held)} holds it (the file here "
-                "is a copy left in the work tree), so it was not forgotten",
-                f"forget it there: git switch {held[0]}, then memidx forget {ref}",
-            )
+        if not kept and (elsewhere := held_elsewhere(config, ref)):
+            raise elsewhere  # a copy a switch left, or a pending note committed there meanwhile
         (config.root / ref).unlink(missing_ok=True)
         for note in kept:  # else its commit, tried later, warned of a note removed
             note.entry.unlink(missing_ok=True)
@@ -148,39 +154,6 @@ def _pending(config: Config, ref: str) -> bool:
     from memidx.memory.pending_notes import pending
 
     return any(note.ref == ref for note in pending(config))
-
-
-def _branches_holding(config: Config, ref: str) -> list[str]:
-    """The local branches whose tip holds `ref` byte for byte as its file here. A note HEAD
-    lacks whose file is here, kept for no branch, is memory there: deleting the file said it
-    was forgotten (exit 0, no commit), and the branch took the note to the remote
-    (tests/benchmark/chaos.py). A file of other bytes is the person's own, no copy."""
-    from memidx.git.repo import GitRepo
-
-    repo = GitRepo(config.root)
-    file = str(config.root / ref)
-    mine = repo.run("hash-object", f"--path={ref}", "--", file, check=False).decode().strip()
-    listed = repo.run("for-each-ref", "--format=%(refname)", "refs/heads/", check=False)
-    names = listed.decode("utf-8", "replace").split()
-    asked = "".join(f"{name}:{ref}\n" for name in names).encode()
-    found = repo.run("cat-file", "--batch-check", input_bytes=asked, check=False) if names else b""
-    answers = found.decode("utf-8", "replace").splitlines()
-    return [
-        name.removeprefix("refs/heads/")
-        for name, answer in zip(names, answers, strict=False)
-        if mine and answer.startswith(f"{mine} ")
-    ]
-
-
-def _indexed(config: Config, ref: str) -> bool:
-    """Whether git's index still holds `ref`: a HEAD moved elsewhere that no checkout followed
-    yet (a rebase or am starting, a `git reset --soft`) held the note in the index alone, the
-    file was left deleted, and once HEAD was back `git status` showed ` D`, for the person's
-    next `git commit -a` to forget it after all."""
-    from memidx.git.repo import GitRepo
-
-    found = GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}", check=False)
-    return bool(found.strip(b"\0"))
 
 
 def _branch_now(config: Config) -> str | None:

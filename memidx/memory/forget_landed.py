@@ -89,6 +89,21 @@ def landed(
     return Forgotten("note", ref, commit=commit)
 
 
+def leave_work_tree(config: Config, ref: str, kept: bytes | None) -> None:
+    """Delete the note's file once HEAD lacks it, when the move's restore did not (no POSIX
+    shell; git's index held) and it is still the file forgotten (an edit since is kept)."""
+    import contextlib
+
+    from memidx.git.repo import GitRepo
+
+    path = config.root / ref
+    if kept is None or not path.is_file() or GitRepo(config.root).has("HEAD", ref):
+        return
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == kept:
+            path.unlink()
+
+
 def late(exc: BaseException) -> bool:
     """Whether `exc` is memidx.git.late's: the commit was made, a git that started with it
     still runs (or changed the note in HEAD since)."""

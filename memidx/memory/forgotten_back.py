@@ -4,10 +4,15 @@ the post-merge hook.
 A branch made before a `git pull --rebase` (or any rewrite) holds the note in commits the
 rebase copied: their merge-base lacks the note, so merging that branch after the note was
 forgotten adds it again, as the other side's new file, into memory and on to the remote
-(tests/benchmark/chaos.py, seed 2). It is the forgotten note when the newest change of its
-path on the merge's first parent is memidx's `forget` commit, the merge holds the very bytes
-that commit deleted, and the other parent never saw that commit (one that did and wrote the
-note again meant it). Git's history keeps the note's text, as after any forget."""
+(tests/benchmark/chaos.py, seeds 1 and 2). It is the forgotten note when the merge's first
+parent lacks it and holds a memidx `forget` commit of its path that the other parent never saw
+(one that did and wrote the note again meant it), the merge holds the very bytes that commit
+deleted, and the other parent neither reverted it nor wrote the note after it (a commit
+authored later: a restore by `git checkout <forget>^ -- <note>` was forgotten again, told from
+a stale copy by nothing else). Which commit changed the path last is not asked: git names a
+person's merge that kept the note out (a pull of a branch still holding it, a conflict
+resolved by deleting it) before the forget, however its history is simplified (seed 1). Git's
+history keeps the note's text, as after any forget."""
 
 from __future__ import annotations
 
@@ -34,21 +39,16 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
     added = _text(repo, *args, "--", config.notes_dir).split("\0")
     found: dict[str, str] = {}
     for ref in (ref for ref in added if ref in forgot and is_note_path(ref, config.notes_dir)):
+        back = _text(repo, "rev-parse", "--verify", "-q", f"{merge}:{ref}").strip()
+        # the forget that deleted these very bytes: others are the other branch's own note
+        commit = next((c for c in forgot[ref] if _deleted(repo, c, ref) == back), "")
+        if not commit:
+            continue
         literal = f":(literal){ref}"
-        # --simplify-merges: the default follows a merge's first parent when neither side
-        # holds the path, past a forget that came in through its second parent (seed 2);
-        # --full-history alone shows first a merge that took the note out of a side holding it
-        last = ("log", "-1", "--simplify-merges", "--format=%H%x00%s", ours, "--", literal)
-        commit, _, subject = _text(repo, *last).strip().partition("\0")
-        if not commit or subject != f"{SUBJECT}{ref}":
-            continue  # deleted by a person's commit, or never here: a new note
-        deleted = _text(repo, "rev-parse", "--verify", "-q", f"{commit}^:{ref}").strip()
-        if deleted != _text(repo, "rev-parse", "--verify", "-q", f"{merge}:{ref}").strip():
-            continue  # other words: the other branch's own note at that path
-        if not _text(repo, "rev-list", "-1", commit, f"^{theirs}").strip():
-            continue  # the other branch saw the forget, and wrote the note again: meant
         if _reverted(repo, commit, theirs, ours, literal):
             continue  # `git revert` of the forget on a branch that never held it: meant
+        if _written_after(repo, commit, theirs, ours, literal):
+            continue  # `git checkout <forget>^ -- <note>`, committed there since: meant
         found[ref] = commit
     return found
 
@@ -69,13 +69,23 @@ def forget_again(config: Config, say: Callable[[str], None]) -> None:
         say(f"{came}: forgotten again ({(done.commit or '')[:12]})")
 
 
-def _forgotten_only_ours(repo: GitRepo, ours: str, theirs: str) -> set[str]:
-    """The refs named by memidx's forget commits the first parent holds and the other does not:
-    the only notes a merge can bring back (a `git log` of each note the merge added walked the
-    whole history for each: +1.4 s for a pull of 20 notes, 500 commits)."""
-    grep = ("--grep", f"^{SUBJECT}", "--format=%s", "-z", ours, f"^{theirs}")
-    subjects = _text(repo, "log", *grep).split("\0")
-    return {subject.removeprefix(SUBJECT) for subject in subjects if subject.startswith(SUBJECT)}
+def _forgotten_only_ours(repo: GitRepo, ours: str, theirs: str) -> dict[str, list[str]]:
+    """The refs named by memidx's forget commits the first parent holds and the other does not,
+    each with those commits, newest first: the only notes a merge can bring back (a `git log` of
+    each note the merge added walked the whole history for each: +1.4 s for a pull of 20
+    notes, 500 commits)."""
+    grep = ("--grep", f"^{SUBJECT}", "--format=%H %s", "-z", ours, f"^{theirs}")
+    forgot: dict[str, list[str]] = {}
+    for line in _text(repo, "log", *grep).split("\0"):
+        commit, _, subject = line.partition(" ")
+        if subject.startswith(SUBJECT):
+            forgot.setdefault(subject.removeprefix(SUBJECT), []).append(commit)
+    return forgot
+
+
+def _deleted(repo: GitRepo, commit: str, ref: str) -> str:
+    """The blob of `ref` that forget commit `commit` deleted ("" when its parent lacked it)."""
+    return _text(repo, "rev-parse", "--verify", "-q", f"{commit}^:{ref}").strip()
 
 
 def _reverted(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) -> bool:
@@ -84,6 +94,16 @@ def _reverted(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) 
     undone by the merge of that branch, on a branch that never held the forget."""
     told = _text(repo, "log", "--format=%B", theirs, f"^{ours}", "--", literal)
     return f"This reverts commit {commit}" in told
+
+
+def _written_after(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) -> bool:
+    """Whether the other branch's newest commit of the note (one only it holds) was written
+    after the forget's commit: its author date later, to the second. A stale copy's commit was
+    written before the forget deleted it (a rebase or cherry-pick keeps its author date); a
+    restore by `git checkout <forget>^ -- <note>` was written after, with the very bytes."""
+    wrote = _text(repo, "log", "-1", "--format=%at", theirs, f"^{ours}", "--", literal).strip()
+    forgot = _text(repo, "log", "-1", "--format=%ct", commit).strip()
+    return wrote.isdigit() and forgot.isdigit() and int(wrote) > int(forgot)
 
 
 def _text(repo: GitRepo, *args: str) -> str:

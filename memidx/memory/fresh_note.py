@@ -142,12 +142,15 @@ def landed_late(
 
     if not isinstance(exc, StillUnderWay) or not _landed(config, note):
         return {}
+    from memidx.memory.pending_finisher import start_finisher
+
     commit = added_by(config, note.branch, note.ref)
     notice(
         f"warning: {note.ref} is committed ({commit[:12]}), but {exc.message.split('; it may')[0]}"
         f", and may leave {note.ref} out of git's index: it is checked again once that git ends"
         " (`memidx sync` does it too; do not remember the note again)"
     )
+    start_finisher(config, notice)  # no hook may follow that git (a commit its check refused)
     return {note.ref: commit}
 
 

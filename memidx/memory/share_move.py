@@ -21,6 +21,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.publish import Undone
+from memidx.git.underway import git_holds
 from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged, upstream_of
 from memidx.memory.share_git import reason, run_git
 
@@ -81,6 +82,10 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
     except Undone as undone:
         return _undone(config, undone, built_on)
+    except Appeared:  # a person's `git pull` writing its merge, or done since (HEAD moved):
+        if git_holds(config.root) or _head(config) != built_on[0]:
+            return BUSY  # nothing moved: share's loop looks again once that git ends
+        raise
     if built_on and new == built_on[1] == _head(config):  # as git merge: `git reset --hard
         run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
@@ -100,13 +105,20 @@ def _look(config: Config, git_dir: Path, here: str, head: str | None = None) -> 
         raise
 
 
+class Appeared(MemidxError):
+    """A file came where share's merge writes since its look."""
+
+
 def _refuse_appeared(root: Path, absent: list[tuple[str, bool]]) -> None:
-    """MemidxError when a file came since the look where the merge writes (a real folder where
-    it makes one does no harm): git read-tree, as git merge, writes over an ignored file."""
+    """Appeared when a file came since the look where the merge writes (a real folder where
+    it makes one does no harm): git read-tree, as git merge, writes over an ignored file. One
+    a git of the clone that is still running wrote (a person's `git pull` merging the same
+    upstream) was refused with "commit, move or delete it" (chaos.py, seed 1): share tries
+    again once that git ends (merge_upstream)."""
     for path, folder in absent:
         at = root / path
         if os.path.lexists(at) and not (folder and at.is_dir() and not at.is_symlink()):
-            raise MemidxError(
+            raise Appeared(
                 f"{path} appeared since share looked, where its merge writes (git merge would "
                 f"write over it, were it ignored), {NOTHING}",
                 "commit, move or delete it (git status --ignored), then make sync again",

@@ -141,26 +141,34 @@ def _free_name(config: Config, repo: GitRepo, path: str, taken: set[str]) -> str
 
 
 def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> None:
-    """Move the files (never over another) and commit both names of each; a failed commit
-    moves them back, so the work tree is as it was."""
+    """Commit each move (the new name from the note's bytes, the old one deleted); the work
+    tree follows once HEAD holds it. Files moved before the commit were stashed by a person's
+    `pull --autostash` meanwhile (` D` of the old name), its reset put them back, the move
+    back failed on them, and the stash's apply deleted them again once the commit failed."""
     from memidx.git.commit import commit_paths
 
-    done: list[Renamed] = []
+    data = {move.ref: (config.root / move.was).read_bytes() for move in moves}
+    both = [p for move in moves for p in (move.was, move.ref)]
+    removed = [move.was for move in moves]
     try:
-        for move in moves:
-            _move(config, move.was, move.ref)
-            done.append(move)
-        both = [p for move in moves for p in (move.was, move.ref)]
-        commit_paths(config, both, SUBJECT, branch=branch)
-    except BaseException:
-        repo = GitRepo(config.root)
-        if not all(repo.has("HEAD", move.ref) for move in moves):  # not committed after all
-            for move in reversed(done):
-                _move(config, move.ref, move.was)
-        raise
+        commit_paths(config, both, SUBJECT, branch=branch, written=data, removed=removed)
+    finally:  # landed, what came after failing: the work tree follows all the same
+        if all(GitRepo(config.root).has("HEAD", move.ref) for move in moves):
+            for move in moves:
+                _follow(config, move, data[move.ref])
 
 
-def _move(config: Config, source: str, target: str) -> None:
-    """Rename a file, failing (FileExistsError) rather than replace one at `target`."""
-    (config.root / target).hardlink_to(config.root / source)
-    (config.root / source).unlink()
+def _follow(config: Config, move: Renamed, data: bytes) -> None:
+    """The move in the work tree where the move's own restore did not do it (no POSIX shell,
+    git's index held): the new name written where nothing is, the old one deleted when it is
+    still the note's bytes (an edit since is the person's)."""
+    import contextlib
+
+    target, source = config.root / move.ref, config.root / move.was
+    with contextlib.suppress(OSError):
+        if not os.path.lexists(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("xb") as out:
+                out.write(data)
+        if source.is_file() and not source.is_symlink() and source.read_bytes() == data:
+            source.unlink()

@@ -79,7 +79,23 @@ def leftovers(m: Machine) -> set[str]:
     a ` D` of a note memidx deleted and never committed, a note staged again, a stray file;
     each is the person's next `git commit -a` undoing memidx's work, or memidx's left behind."""
     done = git(m.root, m.env, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-    return {f"{entry[:2]} {entry[3:]}" for entry in done.out.split("\0") if entry[3:]}
+    return status_entries(done.out)
+
+
+def status_entries(out: str) -> set[str]:
+    """`XY path` for each entry of `git status --porcelain=v1 -z`; a rename or copy as
+    `XY old -> new` (its original path is the field after it: read as an entry of its own, a
+    staged rename showed `no es/x.md`, a status `no` no git prints)."""
+    fields = iter(out.split("\0"))
+    found: set[str] = set()
+    for entry in fields:
+        if len(entry) < 4:  # the empty field after the last NUL
+            continue
+        status, path = entry[:2], entry[3:]
+        if "R" in status or "C" in status:
+            path = f"{next(fields, '')} -> {path}"
+        found.add(f"{status} {path}")
+    return found
 
 
 def forgot_after_all(remote: Path, env: dict[str, str], ref: str) -> bool:

@@ -80,6 +80,28 @@ def test_a_note_deleted_in_the_work_tree_alone_is_a_leftover(tmp_path: Path) -> 
     assert leftovers(m) == {" D notes/gone.md"}
 
 
+def test_a_staged_rename_is_one_leftover_with_both_names(tmp_path: Path) -> None:
+    """`git status -z` writes a rename's original path as a field of its own: it was read as
+    an entry, `no es/old.md` (its first letters taken for a status), a leftover no git
+    shows, and the rename itself lost its old name."""
+    from tests.benchmark.chaos_finish import leftovers, status_entries
+
+    env = clean_env(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / ".config"))
+    root = tmp_path / "repo"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "old.md").write_text("# Old\n\na note long enough to be a rename\n")
+    (root / "notes" / "kept.md").write_text("# Kept\n")
+    git(root, env, "init", "-q", "-b", "main")
+    git(root, env, "add", "notes")
+    git(root, env, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notes")
+    git(root, env, "mv", "notes/old.md", "notes/new.md")
+    (root / "notes" / "kept.md").unlink()
+    m = chaos.Machine(0, root, env, random.Random(1), 1)
+    assert leftovers(m) == {"R  notes/old.md -> notes/new.md", " D notes/kept.md"}
+    raw = "C  b c.md\0a.md\0?? x y.md\0RM to.md\0from.md\0"
+    assert status_entries(raw) == {"C  a.md -> b c.md", "?? x y.md", "RM from.md -> to.md"}
+
+
 def test_a_note_whose_forget_landed_after_its_error_is_told_from_a_lost_one(
     tmp_path: Path,
 ) -> None:

@@ -61,8 +61,8 @@ def test_a_commit_that_starts_right_after_memidx_looked_is_waited_for(
     started: list[subprocess.Popen[str]] = []
     look = publish_module.in_the_way
 
-    def person_starts_after_the_look(root: Path) -> bool:
-        busy = look(root)
+    def person_starts_after_the_look(root: Path, *commands: frozenset[str]) -> bool:
+        busy = look(root, *commands)
         held = (memory.root / ".git" / "HEAD.lock").exists()  # memidx's look under the lock
         if held and not busy and not started:
             started.append(person_commits(memory))

@@ -187,6 +187,60 @@ def test_a_forget_behind_a_merge_of_it_is_found(machine: Machine) -> None:
     assert "came back with this merge" in merged.stdout + merged.stderr
 
 
+def test_a_restore_without_revert_on_a_branch_that_never_saw_the_forget_stays(
+    machine: Machine,
+) -> None:
+    """`git checkout <forget>^ -- <note>` and a commit, on a branch made before the note: the
+    note back on purpose, the very bytes forget deleted, and the branch never saw the forget
+    (a stale copy's look): its merge forgot the note again. The restore's commit was written
+    after the forget (its author date); a stale copy's, even rebased, before it."""
+    m = machine
+    m.git("switch", "-q", "-c", "feature")
+    m.git("switch", "-q", "main")
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    assert m.memidx_process("forget", ref).code == 0
+    forget = m.git("rev-parse", "HEAD").strip()
+    later = int(m.git("log", "-1", "--format=%ct", forget)) + 60  # no second shared with it
+    m.git("switch", "-q", "feature")
+    m.git("checkout", f"{forget}^", "--", ref)
+    m.git("commit", "-q", f"--date=@{later} +0000", "-m", "the old key note back, on purpose")
+    m.git("switch", "-q", "main")
+    m.write("README.md", "main went on\n")  # a true merge
+    m.commit("main: readme")
+
+    merged = m.run_git("merge", "--no-edit", "feature")
+
+    assert merged.returncode == 0, merged.stderr
+    assert "came back" not in merged.stdout + merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ref
+    assert m.git("status", "--porcelain") == ""
+
+
+def test_a_merge_that_kept_the_forget_hides_it_from_no_later_merge(machine: Machine) -> None:
+    """After the forget, a merge of a branch that still held the note (from before the forget,
+    unchanged there) kept it deleted; `git log --full-history` names such a merge as the
+    path's newest change, so the stale branch merged next brought the note back for good
+    (chaos seed 2: the remote held a forgotten note)."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    m.git("switch", "-q", "-c", "other")  # holds the note as main does, unchanged
+    m.write("CHANGES.md", "the other branch's change\n")
+    m.commit("other: changes")
+    m.git("switch", "-q", "main")
+    assert m.memidx_process("forget", ref).code == 0
+    assert m.run_git("merge", "--no-edit", "other").returncode == 0
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # kept deleted
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert "came back with this merge" in merged.stdout + merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+
+
 def test_a_forget_a_pull_merged_into_a_branch_holding_the_note_is_found(
     machine: Machine,
 ) -> None:
@@ -205,6 +259,70 @@ def test_a_forget_a_pull_merged_into_a_branch_holding_the_note_is_found(
     m.git("switch", "-q", "work")
     m.git("merge", "-q", "--no-edit", "main")  # the forget, through the merge: the note gone
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    assert "came back with this merge" in merged.stdout + merged.stderr
+
+
+def test_a_forget_then_a_pull_of_a_branch_still_holding_the_note_is_found(
+    machine: Machine,
+) -> None:
+    """Chaos seed 1 (merge 28cdf5b): main forgot the note, then pulled (a merge) a colleague's
+    branch that still held it and saw no forget, and the two branches merged each other; the
+    pull's merge took the note out on its second parent's side. --full-history showed that
+    merge first, not memidx's forget, and the person's stale pre-rebase branch merged last
+    brought the note back for good."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    m.git("switch", "-q", "-c", "colleague")
+    m.write("CHANGES.md", "the colleague's work, the note still here\n")
+    m.commit("colleague: changes")
+    m.git("switch", "-q", "main")
+    assert m.memidx_process("forget", ref).code == 0
+    m.git("merge", "-q", "--no-edit", "colleague")  # main's pull: the note out of their side
+    m.git("switch", "-q", "colleague")
+    m.git("merge", "-q", "--no-edit", "main")  # and theirs of main: each merged the other
+    m.write("CHANGES.md", "the colleague went on\n")
+    m.commit("colleague: more")
+    m.git("switch", "-q", "main")
+    m.git("merge", "-q", "--no-edit", "colleague")
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
+    last = m.git("log", "-1", "--full-history", "--format=%s", "--", ref).strip()
+    assert last.startswith("Merge branch 'colleague'")  # the shape: a merge newest, no forget
+
+    merged = m.run_git("merge", "--no-edit", "old")
+
+    assert merged.returncode == 0, merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    assert "came back with this merge" in merged.stdout + merged.stderr
+
+
+def test_a_forget_kept_by_a_conflict_resolved_by_deleting_the_note_is_found(
+    machine: Machine,
+) -> None:
+    """A colleague changed the note before the forget reached them; the person's pull stopped
+    on the change against the forget and they deleted it. That merge, not memidx's forget, is
+    the path's newest change in any simplification of the history (its other parent's change
+    is no ancestor of the forget): the stale branch merged next brought the note back for good."""
+    m = machine
+    ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
+    m.commit("the note")
+    stale_branch_holding(m, ref)
+    m.git("switch", "-q", "-c", "colleague")
+    m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it today")
+    m.commit("colleague: the note changed")
+    m.git("switch", "-q", "main")
+    assert m.memidx_process("forget", ref).code == 0
+    assert m.run_git("merge", "--no-edit", "colleague").returncode != 0  # modify/delete
+    m.git("rm", "-q", ref)
+    assert m.run_git("commit", "--no-edit").returncode == 0
+    last = m.git("log", "-1", "--simplify-merges", "--format=%s", "--", ref).strip()
+    assert last.startswith("Merge branch 'colleague'")  # the shape: a merge newest, no forget
 
     merged = m.run_git("merge", "--no-edit", "old")
 

@@ -1,8 +1,9 @@
 """memidx's own commits (`remember`, `forget`, the haystack's) move HEAD, then bring git's
-index to the new commit in the same child process: a person's `git commit` in between
-committed the index as it was on top of memidx's commit, without its note (the note deleted
-in the person's commit). A stand-in `git` earlier on PATH runs that commit, once, just before
-the index follows (memidx.git.move_script)."""
+index to the new commit: a person's `git commit` in between committed the index as it was on
+top of memidx's commit, without its note (the note deleted in the person's commit). The
+clone's reference-transaction hook runs that commit, once, the moment HEAD has moved (the
+index brought along before the move, memidx.git.index_swap, or after it in the same child
+process, memidx.git.move_script)."""
 
 from __future__ import annotations
 
@@ -18,22 +19,19 @@ from memidx.git import publish
 from memidx.memory.remember import remember
 from tests.helpers import NotesRepo
 
-# the index follows with `git reset -q <new> -- :(literal)<path>` (or a checkout of it)
+# the moment HEAD moved (the transaction committed), a person's commit of what they staged
 COMMITTING = """#!/bin/sh
-case "$*" in
-"reset -q "*":(literal)"* | *"checkout -q "*":(literal)"*)
-    if [ ! -e {marker} ]; then
-        : > {marker}
-        env -u GIT_INDEX_FILE {git} -c user.name=P -c user.email=p@example.invalid \\
-            commit -q -m "the person's note" > {said} 2>&1
-    fi ;;
-esac
-exec {git} "$@"
+[ "$1" = committed ] && grep -q " HEAD$" || exit 0
+[ -e {marker} ] && exit 0
+: > {marker}
+env -u GIT_INDEX_FILE {git} -c user.name=P -c user.email=p@example.invalid \
+    commit -q --no-verify -m "the person's note" > {said} 2>&1
+exit 0
 """
 
 
 def test_a_commit_between_remember_s_move_and_its_index_does_not_delete_the_note(
-    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    repo: NotesRepo, tmp_path: Path
 ) -> None:
     repo.note("seed.md", "Seed", "a first note about docker layers")
     repo.commit("seed")
@@ -44,17 +42,15 @@ def test_a_commit_between_remember_s_move_and_its_index_does_not_delete_the_note
     folder = tmp_path / "stand-in"
     folder.mkdir()
     said = tmp_path / "commit.out"
-    script = folder / "git"
-    script.write_text(COMMITTING.format(marker=folder / "committed", git=git, said=said))
-    script.chmod(0o755)
-    monkeypatch.setenv("PATH", str(folder), prepend=os.pathsep)
+    hook = repo.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(COMMITTING.format(marker=folder / "committed", git=git, said=said))
+    hook.chmod(0o755)
 
     done = remember(
         load_config(repo.root, env={}),
         "Build cache keys",
         "The build cache is keyed by the lock file, so a changed lock file rebuilds it all.\n",
     )
-    monkeypatch.undo()
 
     assert done.commit is not None and (folder / "committed").exists()
     note = "notes/build-cache-keys.md"

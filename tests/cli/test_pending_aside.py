@@ -84,7 +84,8 @@ def test_a_note_committed_on_its_branch_by_a_memidx_stopped_after_the_move_is_sa
     config = load_config(repo.root, env={})
     commit = side_commit.commit_on(config, "refs/heads/main", REF, TEXT.encode(), "Disk full")
     assert commit is not None
-    left = repo.root / "notes" / ".disk-full.md.memidx-4194303"
+    # its pid since taken by a process that lives (this one): not provably a dead memidx's
+    left = repo.root / "notes" / f".disk-full.md.memidx-{os.getpid()}"
     (repo.root / REF).rename(left)
 
     synced = repo.memidx("sync")
@@ -97,6 +98,31 @@ def test_a_note_committed_on_its_branch_by_a_memidx_stopped_after_the_move_is_sa
     assert repo.memidx("status", "--json").json()["moved_aside"] == [
         left.relative_to(repo.root).as_posix()
     ]
+
+
+def test_a_file_a_killed_memidx_left_aside_is_put_back_and_its_work_finished(
+    repo: NotesRepo,
+) -> None:
+    """The same, its memidx gone (memidx.git.killed_edit): the next sync puts the file back,
+    then takes it out of this work tree as that memidx was doing; main committed once, and no
+    file left aside for `git add -A` to take."""
+    from memidx.git import side_commit
+
+    config = load_config(repo.root, env={})
+    commit = side_commit.commit_on(config, "refs/heads/main", REF, TEXT.encode(), "Disk full")
+    assert commit is not None
+    left = repo.root / "notes" / ".disk-full.md.memidx-4194303"  # a pid no process has here
+    (repo.root / REF).rename(left)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert f"put {REF} back, which a memidx killed part way had moved aside" in synced.err
+    assert f"committed {REF} on main" in synced.err and "its file left this" in synced.err
+    assert repo.git("rev-parse", "main").strip() == commit  # committed once
+    status = repo.memidx("status", "--json").json()
+    assert status["pending_notes"] == [] and status["moved_aside"] == []
+    assert not left.exists() and not (repo.root / REF).exists()
 
 
 def test_an_edit_that_cannot_be_linked_back_is_named_for_what_it_is(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from memidx.index.store import DocState, open_store
 from tests.helpers import NotesRepo
 
@@ -122,3 +124,29 @@ def test_an_empty_repository_indexes_nothing_without_error(repo: NotesRepo) -> N
     assert run.code == 0
     assert "an empty repository" in run.out
     assert repo.memidx("search", "x", "--json").json()["count"] == 0
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_a_deleted_note_is_said_to_be_memory_still_until_its_deletion_is_committed(
+    repo: NotesRepo, staged: bool
+) -> None:
+    """A ` D` note (a forget that failed, a person's rm) was listed as "changed but not
+    committed (not memory until committed)": still memory, the next `git commit -a` forgets
+    it (tests/benchmark/chaos.py's work-tree leftovers)."""
+    repo.note("a.md", "A", "committed words")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    if staged:
+        repo.git("rm", "-q", "notes/a.md")
+    else:
+        (repo.root / "notes" / "a.md").unlink()
+
+    out = repo.memidx("status").out
+
+    assert (
+        "1 note changed but not committed (an edit or a new note is not memory until committed); "
+        "1 deleted but still in "
+        "HEAD, so still memory until a commit of the deletion forgets it (`git commit -a` would; "
+        "`git restore --staged --worktree -- PATH` keeps it)"
+    ) in out, out
+    assert repo.memidx("search", "committed", "--json").json()["count"] == 1

@@ -264,7 +264,7 @@ def test_a_note_remembered_while_a_person_commits_ends_committed_once(
     for run, _ in runs:
         assert run.code == 0 and "Traceback" not in run.err, run.err
         assert run.json()["committed"] is False and run.json()["commit"] is None
-        assert "is written but not committed yet: git kept its index locked" in run.err
+        assert "is written but not committed yet: git's index was held by " in run.err
     refs = [run.json()["ref"] for run, _ in runs]
     assert commits(machine) == before
     assert machine.git("diff", "--cached", "--name-only").split() == ["notes/cache.md"]

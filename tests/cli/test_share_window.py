@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,7 @@ from memidx.memory import share_move
 from memidx.memory.share import share
 from memidx.memory.share_check import Merge
 from tests.cli.test_share_in_the_way import THEIRS, behind, state
-from tests.helpers import NotesRepo
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
 DROPPING = """#!/bin/sh
 if [ "$1" = {command} ] && [ ! -e {marker} ]; then
@@ -144,4 +147,60 @@ def test_a_copy_s_lock_a_killed_move_left_stops_no_later_share(tmp_path: Path) -
     assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 
     assert THEIRS in two.git("ls-files")
+    assert two.git("status", "--porcelain=v1", "--", "notes") == ""
+
+
+# the person's editor for their `git pull`'s merge message: open until the go file comes
+EDITING = """#!/bin/sh
+: > {opened}
+for _ in $(seq 600); do [ -e {go} ] && exit 0; sleep 0.05; done
+exit 1
+"""
+
+
+def test_a_file_the_person_s_pull_writes_after_the_look_is_waited_for_not_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person's `git pull` of the same upstream, under way (its merge message in their
+    editor), wrote the other clone's note where share's merge writes after share looked:
+    share refused, "appeared since share looked ... commit, move or delete it", of a file
+    their pull was merging (tests/benchmark/chaos.py, seed 1). Now it waits for that git, and
+    looks again."""
+    two = behind(tmp_path, diverged=True)
+    opened, go, editor = tmp_path / "opened", tmp_path / "go", tmp_path / "editor"
+    editor.write_text(EDITING.format(opened=opened, go=go))
+    editor.chmod(0o755)
+    looked = share_move.merge_look
+    pulls: list[subprocess.Popen[str]] = []
+
+    def pull_meanwhile(config: Config, branch: str, head: str | None = None) -> Merge | None:
+        found = looked(config, branch, head)
+        if not pulls:  # the person's pull, after share's fetch and look, in their editor
+            argv = ["git", *GIT_IDENTITY, "-c", f"core.editor={editor}", "merge", "--edit"]
+            out = subprocess.PIPE
+            pulls.append(
+                subprocess.Popen(
+                    [*argv, "origin/main"], cwd=two.root, env=clean_env(), text=True, stdout=out
+                )
+            )
+            for _ in range(400):  # bounded: 20 s
+                if opened.exists() or pulls[0].poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert (two.root / THEIRS).is_file()  # written by the pull, which is still running
+            threading.Timer(1.0, go.touch).start()  # the person saves the message a moment later
+        return found
+
+    monkeypatch.setattr(share_move, "merge_look", pull_meanwhile)
+    try:
+        shared = share(load_config(two.root, env={}), sleep=lambda _: time.sleep(0.05))
+    finally:
+        go.touch()
+        for pull in pulls:
+            pull.wait(timeout=30)
+
+    assert pulls and pulls[0].returncode == 0
+    assert shared.pushed
+    for ref in ("HEAD", "origin/main"):
+        assert THEIRS in two.git("ls-tree", "-r", "--name-only", ref)
     assert two.git("status", "--porcelain=v1", "--", "notes") == ""

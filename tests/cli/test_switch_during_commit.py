@@ -191,11 +191,13 @@ def test_a_twin_note_s_move_is_not_committed_on_the_side_branch(
     assert "HEAD is on side now, not on main" in refused.value.message, refused.value.message
     assert repo.git("rev-parse", "side").strip() == side
     assert not (repo.root / "notes" / "build-cache-2.md").exists()
-    note = (repo.root / "notes" / "build-cache.md").read_bytes()  # moved back, as it was
-    assert note == repo.git("show", "main:notes/build-cache.md").encode()
-    if not side_has_it:  # untracked there, as git's switch left it: it would not overwrite it
-        (repo.root / "notes" / "build-cache.md").unlink()
+    note = repo.root / "notes" / "build-cache.md"  # never moved: as git's switch left it
+    if side_has_it:
+        assert note.read_bytes() == repo.git("show", "main:notes/build-cache.md").encode()
+    else:  # main's file, which the switch took out: it comes back with main
+        assert not note.exists()
     repo.git("switch", "-q", "main")
+    assert note.read_bytes() == repo.git("show", "main:notes/build-cache.md").encode()
     assert repo.git("status", "--porcelain", "--", "notes/") == ""
 
 

@@ -1,18 +1,21 @@
-"""The take-out (memidx/git/index_edit.py) moves a note's file aside before it reads it. A shell
-killed between that move and its end left the file aside as `notes/.memidx-taken-out-<pid>`,
-named by nothing (`memidx status` silent) and taken by the person's `git add -A`. It is now
-`notes/.<name>.memidx-<pid>`, as memidx's other asides, which `memidx status` names."""
+"""The take-out (memidx/git/index_edit.py) moves a note's file aside before it reads it, under
+git's index lock, its token in it. A shell killed meanwhile left the file aside (a hidden file
+`git add -A` took) and `.git/index.lock` (every git command of the person's refused, and
+`status` called it a killed git's, to remove by hand). The next `status`, `sync` or `remember` now
+removes the lock when it is provably memidx's and its shell gone, and finishes the take-out
+or puts the file back (memidx/git/killed_edit.py); a lock anyone alive holds stays."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from memidx.children import SHELL
 from memidx.git.index_edit import take_out_entry
-from tests.helpers import started_memory
+from tests.helpers import NotesRepo, started_memory
 
 TEXT = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
 REF = "notes/disk-full.md"
@@ -21,12 +24,12 @@ KILLING_GIT = """#!/bin/sh
 case " $* " in *" hash-object "*) kill -9 0 ;; esac
 exec "$REAL_GIT" "$@"
 """
+pytestmark = pytest.mark.skipif(SHELL is None, reason="the take-out's shell is POSIX only")
 
 
-@pytest.mark.skipif(SHELL is None, reason="the take-out's shell is POSIX only")
-def test_a_file_a_killed_take_out_left_aside_is_named_by_status(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def killed_take_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[NotesRepo, str]:
+    """A memory on `side`, where a switch took along the note memidx committed on its branch,
+    whose take-out was killed with the file moved aside: the repo and HEAD's blob there."""
     repo = started_memory(tmp_path)
     repo.git("branch", "side")
     repo.write(REF, TEXT)
@@ -40,16 +43,95 @@ def test_a_file_a_killed_take_out_left_aside_is_named_by_status(
     (shim / "git").chmod(0o755)
     real = shutil.which("git")
     assert real is not None
-    monkeypatch.setenv("REAL_GIT", real)
-    monkeypatch.setenv("PATH", f"{shim}:{Path(real).parent}:/usr/bin:/bin")
-    git_dir = repo.root / ".git"
-
-    killed = take_out_entry(repo.root, git_dir, REF, blob)
-
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setenv("REAL_GIT", real)
+        patched.setenv("PATH", f"{shim}:{Path(real).parent}:/usr/bin:/bin")
+        killed, _ = take_out_entry(repo.root, repo.root / ".git", REF, blob)
     assert killed != 0
-    (git_dir / "index.lock").unlink(missing_ok=True)  # left as a killed git leaves its own
-    left = sorted(p.name for p in (repo.root / "notes").iterdir() if "memidx" in p.name)
-    assert len(left) == 1 and (repo.root / "notes" / left[0]).read_text() == TEXT, left
+    assert (repo.root / ".git" / "index.lock").read_text().startswith("memidx ")
+    assert not (repo.root / REF).exists() and len(asides(repo)) == 1
+    return repo, blob
+
+
+def asides(repo: NotesRepo) -> list[str]:
+    return sorted(f"notes/{p.name}" for p in (repo.root / "notes").iterdir() if "memidx" in p.name)
+
+
+def test_status_lets_a_killed_take_outs_lock_go_and_finishes_its_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = killed_take_out(tmp_path, monkeypatch)
+    lock = repo.root / ".git" / "index.lock"
+
+    status = repo.memidx("status")
+
+    said = [line for line in status.err.splitlines() if "index.lock" in line]
+    assert len(said) == 1 and f"removed {lock}" in said[0], status.err
+    assert f"took {REF} out of this work tree" in said[0], status.err
+    assert not lock.exists() and not (repo.root / ".git" / "memidx-edit-index").exists()
+    assert asides(repo) == [] and "moved aside" not in status.out
+    assert repo.git("status", "--porcelain", "--untracked-files=all") == ""  # nothing to add
+    assert repo.git("show", f"main:{REF}") == TEXT  # the note, on its branch
+
+
+def test_sync_puts_back_a_file_a_killed_take_out_left_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = killed_take_out(tmp_path, monkeypatch)
+    (repo.root / ".git" / "index.lock").unlink()  # the person removed it, as status told them
+    aside = asides(repo)[0]
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert f"put {REF} back, which a memidx killed part way had moved aside as {aside}" in (
+        synced.err
+    )
+    assert (repo.root / REF).read_text() == TEXT and asides(repo) == []
+
+
+def test_a_file_aside_beside_another_saved_at_its_path_stays_and_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = killed_take_out(tmp_path, monkeypatch)
+    (repo.root / ".git" / "index.lock").unlink()
+    repo.write(REF, TEXT + "\nA line saved since.\n")  # the person's own, at the note's path
+    left = asides(repo)
+
     status = repo.memidx("status", "--json").json()
-    assert status["moved_aside"] == [f"notes/{left[0]}"], left
+
+    assert status["moved_aside"] == left
+    assert (repo.root / left[0]).read_text() == TEXT
+    assert (repo.root / REF).read_text() == TEXT + "\nA line saved since.\n"
+
+
+def test_a_memidx_lock_whose_shell_lives_or_a_moves_lock_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, blob = killed_take_out(tmp_path, monkeypatch)
+    lock = repo.root / ".git" / "index.lock"
+    commit = repo.git("rev-parse", "HEAD").strip()
+    live = subprocess.Popen(["sleep", "30"])  # the shell that holds it, alive
+    try:
+        for held in (f"memidx {live.pid} {blob}", f"memidx 999999999 {commit}"):
+            lock.write_text(held)  # a move of HEAD's (a commit): only a person can tell
+
+            status = repo.memidx("status")
+
+            assert lock.read_text() == held, status.err
+            assert f"removed {lock}" not in status.err
+    finally:
+        live.kill()
+        live.wait(timeout=10)
+
+
+def test_remember_lets_a_killed_take_outs_lock_go_and_commits_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, _ = killed_take_out(tmp_path, monkeypatch)
+
+    done = repo.memidx_process("remember", "--title", "Swap full", stdin="Swap was full.\n")
+
+    assert done.code == 0, done.err
+    assert f"removed {repo.root / '.git' / 'index.lock'}" in done.err
+    assert "pending" not in done.err and "notes/swap-full.md" in repo.git("ls-files", "notes")

@@ -13,12 +13,17 @@ import pytest
 from memidx.config import load_config
 from memidx.git import commit as git_commit
 from memidx.git.late import StillUnderWay
+from memidx.memory import pending_finisher
 from memidx.memory.pending_notes import commit_pending, keep, pending
 from memidx.memory.remember import remember
 from tests.helpers import NotesRepo
 from tests.pending_memory import REF, TEXT, started
 
 BODY = "The disk was full of logs: rotate them daily.\n"
+
+
+def no_finisher(*_: object) -> None:
+    """None started: the test looks at what runs in its own process."""
 
 
 @pytest.fixture
@@ -38,6 +43,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
 
     monkeypatch.setattr(git_commit, "committers", one_late)
     monkeypatch.setattr(git_commit, "settle", still_running)
+    # the finisher it starts (tests/cli/test_landed_then_late_settled.py) would check it first
+    monkeypatch.setattr(pending_finisher, "start_finisher", no_finisher)
     return repo
 
 

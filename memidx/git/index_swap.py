@@ -1,0 +1,100 @@
+"""git's index brought to memidx's new commit before memidx takes `.git/index.lock`, so that it
+holds the lock only for a rename.
+
+memidx held index.lock from just before HEAD's move until a git command (the move's follow,
+`git reset -q <new> -- <paths>` on a copy of the index) had run and its copy was renamed over
+the index: ~10-50 ms at a load of ~20, in which every `git add`, `commit`, `switch`, `stash`
+and `merge` of the person's failed at once ("index.lock: File exists", "fatal: stash failed").
+Now that command runs on a copy made before the move (`READY`, its time kept as the move's
+follow keeps it: racy git), and under the lock memidx only checks that git's index is the one
+it copied (the same file: git writes a new index by renaming its lock over it), commits the
+move, writes the files the follow would check out (where nothing is at their paths) and
+renames the copy over the index. When the index changed meanwhile, or anything of that fails,
+the move's follow does its work under the lock as before (memidx.git.move_script)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+READY = "memidx-ready-index"  # in the git folder: the index brought to the new commit
+Signature = tuple[int, int, int, int]  # git's index as stat sees it
+NONE: Signature = (0, 0, 0, 0)  # no index yet
+Prepared = tuple[Signature, Mapping[str, bytes]]  # the index copied, the files to write
+
+
+def prepare(
+    root: Path, git_dir: Path, args: Sequence[str], new: str, files: Sequence[str]
+) -> Prepared | None:
+    """Copy git's index to READY and run `git <args>` on the copy; the index's signature and
+    the blobs `new` holds at `files` (to write once HEAD moved), or None when that failed or
+    the index changed during the copy (READY removed)."""
+    import shutil
+    import subprocess
+
+    ready = git_dir / READY
+    env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
+    try:
+        ready.unlink(missing_ok=True)  # a killed memidx's
+        before = signature(git_dir)
+        if before != NONE:
+            shutil.copy2(git_dir / "index", ready)
+        ran = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=False)
+        blobs = {path: _blob(root, new, path) for path in files}
+    except OSError:
+        discard(git_dir)
+        return None
+    found = {path: blob for path, blob in blobs.items() if blob is not None}
+    if ran.returncode or before != signature(git_dir) or len(found) != len(blobs):
+        discard(git_dir)
+        return None
+    return before, found
+
+
+def _blob(root: Path, commit: str, path: str) -> bytes | None:
+    """The file `commit` holds at `path`, as a checkout writes it (its attributes' filters)."""
+    import subprocess
+
+    argv = ["git", "cat-file", "--filters", f"{commit}:{path}"]
+    done = subprocess.run(argv, cwd=root, capture_output=True, check=False)
+    return None if done.returncode else done.stdout
+
+
+def signature(git_dir: Path) -> Signature:
+    """What stat says of git's index: a git that wrote it since renamed a new file over it."""
+    try:
+        seen = (git_dir / "index").stat()
+    except FileNotFoundError:
+        return NONE
+    return (seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
+
+
+def usable(root: Path, git_dir: Path, prepared: Prepared | None) -> bool:
+    """Whether the READY copy stands for git's index now (memidx holds index.lock) and no file
+    is at the paths it would write (a person's: the follow's checkout decides, as before)."""
+    if prepared is None or signature(git_dir) != prepared[0]:
+        return False
+    return not any(os.path.lexists(root / path) for path in prepared[1])
+
+
+def swap(root: Path, git_dir: Path, files: Mapping[str, bytes]) -> bool:
+    """Write `files` where nothing is at their paths and rename READY over git's index (HEAD
+    moved, index.lock memidx's); False when that failed (the move's follow then does it)."""
+    try:
+        for path, data in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            with (root / path).open("xb") as file:
+                file.write(data)
+        (git_dir / READY).replace(git_dir / "index")
+    except OSError:
+        return False
+    return True
+
+
+def discard(git_dir: Path) -> None:
+    """Remove READY (unused, or half made)."""
+    try:
+        (git_dir / READY).unlink(missing_ok=True)
+    except OSError:
+        return

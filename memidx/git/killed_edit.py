@@ -1,0 +1,187 @@
+"""What a change of git's index by memidx left when it was killed part way
+(memidx/git/index_edit.py: a shell of its own takes `.git/index.lock`, its token in it, and the
+take-out moves the note's file aside, `.<name>.memidx-<pid>`, before it reads it): the lock,
+which made every git command of the person's fail ("index.lock: File exists") and which
+`status` called a killed git's, to be removed by hand, and the file aside, which `git add -A`
+took. The next `sync`, `status` or `remember` puts them right, and says so in one line:
+the lock goes when it holds memidx's token, the shell named in it is gone and no process holds
+it or runs git in the clone (memidx.git.lock_holders.left_behind: Linux; elsewhere it stays,
+as before); a file aside whose memidx is gone goes back to its path when nothing is there (the
+take-out whose lock went is then done again, every check made anew), and is dropped when the
+file there holds the same bytes. Nothing else is touched: a lock a live
+git (or a live memidx) holds, or a file aside beside another saved at its path, stays."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]`, as memidx.memory.pending_elsewhere.ASIDE
+EDIT_COPY = "memidx-edit-index"  # memidx.git.index_edit's copy of git's index
+
+
+def settle_killed_edit(root: Path, notes: Path, *, asides: bool = True) -> list[str]:
+    """Put right what a memidx killed while it changed git's index left in the clone at `root`:
+    what was done, one line each. `asides`: look under `notes` for files moved aside even when
+    no lock was left (a walk of the notes folder: `remember` does it only after a lock)."""
+    folder = _git_folder(root)
+    token = None if folder is None else _lock_let_go(root, folder)
+    found = _asides_back(root, notes, token) if token is not None or asides else []
+    if token is None or folder is None:
+        return [line for _, line in found]
+    lock = _lock_line(folder, token[0])  # one line with what the same killed shell left aside
+    said = [lock, *(line for pid, line in found if pid == token[0])]
+    return ["; ".join(said), *(line for pid, line in found if pid != token[0])]
+
+
+def _git_folder(root: Path) -> Path | None:
+    """`root`'s git folder, read from `.git` (a linked work tree's names it): no git process."""
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        said = dot.read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        return None
+    if not said.startswith("gitdir:"):
+        return None
+    found = Path(said.removeprefix("gitdir:").strip())
+    return found if found.is_absolute() else root / found
+
+
+def _lock_let_go(root: Path, folder: Path) -> tuple[int, str] | None:
+    """Remove `folder`'s index.lock (and the copy of the index made under it) when a killed
+    memidx's change of an entry left it: the pid and blob its token named, else None."""
+    from memidx.git.lock_holders import left_behind
+
+    lock = folder / "index.lock"
+    token = _token(lock)
+    if token is None or not _a_blob(root, token[1]) or not left_behind(lock, root):
+        return None
+    if _token(lock) != token:  # taken since by another: its own
+        return None
+    for left in (folder / EDIT_COPY, folder / f"{EDIT_COPY}.lock", lock):
+        try:
+            left.unlink(missing_ok=True)
+        except OSError:  # a folder it may not change: status names the lock, as before
+            return None
+    return token
+
+
+def _lock_line(folder: Path, pid: int) -> str:
+    return (
+        f"removed {folder / 'index.lock'}, which a memidx killed while it changed git's index "
+        f"left (no process holds it; its shell, pid {pid}, is gone)"
+    )
+
+
+def _token(lock: Path) -> tuple[int, str] | None:
+    """The pid and object an index.lock memidx took names (`memidx <pid> <object>`), else None."""
+    try:
+        with lock.open("rb") as file:
+            said = file.read(128).split()
+    except OSError:
+        return None
+    if len(said) != 3 or said[0] != b"memidx" or not said[1].isdigit():
+        return None
+    name = said[2].decode("ascii", "replace")
+    if len(name) not in (40, 64) or any(c not in "0123456789abcdef" for c in name):
+        return None
+    return int(said[1]), name
+
+
+def _a_blob(root: Path, name: str) -> bool:
+    """Whether `name` is a file's blob: an entry's change (index_edit) took the lock, not a move
+    of HEAD (memidx.git.move_script, whose token names a commit: killed after HEAD moved, the
+    index is not yet brought to it, and only a person can tell what to do)."""
+    from memidx.git.repo import GitRepo
+
+    kind = GitRepo(root).run("cat-file", "-t", name, check=False)
+    return kind.strip() == b"blob"
+
+
+def _asides_back(root: Path, notes: Path, token: tuple[int, str] | None) -> list[tuple[int, str]]:
+    """The notes' files a memidx now gone moved aside and left: each back at its path when
+    nothing is there, dropped when the file there is the same, byte for byte; else kept, and
+    `memidx status` names it. One the take-out whose lock was just removed (`token`) moved
+    aside is then taken out as that one was doing (`git add -A` took it onto a branch that
+    does not hold the note), or kept when it no longer may be."""
+    if not notes.is_dir():
+        return []
+    lines: list[tuple[int, str]] = []
+    for aside in sorted(notes.rglob(f".*.md{ASIDE}*")):
+        pid, path = _owner(aside)
+        if pid is None or not _gone(pid):
+            continue
+        line = _aside_back(root, aside, path)
+        if line is not None and token is not None and token[0] == pid and not aside.exists():
+            line = _taken_out(root, path, token[1]) or line
+        if line is not None:
+            lines.append((pid, line))
+    return lines
+
+
+def _owner(aside: Path) -> tuple[int | None, Path]:
+    """The pid a file aside is named for (None when it names none), and its note's path."""
+    name, _, pid = aside.name.rpartition(ASIDE)
+    pid = pid.split("-")[0]
+    return (int(pid) if pid.isdigit() else None), aside.with_name(name.removeprefix("."))
+
+
+def _aside_back(root: Path, aside: Path, path: Path) -> str | None:
+    if aside.is_symlink() or not aside.is_file():
+        return None
+    shown, at = _shown(root, aside), _shown(root, path)
+    try:
+        if aside.stat().st_size == 0:  # its place made, nothing moved into it yet
+            aside.unlink()
+            return None
+        if not path.exists() and not path.is_symlink():
+            path.hardlink_to(aside)  # never over a file saved there meanwhile
+            aside.unlink()
+            return f"put {at} back, which a memidx killed part way had moved aside as {shown}"
+        if path.is_file() and not path.is_symlink() and path.read_bytes() == aside.read_bytes():
+            aside.unlink()
+            return f"removed {shown}, the same as {at}, which a memidx killed part way left"
+    except OSError:
+        return None  # no hard links on this disk, a file saved there just now: status names it
+    return None
+
+
+def _taken_out(root: Path, path: Path, blob: str) -> str | None:
+    """The take-out a killed memidx was doing, done again under git's index lock (every check
+    made anew: HEAD holds nothing there, the file is that blob byte for byte, git's index holds
+    it or nothing); None when it was kept."""
+    from memidx.children import SHELL
+    from memidx.git.index_edit import take_out_entry
+
+    folder = _git_folder(root)
+    if SHELL is None or folder is None:
+        return None
+    ref = _shown(root, path)
+    if take_out_entry(root, folder, ref, blob)[0] != 0:
+        return None
+    return (
+        f"took {ref} out of this work tree, as that memidx was doing (the very note it "
+        "committed on another branch, which HEAD does not hold)"
+    )
+
+
+def _gone(pid: int) -> bool:
+    """Whether no process has `pid` now (POSIX); never said on Windows, where os.kill ends it."""
+    if os.name == "nt" or pid <= 1:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _shown(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
