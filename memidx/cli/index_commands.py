@@ -97,12 +97,12 @@ def sync(args: argparse.Namespace, config: Config) -> int:
         mark_index_built(config, store)
         if filled:  # rebuilt: no vector is left, and sync starts no background embed
             say_unembedded(config, store)
-        forgotten_at = VectorStore(store.conn).forgotten_at()
+        made = (VectorStore(store.conn).index_id(), VectorStore(store.conn).forgotten_at())
     finally:
         bar.close()
         store.conn.close()
     clear_unchanged(marks)  # a forget's vectors it dropped (or a pulled tombstone's) leave the
-    scrub_forgotten(config, "forgotten text left the index", say_line, forgotten_at)  # files
+    scrub_forgotten(config, "forgotten text left the index", say_line, made)  # files
     summary = (
         f"index at {report.source}: {report.written} written, {report.deleted} removed, "
         f"{report.renamed} renamed; records: {records.indexed} indexed, {records.deleted} removed"

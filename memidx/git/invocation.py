@@ -29,9 +29,14 @@ from memidx.git.given_config import given_config
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any git command
+# expanded()'s command for a mistyped one git corrects (help.autocorrect) and runs itself, in
+# the same process: any git command for as long as that git runs (a `git comit` taken for a
+# shell, waited for only while young, had HEAD moved under its commit: "cannot lock ref")
+GUESSED = "?"
 __all__ = [  # holding, prime and BUILTINS for those that import them from here
-    "BUILTINS", "SHELL_ALIAS", "VALUED", "command_at", "command_of", "expanded", "git_dirs",
-    "holding", "in_clone", "named_git_dir", "options", "prime", "restores_paths", "tree_of",
+    "BUILTINS", "GUESSED", "SHELL_ALIAS", "VALUED", "command_at", "command_of", "expanded",
+    "git_dirs", "holding", "in_clone", "named_git_dir", "options", "prime", "restores_paths",
+    "tree_of",
 ]  # fmt: skip
 
 
@@ -108,7 +113,8 @@ def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> l
     """The git command and its arguments, the command's alias expanded as git would (the
     config of the clone at `root`, and what the git was given: `-c alias.x=y`, `--config-env`,
     GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT in its raw `environ`, given_config);
-    [SHELL_ALIAS] for an alias that runs a shell; [] when there is no command."""
+    [SHELL_ALIAS] for an alias that runs a shell, [GUESSED] for a mistyped command git runs its
+    guess for; [] when there is no command."""
     at = command_at(words)
     if at is None:
         return []
@@ -124,7 +130,7 @@ def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> l
         value = aliases.get(rest[0].lower()) if value is None else value
         if value is None:
             said = given.get("help.autocorrect", aliases.get(AUTOCORRECT, "0"))
-            return [SHELL_ALIAS] if corrected(rest[0], said) else rest
+            return [GUESSED] if corrected(rest[0], said) else rest
         if value.startswith("!"):
             return [SHELL_ALIAS]
         import shlex  # only for an alias: not on the hook path

@@ -14,7 +14,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memidx.git.invocation import SHELL_ALIAS, command_at, command_of, in_clone, tree_of
+from memidx.git.invocation import (
+    GUESSED,
+    SHELL_ALIAS,
+    command_at,
+    command_of,
+    in_clone,
+    tree_of,
+)
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
 ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
@@ -116,6 +123,13 @@ def read_proc(path: str) -> bytes:
         os.close(fd)
 
 
+def may_run_any(command: str, pid: str) -> bool:
+    """Whether the git `pid` whose command (expanded) is `command` may still run any git
+    command: a mistyped one git corrects runs it itself, for as long as it runs; an alias
+    running a shell until its shell started one (young: that git is seen on its own)."""
+    return command == GUESSED or (command == SHELL_ALIAS and young(pid))
+
+
 def young(pid: str) -> bool:
     """Whether process `pid` started within the last RECENT seconds (False once it ended)."""
     try:
@@ -179,7 +193,7 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
     if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
         return False
     command = command_of(argv, tree_of(cwd, tops), environ)  # an alias expanded: `git ci`
-    return command in commands or command == SHELL_ALIAS
+    return command in commands or command in (SHELL_ALIAS, GUESSED)  # either: any git
 
 
 def _status(proc: Path) -> dict[str, str]:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.git import invocation
-from memidx.git.invocation import SHELL_ALIAS, command_of, git_dirs, named_git_dir, tree_of
+from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
 from memidx.git.move_script import (
     FAILED,
@@ -50,10 +50,10 @@ from memidx.git.newcomers import (
     arrived,
     last_pid,
     lately,
+    may_run_any,
     parents,
     pids,
     read_proc,
-    young,
 )
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
@@ -240,7 +240,7 @@ def committers(
         command = command_of(argv, tree_of(cwd, roots), environ) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
-        if command in commands or (command == SHELL_ALIAS and young(pid)):
+        if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
             found[pid] = f"{command} {started(pid)}"
     return found
 

@@ -57,12 +57,13 @@ def followed_now(config: Config) -> bool:
 
 def _hook_running(path: Path) -> bool:
     """Whether the hook shell `path` names (hook-<pid>.pid) still runs: a file younger than
-    HOOK_MARK_AGE whose pid lives (a pid given again later is not taken for it for long);
-    one whose pid is gone is removed."""
+    HOOK_MARK_AGE whose pid lives, started when the mark says (a killed hook's pid given to
+    another process, pid_max 32768, said "bringing the index" for 10 min); one whose pid is
+    gone or another process's is removed."""
     pid = path.name.removeprefix("hook-").removesuffix(".pid")
     if not pid.isdigit():
         return False
-    if not process_alive(int(pid)):
+    if not process_alive(int(pid)) or not _started_as_marked(path, pid):
         with suppress(OSError):
             path.unlink()
         return False
@@ -70,3 +71,15 @@ def _hook_running(path: Path) -> bool:
         return time.time() - path.stat().st_mtime < HOOK_MARK_AGE
     except OSError:
         return False  # its hook ended meanwhile
+
+
+def _started_as_marked(path: Path, pid: str) -> bool:
+    """Whether process `pid` started when the mark `path` says its shell did (clock ticks
+    since boot, /proc/<pid>/stat's 22nd field); True when either cannot tell (no /proc, a
+    mark being written)."""
+    try:
+        said = path.read_text().strip()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
+    except OSError:
+        return True
+    return not said.isdigit() or len(fields) < 20 or fields[19] == said

@@ -29,7 +29,9 @@ def forgotten_notes(repo: GitRepo, old: str, step: Step, report: SyncReport) -> 
     changed (the hook's usual step) asks git nothing. When git cannot say (a missing object, a
     git that fails), every one of them counts as forgotten, said in a warning: a text no chunk
     holds loses its cached vector (embedded again if it comes back), never a forgotten one
-    kept without a word."""
+    kept without a word. Git having lost `old` (an amended commit pruned: the sync reads the
+    whole tree) is no failure: they count as forgotten without a warning, which only named
+    git's "Invalid revision range" after the next commit."""
     drift = report.drift
     removed = drift.orphaned if step.parents == (old,) else (*drift.orphaned, *drift.stale)
     if not removed:
@@ -40,6 +42,8 @@ def forgotten_notes(repo: GitRepo, old: str, step: Step, report: SyncReport) -> 
     try:
         said = repo.run(*args, input_bytes=asked).decode("utf-8", "replace").splitlines()
     except GitError as exc:
+        if repo.run("cat-file", "-t", old, check=False).strip() != b"commit":
+            return sorted(removed)  # a commit git lost (a rebase's, pruned): no failure to say
         report.warned.append(
             f"{exc.message}, so which of the {counted(len(removed), 'note')} this sync removes "
             "or reads again `memidx forget` deleted is unknown: the vectors of their old text "

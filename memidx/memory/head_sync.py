@@ -58,15 +58,15 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
             from memidx.memory.upgrade_said import waiting_room
 
             wait = waiting_room(store, notices)
-        forgotten_at = VectorStore(store.conn).forgotten_at()
+        made = (VectorStore(store.conn).index_id(), VectorStore(store.conn).forgotten_at())
     finally:
         store.conn.close()
     clear_unchanged(marks)
     scrubbed: list[str] = []  # the vector files of text forgotten here or by what git brought
-    if forgotten_at:
+    if made[1]:
         from memidx.memory.forget_vectors import scrub_forgotten
 
-        scrub_forgotten(config, "forgotten text left the index", scrubbed.append, forgotten_at)
+        scrub_forgotten(config, "forgotten text left the index", scrubbed.append, made)
     # a fill wrote every chunk before the sync, which then found nothing to write: after
     # `rm -rf .memidx` the hook rebuilt the index and left every chunk without a vector
     started = filled or report.written or (records is not None and records.indexed)

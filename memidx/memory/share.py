@@ -79,7 +79,7 @@ def share(
 
     with following(config):
         if before is not None:
-            before()
+            _followed(config, before, say)
         remotes = _git(config, "remote").stdout.split()
         here, remote, branch = tracking(config)  # the branch share merges into and pushes
         # refused before the haystack is committed: a commit on a local branch left the
@@ -144,6 +144,18 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
     """What a failed share leaves for the next: its commits, the notes it moved among them."""
     moved = "".join(f", {move.was} moved to {move.ref}" for move in renamed)
     return f"nothing is lost: this clone's commits{moved} stay here, for the next make sync"
+
+
+def _followed(config: Config, step: Callable[[], None], say: Callable[[str], None] | None) -> None:
+    """`step` (the pending notes' commits), the index brought to any commit it made: only a
+    merge's did, and a refusal or a failed fetch after it left the index behind them."""
+    from memidx.git.refs import read_head
+    from memidx.memory.head_sync import after_commit
+
+    head = read_head(config.root)
+    step()
+    if read_head(config.root) != head:
+        after_commit(config, say)
 
 
 def _merge_followed(config: Config, here: str, say: Callable[[str], None] | None) -> str:

@@ -15,6 +15,7 @@ import pytest
 
 from memidx import portable
 from memidx.config import Config, load_config
+from memidx.errors import GitError
 from memidx.memory import pending_finisher
 from memidx.memory import share as share_module
 from tests.cli.test_forget import clones
@@ -87,3 +88,24 @@ def test_the_finisher_waits_for_remember_lock_without_following(
     assert not pending_finisher._finish(config, print)  # pyright: ignore[reportPrivateUsage]
 
     assert during_wait == [[]]
+
+
+def test_the_pending_notes_share_commits_are_followed_when_its_fetch_fails(
+    tmp_path: Path,
+) -> None:
+    """share commits the pending notes first (`before`); the index followed them only after a
+    merge, so a share whose fetch failed (the network down) left the index behind them, and a
+    search said no hook followed ("run `memidx sync`")."""
+    _, two = clones(tmp_path)
+    assert two.memidx("ingest").code == 0
+    two.git("remote", "set-url", "origin", str(tmp_path / "unreachable.git"))
+    config = load_config(two.root, env={})
+
+    def pending_notes_committed() -> None:
+        two.note("pending.md", "Pending", "a note remembered while git was busy")
+        two.commit("memidx remember: pending")
+
+    with pytest.raises(GitError, match="git fetch failed"):
+        share_module.share(config, sleep=lambda _: None, before=pending_notes_committed)
+
+    assert indexed_commit(config) == two.git("rev-parse", "HEAD").strip()

@@ -63,3 +63,32 @@ def test_a_git_that_cannot_say_what_was_forgotten_drops_the_removed_notes_vector
     ) in done.err
     after = vector_texts(repo.root)
     assert len(after) == len(before) - 1 and after < before  # the secret's, and only it
+
+
+def test_an_indexed_commit_git_lost_is_no_failure_to_warn_of(tmp_path: Path) -> None:
+    """The index at a commit amended since and pruned (`git gc` once its reflog expired): the
+    sync reads the whole tree, and `git log <lost>..HEAD` fails. The next sync said `warning:
+    git log failed: fatal: Invalid revision range ...` of a state git is in by design; the
+    notes it reads again count as forgotten (their old text's vectors go) without a word."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.note("plan.md", "Plan", "The rollout is blue-green with health checks.")
+    repo.commit("notes")
+    assert repo.memidx("ingest").code == 0
+    with closing(sqlite3.connect(repo.root / ".memidx" / "index.sqlite")) as conn, conn:
+        conn.execute(
+            "INSERT INTO vectors (text_hash, model, vector) "
+            "SELECT text_hash, 'm', x'00' FROM chunks"
+        )
+    before = vector_texts(repo.root)
+    repo.note("plan.md", "Plan", "The rollout is canary, five percent first.")
+    repo.git("commit", "-q", "--no-verify", "--amend", "-a", "-m", "notes")
+    repo.git("reflog", "expire", "--expire=now", "--all")
+    repo.git("gc", "-q", "--prune=now")
+
+    done = repo.memidx_process("sync")
+
+    assert done.code == 0, done.err
+    assert "warning" not in done.err, done.err
+    assert vector_texts(repo.root) == set()  # the old text's: no chunk holds it any more
+    assert before

@@ -18,6 +18,7 @@ import pytest
 
 from memidx.git.given_config import given_config
 from memidx.git.invocation import command_of, tree_of
+from memidx.git.newcomers import RECENT
 from memidx.git.publish import committers
 from tests.cli.test_git_forms_at_the_look import hooked, staged
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
@@ -67,6 +68,21 @@ def test_an_alias_given_in_the_environment_is_a_commit(
     staged(repo)
     with git_running(argv, repo.root, hooked(repo.root, "pre-commit"), **env) as pid:
         assert str(pid) in committers(repo.root)  # not only its `git commit` child
+
+
+@pytest.mark.parametrize("autocorrect", ["immediate", "1", "-1"])
+def test_a_mistyped_commit_git_corrects_is_a_commit_while_it_runs(
+    repo: NotesRepo, autocorrect: str
+) -> None:
+    """`git comit` under help.autocorrect runs git's commit in the same process, its cmdline
+    unchanged: taken for an alias running a shell, it was waited for only while younger than
+    RECENT (0.2 s), and a `memidx remember` during its pre-commit hook or editor moved HEAD
+    under it ("fatal: cannot lock ref 'HEAD': is at X but expected Y")."""
+    staged(repo)
+    repo.git("config", "help.autocorrect", autocorrect)
+    with git_running(["comit", "-m", "person"], repo.root, hooked(repo.root, "pre-commit")) as pid:
+        time.sleep(RECENT + 0.3)  # no longer young: its hook runs, HEAD not moved yet
+        assert str(pid) in committers(repo.root)
 
 
 def test_a_linked_work_tree_s_git_reads_that_tree_s_aliases(

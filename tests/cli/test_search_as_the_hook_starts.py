@@ -65,3 +65,25 @@ def test_a_killed_hook_s_mark_is_no_follow(repo: NotesRepo) -> None:
 
     assert not followed_now(config)
     assert not mark.exists()
+
+
+def test_a_killed_hook_s_pid_given_to_another_process_is_no_follow(repo: NotesRepo) -> None:
+    """A hook shell killed (Ctrl-C in its post-commit) leaves its mark; with pid_max 32768 its
+    pid is soon another process's, and a search said the index "is being brought" to HEAD for
+    10 minutes while nothing brought it. The mark holds when its shell started."""
+    behind(repo)
+    config = load_config(repo.root)
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        started = Path(f"/proc/{other.pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+        mark = config.state_dir / "following" / f"hook-{other.pid}.pid"
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.write_text(f"{started}\n")
+        assert followed_now(config)  # the shell that wrote it: believed
+
+        mark.write_text(f"{int(started) - 1}\n")  # a shell that started before it: killed
+        assert not followed_now(config)
+        assert not mark.exists()
+    finally:
+        other.kill()
+        other.wait()

@@ -11,6 +11,7 @@ import pytest
 
 from memidx.git.invocation import (
     BUILTINS,
+    GUESSED,
     SHELL_ALIAS,
     command_at,
     expanded,
@@ -160,10 +161,10 @@ def test_an_alias_named_as_a_builtin_is_not_expanded() -> None:
 @pytest.mark.parametrize(
     ("given", "command"),
     [
-        (["-c", "help.autocorrect=immediate", "comit", "-m", "x"], [SHELL_ALIAS]),
-        (["-c", "help.autocorrect=prompt", "comit"], [SHELL_ALIAS]),  # runs it on `y`
-        (["-c", "help.autocorrect=5", "comit"], [SHELL_ALIAS]),  # after half a second
-        (["-c", "help.autocorrect=-1", "comit"], [SHELL_ALIAS]),
+        (["-c", "help.autocorrect=immediate", "comit", "-m", "x"], [GUESSED]),
+        (["-c", "help.autocorrect=prompt", "comit"], [GUESSED]),  # runs it on `y`
+        (["-c", "help.autocorrect=5", "comit"], [GUESSED]),  # after half a second
+        (["-c", "help.autocorrect=-1", "comit"], [GUESSED]),
         (["-c", "help.autocorrect=0", "comit"], ["comit"]),  # shows its guess, runs nothing
         (["-c", "help.autocorrect=never", "comit"], ["comit"]),
         (["comit"], ["comit"]),
@@ -183,5 +184,5 @@ def test_the_clone_s_help_autocorrect_is_read_with_its_aliases(tmp_path: Path) -
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "config", "help.autocorrect", "10"], check=True)
 
-    assert expanded(["comit", "-m", "x"], tmp_path) == [SHELL_ALIAS]
+    assert expanded(["comit", "-m", "x"], tmp_path) == [GUESSED]
     assert expanded(["status"], tmp_path) == ["status"]
