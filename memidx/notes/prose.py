@@ -165,10 +165,13 @@ def _tables(lines: list[str]) -> dict[int, list[str]]:
     or a code block's closing fence after a table in it (all that followed read as code), went
     unread."""
     found: dict[int, list[str]] = {}
-    for at in range(1, len(lines)):
+    at = 1
+    while at < len(lines):
         if "|" in lines[at - 1] and "|" in lines[at] and _DELIMITER_ROW.fullmatch(lines[at]):
             end = next((k for k in range(at, len(lines)) if "|" not in lines[k]), len(lines))
             found.update(zip(range(at - 1, end), _table_units(lines[at - 1 : end]), strict=True))
+            at = end  # a delimiter row inside it starts no table: each took its rest again
+        at += 1
     return found
 
 
