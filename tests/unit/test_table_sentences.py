@@ -136,3 +136,39 @@ def test_a_table_of_sentences_and_their_translations_weighs_both(german_first: b
     assert prose_units(text)[2:] == [cell for row in rows for cell in row]
     verdict = check_text(text)
     assert verdict.english, verdict
+
+
+PHRASEBOOK = [
+    ("¿Dónde está la estación de tren más cercana?", "Where is the nearest train station?"),
+    ("Me gustaría reservar una mesa para dos personas", "I would like to book a table for two"),
+    ("¿Cuánto cuesta un billete de ida y vuelta?", "How much is a return ticket?"),
+    ("¿Puede hablar un poco más despacio, por favor?", "Could you speak more slowly?"),
+]
+
+
+@pytest.mark.parametrize("spanish_first", [True, False])
+def test_phrases_beside_shorter_translations_read_as_the_list_they_are(spanish_first: bool) -> None:
+    """English cells under 30 bytes of letters did not vote beside their Spanish: a phrasebook
+    with Spanish first was refused as Spanish (70%), English first and as a list it passed."""
+    rows = [(es, en) if spanish_first else (en, es) for es, en in PHRASEBOOK]
+    head = "# Spanish phrases for the trip\n\nUseful phrases I practised before the conference.\n\n"
+    table = "| A | B |\n|---|---|\n" + "".join(f"| {a} | {b} |\n" for a, b in rows)
+    listed = "".join(f"- {a}: {b}\n" for a, b in rows)
+    assert check_text(head + table) == check_text(head + listed)
+    assert check_text(head + table).english
+
+
+@pytest.mark.parametrize(("most", "allowed"), [(40, 14), (55, 3), (80, 4)])
+def test_foreign_sentences_before_their_keys_are_refused(most: int, allowed: int) -> None:
+    """As above, the sentences in the first column, a key in the second: read cell by cell,
+    not as `sentence: key` items (which let 18 and 6 pass), 14 (runs of 40), 3 and 4 pass."""
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(
+            SENTENCE + "| Text | Key |\n| --- | --- |\n"
+            + "".join(f"| {run} | k{n} |\n" for n, run in enumerate(_runs(text, most)))
+        ).english
+    ]
+    assert len(notes) == 103 and len(passed) <= allowed, passed
