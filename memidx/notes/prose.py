@@ -126,10 +126,11 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
             in_raw = not _RAW_END.search(line)
             continue
+        shown = lines[at] if at in rows else line  # a table in indented code is code
         if (
-            line.strip()
+            shown.strip()
             and (indented or after_blank)
-            and _code_indent(line, column if in_list else 0)
+            and _code_indent(shown, column if in_list else 0)
         ):
             flush()
             indented = True

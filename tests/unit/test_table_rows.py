@@ -72,3 +72,18 @@ def test_delimiter_rows_inside_a_table_are_read_in_linear_time(row: str) -> None
     units = prose_units(text)
     assert time.process_time() - start < 0.5
     assert sum("Satz" in unit for unit in units) == (2_000 if "Satz" in row else 0)
+
+
+def test_a_table_in_indented_code_is_code() -> None:
+    """Its lines were read as blank to find code by, so a tool's output shown indented 4
+    spaces, a table of German messages, was read as sentences and refused the note as German
+    (78%); it is code, as a fenced one is."""
+    table = (
+        "| Name | Beschreibung |\n|------|--------------|\n"
+        "| foo | Die Verbindung wird nach dreißig Sekunden ohne Antwort abgebrochen |\n"
+        "| bar | Der Auftrag gilt erst nach drei vergeblichen Versuchen als fehlgeschlagen |\n"
+    )
+    text = "# Sample output\n\nRun the tool and you get a table like this one:\n\n"
+    indented = text + "".join(f"    {line}\n" for line in table.splitlines())
+    assert prose_units(indented) == prose_units(text + f"```\n{table}```\n")
+    assert check_text(indented).english
