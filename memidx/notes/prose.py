@@ -126,11 +126,10 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
             in_raw = not _RAW_END.search(line)
             continue
-        shown = lines[at] if at in rows else line  # a table in indented code is code
         if (
-            shown.strip()
+            (line.strip() or at in rows)  # a table's line, read as blank, as it is written
             and (indented or after_blank)
-            and _code_indent(shown, column if in_list else 0)
+            and _code_indent(lines[at] if at in rows else line, column if in_list else 0)
         ):
             flush()
             indented = True
@@ -181,9 +180,9 @@ def _table_units(table: list[str]) -> list[list[str]]:
     (sentence_cells); but when a table of two columns holds one, its first column none, each
     row as the list item `label: value` it is, read as lists of pairs are (memidx.notes.
     glossary: a Japanese UI glossary passes as a table as it does as a list); so too when its
-    second column holds none, but three words or more in each cell (Spanish phrases beside their shorter
-    English, which alone did not vote, were refused as a table, passed as a list). A table of
-    sentences and their translations is read cell by cell."""
+    second column holds none, but three words or more in each cell (Spanish phrases beside
+    their shorter English, which alone did not vote, were refused as a table, passed as a
+    list). A table of sentences and their translations is read cell by cell."""
     units = [sentence_cells(line) for line in table]
     rows = [[clean_inline(cell) for cell in _cells(line)] for line in table[2:]]
     if not any(units) or any(len(row) != 2 or not all(row) for row in rows):

@@ -62,7 +62,9 @@ def test_a_line_of_spaces_under_a_pipe_is_read_in_linear_time() -> None:
     assert time.process_time() - start < 0.5
 
 
-@pytest.mark.parametrize("row", ["|---|---|", "| Ein Satz | der lang genug ist, um hier als ein Satz zu zählen |"])
+@pytest.mark.parametrize(
+    "row", ["|---|---|", "| Ein Satz | der lang genug ist, um hier als ein Satz zu zählen |"]
+)
 def test_delimiter_rows_inside_a_table_are_read_in_linear_time(row: str) -> None:
     """Each delimiter row inside a table started a table again, which read every row after
     it: 4,000 of them (40 KB) took 87 s of CPU in the pre-commit hook, 2,000 took 21 s;

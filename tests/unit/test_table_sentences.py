@@ -167,7 +167,8 @@ def test_foreign_sentences_before_their_keys_are_refused(most: int, allowed: int
         text[:40]
         for text in notes
         if check_text(
-            SENTENCE + "| Text | Key |\n| --- | --- |\n"
+            SENTENCE
+            + "| Text | Key |\n| --- | --- |\n"
             + "".join(f"| {run} | k{n} |\n" for n, run in enumerate(_runs(text, most)))
         ).english
     ]
