@@ -179,16 +179,19 @@ def _table_units(table: list[str]) -> list[list[str]]:
     """The units of a table's lines (header, delimiter row, rows): the sentences of each line
     (sentence_cells); but when a table of two columns holds one, its first column none, each
     row as the list item `label: value` it is, read as lists of pairs are (memidx.notes.
-    glossary: a Japanese UI glossary passes as a table as it does as a list); so too when its
-    second column holds none, but three words or more in each cell (Spanish phrases beside
-    their shorter English, which alone did not vote, were refused as a table, passed as a
-    list). A table of sentences and their translations is read cell by cell."""
+    glossary: a Japanese UI glossary passes as a table as it does as a list). A table of
+    sentences and their translations is read cell by cell, the translations together when
+    none of them votes alone but each holds three words or more (Spanish sentences beside
+    their shorter English were refused as Spanish, as English ones beside shorter Spanish
+    would be as `label: value` items)."""
     units = [sentence_cells(line) for line in table]
     rows = [[clean_inline(cell) for cell in _cells(line)] for line in table[2:]]
     if not any(units) or any(len(row) != 2 or not all(row) for row in rows):
         return units
     voting = [any(letter_bytes(row[k]) >= MIN_CELL_BYTES for row in rows) for k in (0, 1)]
-    if all(voting) or (voting[0] and not all(len(row[1].split()) > 2 for row in rows)):
+    if voting[0] and not voting[1] and all(len(row[1].split()) > 2 for row in rows):
+        units[-1] = [*units[-1], " ".join(row[1] for row in rows)]  # translations, together
+    if voting[0]:
         return units  # sentences and their translations; sentences and their keys
     return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
 
