@@ -127,9 +127,9 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             in_raw = not _RAW_END.search(line)
             continue
         if (
-            line.strip()
+            (line.strip() or at in rows)  # a table's line, read as blank, as it is written
             and (indented or after_blank)
-            and _code_indent(line, column if in_list else 0)
+            and _code_indent(lines[at] if at in rows else line, column if in_list else 0)
         ):
             flush()
             indented = True
@@ -165,10 +165,13 @@ def _tables(lines: list[str]) -> dict[int, list[str]]:
     or a code block's closing fence after a table in it (all that followed read as code), went
     unread."""
     found: dict[int, list[str]] = {}
-    for at in range(1, len(lines)):
+    at = 1
+    while at < len(lines):
         if "|" in lines[at - 1] and "|" in lines[at] and _DELIMITER_ROW.fullmatch(lines[at]):
             end = next((k for k in range(at, len(lines)) if "|" not in lines[k]), len(lines))
             found.update(zip(range(at - 1, end), _table_units(lines[at - 1 : end]), strict=True))
+            at = end  # a delimiter row inside it starts no table: each took its rest again
+        at += 1
     return found
 
 
@@ -177,13 +180,19 @@ def _table_units(table: list[str]) -> list[list[str]]:
     (sentence_cells); but when a table of two columns holds one, its first column none, each
     row as the list item `label: value` it is, read as lists of pairs are (memidx.notes.
     glossary: a Japanese UI glossary passes as a table as it does as a list). A table of
-    sentences and their translations is read cell by cell: each half weighs."""
+    sentences and their translations is read cell by cell, the translations together when
+    none of them votes alone but each holds three words or more (Spanish sentences beside
+    their shorter English were refused as Spanish, as English ones beside shorter Spanish
+    would be as `label: value` items)."""
     units = [sentence_cells(line) for line in table]
     rows = [[clean_inline(cell) for cell in _cells(line)] for line in table[2:]]
     if not any(units) or any(len(row) != 2 or not all(row) for row in rows):
         return units
-    if any(letter_bytes(label) >= MIN_CELL_BYTES for label, _ in rows):
-        return units
+    voting = [any(letter_bytes(row[k]) >= MIN_CELL_BYTES for row in rows) for k in (0, 1)]
+    if voting[0] and not voting[1] and all(len(row[1].split()) > 2 for row in rows):
+        units[-1] = [*units[-1], " ".join(row[1] for row in rows)]  # translations, together
+    if voting[0]:
+        return units  # sentences and their translations; sentences and their keys
     return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
 
 

@@ -30,4 +30,15 @@ def numbered(keys: Sequence[str]) -> bool:
     as labels sharing a word are (`Item one`, `Item two`). A foreign note cut in pieces of one
     to six words, each hand-capitalised, behind numbered keys passed 11 to 20 of 103 so."""
     counts = Counter(_DIGITS.sub("", key) for key in keys)
-    return (top := max(counts.values())) >= MIN_SHARED_LABELS and top * 2 > len(keys)
+    slot, top = counts.most_common(1)[0]
+    if top < MIN_SHARED_LABELS or top * 2 <= len(keys):
+        return False
+    return _counted([key for key in keys if _DIGITS.sub("", key) == slot])
+
+
+def _counted(keys: Sequence[str]) -> bool:
+    """Whether keys of one slot are counted off, their last numbers a run (`key1`, `key2`,
+    `key3`, a gap of one at most): status codes are names (`errors.http404`, `errors.http500`:
+    a German catalog of them passed before numbered keys were slots, then was refused)."""
+    numbers = sorted({int(found[-1]) for key in keys if (found := _DIGITS.findall(key))})
+    return len(numbers) < 2 or numbers[-1] - numbers[0] < len(numbers) + 1

@@ -143,3 +143,22 @@ def test_foreign_words_behind_named_keys_are_refused(size: int) -> None:
         ).english
     ]
     assert len(notes) == 103 and len(passed) <= 7, passed
+
+
+HTTP_ERRORS = {
+    "errors.http401": "Anmeldung erforderlich",
+    "errors.http403": "Zugriff verweigert",
+    "errors.http404": "Seite nicht gefunden",
+    "errors.http500": "Interner Serverfehler",
+}
+
+
+def test_a_catalog_keyed_by_status_codes_is_one() -> None:
+    """Its keys, digits left out, are one (`errors.http`), so they were read as numbered slots
+    and the German strings voted: refused as German (53%), passed before; status codes are
+    names of strings, not slots counted off (`settings.key1`, `settings.key2`)."""
+    head = "# Error strings\n\nThe German strings of the error pages, as translators sent them.\n\n"
+    verdict = check_text(head + "".join(f"- {k}: {v}\n" for k, v in HTTP_ERRORS.items()))
+    assert verdict.english, verdict
+    counted = "".join(f"- errors.e{n}: {v}\n" for n, v in enumerate(HTTP_ERRORS.values()))
+    assert not check_text(head + counted).english

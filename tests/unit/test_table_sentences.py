@@ -136,3 +136,54 @@ def test_a_table_of_sentences_and_their_translations_weighs_both(german_first: b
     assert prose_units(text)[2:] == [cell for row in rows for cell in row]
     verdict = check_text(text)
     assert verdict.english, verdict
+
+
+PHRASEBOOK = [
+    ("¿Dónde está la estación de tren más cercana?", "Where is the nearest train station?"),
+    ("Me gustaría reservar una mesa para dos personas", "I would like to book a table for two"),
+    ("¿Cuánto cuesta un billete de ida y vuelta?", "How much is a return ticket?"),
+    ("¿Puede hablar un poco más despacio, por favor?", "Could you speak more slowly?"),
+]
+
+
+SHORT_SPANISH = [
+    ("Where can I find the nearest train station", "¿Dónde está la estación?"),
+    ("I would like to book a table for two people", "Una mesa para dos"),
+    ("How much does a return ticket cost today", "¿Cuánto cuesta el billete?"),
+    ("Could you please speak a little more slowly", "Más despacio, por favor"),
+]
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        pytest.param(PHRASEBOOK, id="Spanish beside shorter English"),
+        pytest.param([(en, es) for es, en in PHRASEBOOK], id="shorter English first"),
+        pytest.param(SHORT_SPANISH, id="English beside shorter Spanish"),
+    ],
+)
+def test_sentences_beside_shorter_translations_weigh_both(rows: list[tuple[str, str]]) -> None:
+    """Translations under 30 bytes of letters did not vote beside their sentences: a phrasebook
+    of Spanish sentences and their English was refused as Spanish (70%); they are read
+    together now, as one paragraph of the table's second column."""
+    head = "# Spanish phrases for the trip\n\nPhrases I practised before the Madrid conference, "
+    table = "".join(f"| {a} | {b} |\n" for a, b in rows)
+    verdict = check_text(f"{head}with what they mean.\n\n| A | B |\n|---|---|\n{table}")
+    assert verdict.english, verdict
+
+
+@pytest.mark.parametrize(("most", "allowed"), [(40, 14), (55, 3), (80, 4)])
+def test_foreign_sentences_before_their_keys_are_refused(most: int, allowed: int) -> None:
+    """As above, the sentences in the first column, a key in the second: read cell by cell,
+    not as `sentence: key` items (which let 18 and 6 pass), 14 (runs of 40), 3 and 4 pass."""
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(
+            SENTENCE
+            + "| Text | Key |\n| --- | --- |\n"
+            + "".join(f"| {run} | k{n} |\n" for n, run in enumerate(_runs(text, most)))
+        ).english
+    ]
+    assert len(notes) == 103 and len(passed) <= allowed, passed
