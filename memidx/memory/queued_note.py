@@ -11,6 +11,7 @@ takes no lock, one file of its own each. The remember holding the lock or the ne
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
@@ -80,9 +81,45 @@ def kept_in_line(
 def queued_said(config: Config, note: PendingNote, wait: float) -> str:
     """What the remember says of its note, kept in line: why (the lock, held how long) and
     what commits it."""
-    import os
-
     state = "written" if os.path.lexists(config.root / note.ref) else "kept (no file yet)"
     lock = config.state_dir / "remember.lock"
     why = f"other memidx remembers of this clone held {lock} for {wait:g} s (queued in line)"
     return f"{note.ref} is {state} but not committed yet: {why} ({QUEUED})"
+
+
+def stopped_holder(lock: Path) -> int | None:
+    """The pid of the process that holds `lock` when it is stopped (Ctrl-Z, SIGSTOP): no queue
+    moves behind it until it is resumed (Linux /proc; None elsewhere, or when none is)."""
+    try:
+        found = lock.stat()
+        held = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    where = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+    for fields in (line.split() for line in held.splitlines()):
+        # `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`; a waiter's line has `->`
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == where:
+            return _stopped(int(fields[4])) if fields[4].isdigit() else None
+    return None
+
+
+def _stopped(pid: int) -> int | None:
+    """`pid` when its process is stopped (state T or t), else None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    state = stat.rpartition(")")[2].split()[:1]
+    return pid if state in (["T"], ["t"]) else None
+
+
+def stopped_error(note: PendingNote, lock: Path, pid: int) -> MemidxError:
+    """A remember whose lock's holder is stopped: an error (no turn comes until it is
+    resumed), its note kept pending all the same."""
+    return MemidxError(
+        f"{note.ref} is kept but not committed: the memidx process {pid} holding {lock} is "
+        "stopped (Ctrl-Z?), so no remember of this clone commits until it goes on",
+        f"resume it (`fg`, or `kill -CONT {pid}`) or end it: the note is committed then by the "
+        "process memidx leaves waiting (10 minutes at most), the next `memidx remember` or "
+        "`memidx sync`; do not remember it again",
+    )

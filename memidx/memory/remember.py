@@ -33,6 +33,8 @@ from memidx.memory.queued_note import (
     kept_in_line,
     queued_branch,
     queued_said,
+    stopped_error,
+    stopped_holder,
 )
 from memidx.notes.note import NoteError, clean_words, parse_note
 
@@ -208,8 +210,10 @@ def _in_line(
     branch, rebased = queued_branch(config, held)
     ref, there, _ = _placed(config, folder, title, text, found, rebased=rebased)
     kept = kept_in_line(config, (ref, there), title, text, branch)
-    say(said := queued_said(config, kept, LOCK_WAIT))
     start_finisher(config, say)
+    if (pid := stopped_holder(config.state_dir / LOCK)) is not None:  # hung, not in line
+        raise _telling(stopped_error(kept, config.state_dir / LOCK, pid), kept.ref, found)
+    say(said := queued_said(config, kept, LOCK_WAIT))
     return Remembered(kept.ref, None, title, found, said)
 
 

@@ -134,3 +134,41 @@ def test_a_remember_in_line_answers_pending_in_json_and_exit_0(
         assert "not committed yet" in run.err and "error" not in run.err
     _all_committed(repo)
     assert _added(repo, "notes/kept-in-line.md") == 1
+
+
+HOLDER = (
+    "import fcntl, sys, time\n"
+    "f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").is_file(), reason="a lock's holder is seen in /proc")
+def test_a_remember_behind_a_stopped_holder_is_an_error_and_its_note_is_kept(
+    repo: NotesRepo,
+) -> None:
+    """The holder of remember.lock stopped (Ctrl-Z): no queue moves behind it, so the remember
+    says so (exit 1, naming the process and how to resume it), and its note is kept pending
+    all the same: committed once, after the holder goes on and ends."""
+    import signal
+    import sys
+
+    from memidx.errors import MemidxError
+
+    config = load_config(repo.root, env={})
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(config.state_dir / LOCK)], stdout=subprocess.PIPE
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        holder.send_signal(signal.SIGSTOP)
+        with pytest.raises(MemidxError, match=rf"process {holder.pid} holding .* is stopped"):
+            remember(config, "Behind a stopped one", BODY)
+        assert [note.ref for note in pending(config)] == ["notes/behind-a-stopped-one.md"]
+    finally:
+        holder.kill()
+        holder.send_signal(signal.SIGCONT)
+        holder.wait(timeout=10)
+    _all_committed(repo)
+    assert _added(repo, "notes/behind-a-stopped-one.md") == 1
