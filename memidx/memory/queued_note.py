@@ -31,6 +31,8 @@ QUEUED = (
 class RememberQueued(MemidxError):
     """remember.lock was held by other remembers for all of the wait (a queue, not a fault)."""
 
+    waited: float = 0.0  # seconds waited for it
+
 
 @contextmanager
 def in_turn(lock: Path, wait: float) -> Generator[RememberQueued | None]:
@@ -47,6 +49,7 @@ def in_turn(lock: Path, wait: float) -> Generator[RememberQueued | None]:
     except RememberQueued as held:
         if entered:  # raised by the block, not the wait: not this one's
             raise
+        held.waited = wait
         yield held
 
 

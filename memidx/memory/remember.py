@@ -18,7 +18,7 @@ import yaml
 from memidx.config import Config
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, SwitchedAway, UsageError
 from memidx.index.ownership import keep_out_of_git
-from memidx.memory.answer_by import branch_for, clear_of_the_rebase, rebase_said
+from memidx.memory.answer_by import branch_for, clear_of_the_rebase, left, rebase_said
 from memidx.memory.fresh_note import commit_kept, keep_fresh, written_before
 from memidx.memory.note_file import free_name, write_new
 from memidx.memory.note_folder import note_folder
@@ -149,7 +149,7 @@ def remember(
     say = notice or _unsaid
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
-    with in_turn(config.state_dir / LOCK, LOCK_WAIT) as held:
+    with in_turn(config.state_dir / LOCK, left(deadline, LOCK_WAIT)) as held:  # MCP: 3 s
         if held:  # others in line past the wait, not hung: kept pending (memory/queued_note.py)
             return _in_line(
                 config, (note_folder(config, directory, directory_arg), text), note, say, held
@@ -213,7 +213,7 @@ def _in_line(
     start_finisher(config, say)
     if (pid := stopped_holder(config.state_dir / LOCK)) is not None:  # hung, not in line
         raise _telling(stopped_error(kept, config.state_dir / LOCK, pid), kept.ref, found)
-    say(said := queued_said(config, kept, LOCK_WAIT))
+    say(said := queued_said(config, kept, held.waited))
     return Remembered(kept.ref, None, title, found, said)
 
 

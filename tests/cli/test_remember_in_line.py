@@ -172,3 +172,20 @@ def test_a_remember_behind_a_stopped_holder_is_an_error_and_its_note_is_kept(
         holder.wait(timeout=10)
     _all_committed(repo)
     assert _added(repo, "notes/behind-a-stopped-one.md") == 1
+
+
+def test_a_remember_with_an_answer_time_waits_for_its_turn_only_until_then(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP server's remember (an agent's tool call, answered within 3 s) waited remember.lock's
+    whole 30 s behind a `memidx remember` of the command line; now only until its answer time,
+    then its note is kept pending and it answers so."""
+    monkeypatch.setattr(remember_module, "LOCK_WAIT", 20.0)
+    config = load_config(repo.root, env={})
+    with file_lock(config.state_dir / LOCK):  # a command line's remember, waiting for git
+        started = time.monotonic()
+        done = remember(config, "In time", BODY, deadline=started + 0.5)
+        took = time.monotonic() - started
+    assert done.commit is None and "queued in line" in str(done.pending) and took < 5, took
+    _all_committed(repo)
+    assert _added(repo, "notes/in-time.md") == 1
