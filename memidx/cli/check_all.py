@@ -131,7 +131,7 @@ def check_all_arguments(argv: Sequence[str]) -> argparse.Namespace | None:
         baseline=None,
         update_baseline=False,
         files=rest[2:],
-        remedy=FIX,
+        remedy=None,
         handler="check:check",
     )
 

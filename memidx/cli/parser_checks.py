@@ -30,9 +30,9 @@ def check_command(commands: Commands) -> None:
     p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")
     p.add_argument(
         "--remedy",
-        default="make reconcile",
         metavar="COMMAND",
-        help="what the drift check tells the user to run (default: %(default)s; the hook of "
+        help="what the drift check tells the user to run (default: `make reconcile` where the "
+        "clone's Makefile has it, else `memidx reconcile --fix`; the hook of "
         ".pre-commit-hooks.yaml names its own)",
     )
 

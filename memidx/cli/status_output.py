@@ -13,6 +13,7 @@ from memidx.index.failures import HookFailure
 from memidx.mcp.hand_over import TRACE_NAME as MCP_TRACE_NAME
 from memidx.memory.json_objects import status_data
 from memidx.memory.status import FULL, READ_ONLY, Status
+from memidx.remedies import command_for, run_hint
 from memidx.text import counted, display, prose_line
 
 
@@ -38,7 +39,7 @@ def write_status(out: TextIO, status: Status) -> None:
         rows.append(("indexed", f"{kinds} (notes from {indexed} at {status.indexed_at})"))
         coverage = f"{status.chunks_with_vectors} of {status.chunks} chunks ({status.model})"
         if status.chunks_with_vectors < status.chunks:
-            coverage += f"; {_first(status, 'run `make embed`')}"
+            coverage += f"; {_first(status, run_hint(status.memory, 'embed'))}"
         rows.append(("vectors", coverage))
         rows += [("", _cut_off(status))] if status.embed_cut_off is not None else []
         if status.behind:
@@ -130,7 +131,8 @@ def _aside_rows(status: Status) -> list[tuple[str, str]]:
 
 def _with_remedy(status: Status, message: str) -> str:
     """A hook's trace line with what to do: its own (memidx.githooks.hook), else reconcile."""
-    return message if "make reconcile" in message else f"{message} ({_reconcile(status)})"
+    said = ("make reconcile", "memidx reconcile --fix")  # the hook's own (memidx.githooks.hook)
+    return message if any(s in message for s in said) else f"{message} ({_reconcile(status)})"
 
 
 # a memory that cannot be written now: what the commands status names need first
@@ -155,12 +157,12 @@ def _first(status: Status, todo: str) -> str:
 
 
 def _reconcile(status: Status) -> str:
-    return _first(status, "run `make reconcile`")
+    return _first(status, run_hint(status.memory, "reconcile"))
 
 
 CUT_OFF = (
     "the background embedding was cut off (killed mid-run): the next agent session start "
-    "restarts it, or run `make embed`"
+    "restarts it, or {run}"
 )
 STOPPED = (
     "the background embedding was cut off (killed mid-run) {runs} times in a row without "
@@ -171,7 +173,9 @@ STOPPED = (
 
 def _cut_off(status: Status) -> str:
     return (
-        STOPPED.format(runs=status.embed_cut_off_runs) if status.embed_restarts_stopped else CUT_OFF
+        STOPPED.format(runs=status.embed_cut_off_runs)
+        if status.embed_restarts_stopped
+        else CUT_OFF.format(run=run_hint(status.memory, "embed"))
     )
 
 
@@ -189,7 +193,7 @@ def _torn_rows(status: Status) -> list[tuple[str, str]]:
     uncommitted = [line for line in status.torn if line not in status.torn_committed]
     for lines, what in (
         (uncommitted, "the end of a segment cut by a crash (its writer moves it aside at its "
-         "next filing or `make sync`)"),
+         f"next filing or `{command_for(status.memory, 'sync')}`)"),
         (status.torn_committed, TORN_COMMITTED),
     ):  # fmt: skip
         if lines:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -193,13 +194,24 @@ def commit_pending_notes(config: Config) -> None:
 def share(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.outgoing_check import refuse_outgoing_secrets
     from memidx.memory.share import share as share_memory
+    from memidx.remedies import in_words_of
 
     if not config.in_git:
         raise UsageError(f"{config.root}: not a git repository", "memory is shared by git")
-    refuse_outgoing_secrets(config)  # git runs no message hook for some commits (--no-verify)
-    # the pending notes are committed before the push, which takes them along; share holds
-    # `following` while a commit or merge of its own moves HEAD, never across the push
-    done = share_memory(config, say=say_line, before=lambda: commit_pending_notes(config))
+    said = partial(in_words_of, config.root)  # `make sync` only where the Makefile has it
+    try:
+        refuse_outgoing_secrets(config)  # git runs no message hook for some commits (--no-verify)
+        # the pending notes are committed before the push, which takes them along; share holds
+        # `following` while a commit or merge of its own moves HEAD, never across the push
+        done = share_memory(
+            config,
+            say=lambda line: say_line(said(line)),
+            before=lambda: commit_pending_notes(config),
+        )
+    except MemidxError as exc:  # its hints say "then make sync again"
+        exc.message, exc.hint = said(exc.message), said(exc.hint)
+        exc.args = (exc.message,)
+        raise
     if args.json:
         print(json.dumps({
             "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,
@@ -208,7 +220,7 @@ def share(args: argparse.Namespace, config: Config) -> int:
         }))  # fmt: skip
     else:
         for line in shared_lines(done.haystack_commit, done.remote, done.attempts):
-            print(line)
+            print(said(line))
     return 0
 
 

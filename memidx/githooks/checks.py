@@ -19,6 +19,7 @@ from memidx.index.failures import hook_traces, last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 from memidx.notes.portable_name import unportable_path
 from memidx.notes.yaml_comments import cut_warning
+from memidx.remedies import WRAPPED, command_for
 from memidx.text import display, is_utf8
 
 FIX = "make reconcile"  # the remedy for every problem the drift check reports
@@ -27,7 +28,7 @@ FIX = "make reconcile"  # the remedy for every problem the drift check reports
 def check_drift(
     config: Config,
     files: Sequence[str],
-    remedy: str = FIX,
+    remedy: str | None = None,
     staged: Mapping[str, Content] | None = None,
     *,
     patient: bool = True,
@@ -43,7 +44,7 @@ def check_drift(
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
-    fix = f"run `{remedy}`"
+    fix = f"run `{remedy or command_for(config.root, 'reconcile')}`"  # make's only with its target
     staged = staged_notes(config, files) if staged is None else staged
     problems = staged_problems(config, staged, files)
     if not config.index_path.exists():
@@ -52,6 +53,7 @@ def check_drift(
     if failure is not None:
         # the hook's line names `make reconcile`, which another repository has not (--remedy)
         said = failure.message.replace(f"run `{FIX}`", fix)
+        said = said.replace(f"run `{WRAPPED['reconcile']}`", fix)  # the hook's, no Makefile
         problems.append(
             f"memidx: a git hook could not update the index ({failure.when}, {failure.hook}: "
             f"{said}); {fix}"

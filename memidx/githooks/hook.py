@@ -147,7 +147,7 @@ def _finisher_after_git(config: Config) -> None:
 RECONCILE = "run `make reconcile`"
 
 
-def _remedy(exc: MemidxError) -> tuple[str, str]:
+def _remedy(exc: MemidxError, root: Path) -> tuple[str, str]:
     """What went wrong, and what to do that works: `make reconcile` fails just as the hook did
     until the memory can be written again (its hint's "then try again")."""
     from memidx.index.connection import READONLY_HINT
@@ -157,15 +157,22 @@ def _remedy(exc: MemidxError) -> tuple[str, str]:
     if isinstance(exc, NewerIndex | MissingModule):
         return exc.message, hint
     if "then try again" not in hint:
-        return str(exc), RECONCILE
+        return str(exc), _reconcile(root)
     if hint.startswith(READONLY_HINT):  # the folder checked, the memory made writable
         what, rest = READONLY_HINT.removesuffix(", then try again"), hint[len(READONLY_HINT) :]
         hint = f"make the memory writable ({what}), then try again{rest}"
-    return exc.message, hint.replace("then try again", f"then {RECONCILE}", 1)
+    return exc.message, hint.replace("then try again", f"then {_reconcile(root)}", 1)
+
+
+def _reconcile(root: Path) -> str:
+    """RECONCILE, or the memidx command it wraps in a clone whose Makefile has no such target."""
+    from memidx.remedies import run_hint
+
+    return run_hint(root, "reconcile")
 
 
 def _failed(root: Path, stage: str, exc: MemidxError) -> int:
-    reason, what_to_do = _remedy(exc)
+    reason, what_to_do = _remedy(exc, root)
     message = f"could not update the index: {reason} ({what_to_do})"
     print(f"memidx: {stage}: {message}")
     trace = root / ".memidx" / "hook-error.log"  # the state folder, fixed (Config.state_dir)

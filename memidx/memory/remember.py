@@ -18,17 +18,25 @@ import yaml
 from memidx.config import Config
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, SwitchedAway, UsageError
 from memidx.index.ownership import keep_out_of_git
-from memidx.memory.answer_by import branch_for, clear_of_the_rebase, rebase_said
+from memidx.memory.answer_by import branch_for, clear_of_the_rebase, left, rebase_said
 from memidx.memory.fresh_note import commit_kept, keep_fresh, written_before
 from memidx.memory.note_file import free_name, write_new
 from memidx.memory.note_folder import note_folder
-from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
+from memidx.memory.note_redaction import Redacted, RedactedNote, redact_note, redaction_said
 from memidx.memory.note_state import committed_meanwhile
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
 from memidx.memory.pending_notes import LOCK, Committed, after_a_hook, keep, pending
+from memidx.memory.queued_note import (
+    RememberQueued,
+    in_turn,
+    kept_in_line,
+    queued_branch,
+    queued_said,
+    stopped_error,
+    stopped_holder,
+)
 from memidx.notes.note import NoteError, clean_words, parse_note
-from memidx.waited_lock import waited_lock
 
 SLUG_LENGTH = 60
 E = TypeVar("E", bound=MemidxError)
@@ -132,16 +140,20 @@ def remember(
         raise UsageError("the note holds a NUL byte", "remove it: a note is Markdown text")
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
-    created = datetime.now(UTC).date().isoformat()
     note = redact_note(title, tags, body, dict(extra or {}))
     title, found = note.title, note.redactions
+    created = datetime.now(UTC).date().isoformat()  # the day it is remembered: its front matter
     text = note_text(title, note.tags, note.body, created, **note.fields)
     note_folder(config, directory, directory_arg)  # a bad name refused now, not after a wait
-    holders = "a memidx remember of this clone, stopped or hung?"
     keep_out_of_git(config.state_dir)  # its locks and pending marks: no index made it ignored
+    say = notice or _unsaid
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
-    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
+    with in_turn(config.state_dir / LOCK, left(deadline, LOCK_WAIT)) as held:  # MCP: 3 s
+        if held:  # others in line past the wait, not hung: kept pending (memory/queued_note.py)
+            return _in_line(
+                config, (note_folder(config, directory, directory_arg), text), note, say, held
+            )
         # looked at under the lock: a remember of `--dir Wsl` waiting on one of `--dir wsl`
         # saw no twin before the other made its folder, and made the second folder
         folder = note_folder(config, directory, directory_arg)
@@ -151,7 +163,6 @@ def remember(
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         rebased = branch if rebasing else None  # HEAD detached: no commit tried, no file
         ref, there, older = _placed(config, folder, title, text, found, rebased=rebased)
-        say = notice or _unsaid
         try:
             kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
             done = commit_kept(config, kept, say, older, deadline, rebasing=rebasing)
@@ -184,6 +195,26 @@ def remember(
     elif not elsewhere:  # one on a branch not checked out is indexed once it is
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title, found, said)
+
+
+def _in_line(
+    config: Config,
+    place: tuple[PurePosixPath, str],
+    note: RedactedNote,
+    say: Callable[[str], None],
+    held: RememberQueued,
+) -> Remembered:
+    """The note of a remember that waited remember.lock's whole wait: checked and kept pending
+    (a detached HEAD no rebase names: `held`, nothing written), said, and a finisher started."""
+    (folder, text), title, found = place, note.title, note.redactions
+    branch, rebased = queued_branch(config, held)
+    ref, there, _ = _placed(config, folder, title, text, found, rebased=rebased)
+    kept = kept_in_line(config, (ref, there), title, text, branch)
+    start_finisher(config, say)
+    if (pid := stopped_holder(config.state_dir / LOCK)) is not None:  # hung, not in line
+        raise _telling(stopped_error(kept, config.state_dir / LOCK, pid), kept.ref, found)
+    say(said := queued_said(config, kept, held.waited))
+    return Remembered(kept.ref, None, title, found, said)
 
 
 def _pending_said(config: Config, done: Committed, ref: str, branch: str) -> str:

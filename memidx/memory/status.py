@@ -25,6 +25,7 @@ from memidx.memory.mcp_record import SharedServer, shared_server
 from memidx.memory.pending_elsewhere import left_aside
 from memidx.memory.pending_status import PendingShown, pending_shown
 from memidx.notes.note import is_note_path
+from memidx.remedies import run_hint
 
 
 @dataclass(slots=True)
@@ -106,6 +107,7 @@ def gather(config: Config) -> Status:
     size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.memory, status.found_by = str(config.root), config.found_by
+    status.index_remedy = run_hint(config.root, "ingest")  # `make ingest` only with its Makefile
     status.unwritable = unwritable(config)
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))

@@ -17,6 +17,7 @@ from memidx.config import Config
 from memidx.embed.embedders import Embedder, query_embedder
 from memidx.errors import MemidxError, ModelError, UsageError
 from memidx.index.store import Filters, Store, VectorStore, rarity, snapshot
+from memidx.remedies import run_hint
 from memidx.search.fusion import Fusion, fuse_rankings
 from memidx.search.hits import Early, HitBuilder
 from memidx.search.lexical import (
@@ -40,7 +41,6 @@ if TYPE_CHECKING:  # the bench's BM25: a search never loads it (lexical.resatura
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
-EMBED_HINT = "run `make embed`"
 Evidences = dict[int, Evidence]  # what each document's relevance comes from
 AHEAD = 4  # queries embedded ahead of their search (embed_ahead) kept at most
 
@@ -147,15 +147,22 @@ class Searcher:
                 self._vectors = VectorIndex.load(self.store, self.config.index_path, embedder)
         return self._vectors
 
+    def _embed_hint(self) -> str:
+        return run_hint(self.config.root, "embed")  # `make embed` only with memidx's Makefile
+
     def _vectors_usable(self, *, required: bool) -> bool:
         known = VectorStore(self.store.conn).model(self.config.model)
         try:
             if known is None:
-                raise MemidxError(f"no vectors of {self.config.model} in the index", EMBED_HINT)
+                raise MemidxError(
+                    f"no vectors of {self.config.model} in the index",
+                    self._embed_hint(),
+                )
             embedder = self.embedder()
             if known != (embedder.dim, embedder.fingerprint):
                 raise MemidxError(
-                    f"the vectors were made by another build of {self.config.model}", EMBED_HINT
+                    f"the vectors were made by another build of {self.config.model}",
+                    self._embed_hint(),
                 )
         except (ModelError, MemidxError) as exc:
             if required:
@@ -170,7 +177,8 @@ class Searcher:
         if vectors.docs_without:
             self._notes.append(
                 f"{counted(vectors.docs_without, 'document')} without vectors yet "
-                f"{'is' if vectors.docs_without == 1 else 'are'} found by words only ({EMBED_HINT})"
+                f"{'is' if vectors.docs_without == 1 else 'are'} found by words only "
+                f"({self._embed_hint()})"
             )
         embedder = self.embedder()
         depth = max(self.depth, limit)

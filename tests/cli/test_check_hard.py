@@ -140,7 +140,7 @@ def test_a_note_staged_while_the_index_is_behind_head_is_blocked(machine: Machin
     machine.git("switch", "-q", "main")
 
     assert stale.code == 1 and "the index has drifted from HEAD" in stale.out, stale
-    assert "make reconcile" in stale.out and (fresh.code, fresh.out) == (0, ""), fresh
+    assert "memidx reconcile --fix" in stale.out and (fresh.code, fresh.out) == (0, ""), fresh
 
 
 def test_a_text_file_too_large_to_read_is_not_let_through_unchecked(

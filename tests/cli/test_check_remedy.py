@@ -65,4 +65,4 @@ def test_without_remedy_a_hook_failure_names_make_reconcile(repo: NotesRepo) -> 
 
     done = repo.memidx("check", "all", "notes/lock.md")
 
-    assert done.code == 1 and done.out.count("run `make reconcile`") == 2, done.out
+    assert done.code == 1 and done.out.count("run `memidx reconcile --fix`") == 2, done.out

@@ -127,7 +127,7 @@ def test_a_torn_tail_git_committed_is_said_to_stay_with_what_drops_it(
 
     status = repo.memidx("status")
 
-    assert "moves it aside at its next filing or `make sync`" in before.out
+    assert "moves it aside at its next filing or `memidx share`" in before.out  # no Makefile
     assert split(after.json()["ref"])[0] != segment  # a new segment: the torn one stays
     assert "moves it aside" not in status.out and status.code == 0
     assert "committed with it: no writer changes a committed segment, so it stays" in status.out

@@ -244,7 +244,7 @@ def test_the_drift_check_names_the_remedy_it_is_given(repo: NotesRepo) -> None:
     given = repo.memidx("check", "--remedy", REMEDY, "drift", "notes/b.md")  # as the hook runs
 
     assert default.code == given.code == 1
-    assert default.out.rstrip().endswith("; run `make reconcile`")
+    assert default.out.rstrip().endswith("; run `memidx reconcile --fix`")  # no Makefile here
     assert given.out.rstrip().endswith(f"; run `{REMEDY}`")
 
 

@@ -37,7 +37,7 @@ def test_reconcile_reports_each_kind_of_drift_and_exits_1(repo: NotesRepo) -> No
         "renamed": [["notes/move.md", "notes/moved.md"]],
     }
     human = repo.memidx("reconcile")
-    assert human.code == 1 and "make reconcile" in human.out
+    assert human.code == 1 and "memidx reconcile --fix" in human.out  # no Makefile here
 
 
 def test_reconcile_fix_repairs_only_what_differs(repo: NotesRepo) -> None:
@@ -90,7 +90,8 @@ def test_status_shows_counts_path_commit_and_drift(repo: NotesRepo) -> None:
     assert f"notes:       4 in commit {head}" in run.out
     assert ".memidx/index.sqlite" in run.out
     assert (
-        "drift:       1 missing, 1 stale, 1 orphaned, 1 renamed (run `make reconcile`)" in run.out
+        "drift:       1 missing, 1 stale, 1 orphaned, 1 renamed (run `memidx reconcile --fix`)"
+        in run.out
     )
     assert repo.memidx("reconcile", "--fix").code == 0
     healthy = repo.memidx("status", "--json")
@@ -102,7 +103,7 @@ def test_status_reports_a_missing_index(repo: NotesRepo) -> None:
     repo.commit()
     run = repo.memidx("status")
     assert run.code == 1
-    assert "no index at" in run.out and "make ingest" in run.out
+    assert "no index at" in run.out and "memidx ingest" in run.out
 
 
 def test_outside_git_the_working_tree_is_indexed_and_said_so(tmp_path: Path) -> None:

@@ -145,16 +145,17 @@ def test_a_twin_made_while_remember_waited_for_the_lock_is_refused(
     from collections.abc import Generator
 
     from memidx.memory import remember as remembering
+    from memidx.memory.queued_note import RememberQueued
 
-    real = remembering.waited_lock
+    real = remembering.in_turn
 
     @contextlib.contextmanager
-    def the_other_first(lock: Path, wait: float, holders: str) -> Generator[None]:
-        with real(lock, wait, holders):
+    def the_other_first(lock: Path, wait: float) -> Generator[RememberQueued | None]:
+        with real(lock, wait) as held:
             (machine.root / "notes" / "ops").mkdir()  # the other remember's folder
-            yield
+            yield held
 
-    monkeypatch.setattr(remembering, "waited_lock", the_other_first)
+    monkeypatch.setattr(remembering, "in_turn", the_other_first)
     config = load_config(machine.root, env={"MEMIDX_ROOT": str(machine.root)})
     with pytest.raises(UsageError, match="notes/ops is there already"):
         remembering.remember(config, "Vmmem", BODY, directory="Ops")

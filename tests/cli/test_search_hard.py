@@ -145,7 +145,7 @@ def test_an_empty_result_keeps_every_documented_key(memory: NotesRepo) -> None:
     assert done.code == 0 and list(data) == KEYS
     assert (data["count"], data["hits"], data["terms"]) == (0, [], ["zzyzx", "quuxly"])
     assert data["engine"] == "bm25"  # no vectors: said in a warning, with what to run
-    assert any("make embed" in w for w in data["warnings"]), data["warnings"]
+    assert any("memidx embed" in w for w in data["warnings"]), data["warnings"]  # no Makefile
     people = memory.memidx("search", "zzyzx quuxly")
     assert people.code == 0 and "Traceback" not in people.err
 
@@ -182,7 +182,7 @@ def test_the_query_path_writes_nothing_and_needs_no_model(memory: NotesRepo) -> 
         assert memory.memidx("search", "--json", *args).code == 0
     vector = memory.memidx("search", "--mode", "vector", "walrus")
     assert (vector.code, vector.out) == (1, "")
-    assert vector.err.startswith("memidx: error: no vectors of ") and "make embed" in vector.err
+    assert vector.err.startswith("memidx: error: no vectors of ") and "memidx embed" in vector.err
     assert len(vector.err.splitlines()) == 1
     assert _files(state) == before
 

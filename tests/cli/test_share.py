@@ -177,8 +177,8 @@ def test_a_branch_without_an_upstream_is_one_line_naming_the_command(tmp_path: P
     assert run.code == 1
     assert run.err.splitlines() == [
         "memidx: error: the branch has no upstream to share with, so nothing was pulled or "
-        "pushed (push it once with `git push -u origin HEAD`, then make sync again)"
-    ]
+        "pushed (push it once with `git push -u origin HEAD`, then memidx share again)"
+    ]  # no Makefile in this clone: the command `make sync` runs
     assert run.out == ""
 
 
@@ -431,7 +431,7 @@ def test_share_without_a_remote_says_what_it_committed_and_that_nothing_was_push
     assert first.out.splitlines() == [
         f"committed the haystack: {head[:12]}",
         "no git remote: the commit stays in this clone (to share: git remote add origin URL; "
-        "make sync)",
+        "memidx share)",  # no Makefile here
     ]
     assert again.out.splitlines()[0] == "nothing new in the haystack to commit"
     assert again.out.splitlines()[1].startswith("no git remote: nothing to pull or push")

@@ -40,7 +40,7 @@ def test_a_share_whose_push_fails_after_the_move_loses_nothing_and_the_next_comp
     assert declined.code == 1, declined.out + declined.err
     assert "this clone's is now notes/build-cache-2.md" in declined.err
     error = declined.err.strip().splitlines()[-1]
-    assert "pre-receive hook declined" in error and "make sync" in error, error
+    assert "pre-receive hook declined" in error and "memidx share" in error, error  # no Makefile
     assert "notes/build-cache-2.md" in error, error  # what the clone holds, unpushed
     both = ["notes/build-cache-2.md", "notes/build-cache.md"]
     assert notes_at(b, "HEAD") == both
@@ -50,7 +50,7 @@ def test_a_share_whose_push_fails_after_the_move_loses_nothing_and_the_next_comp
 
     b.git("config", "remote.origin.pushurl", str(tmp_path / "gone.git"))  # unreachable
     offline = b.memidx_process("share")
-    assert offline.code == 1 and "make sync" in offline.err.strip().splitlines()[-1]
+    assert offline.code == 1 and "memidx share" in offline.err.strip().splitlines()[-1]
     b.git("config", "--unset", "remote.origin.pushurl")
     remembered(a, "charlie cache layers")  # A's build-cache-2.md, pushed first
     assert a.memidx_process("share").code == 0

@@ -171,7 +171,7 @@ def test_status_of_a_read_only_memory_says_to_make_it_writable_before_what_it_sa
         status = run_in_process(ro, "status")
         data = run_in_process(ro, "status", "--json").json()
 
-    said = [x for x in status.out.splitlines() if "make reconcile" in x or "memidx sync" in x]
+    said = [x for x in status.out.splitlines() if "reconcile --fix" in x or "memidx sync" in x]
     assert len(said) == 3, status.out  # drift, records, behind
     for line in said:
         assert "make the memory writable, then run `" in line, line
@@ -192,8 +192,8 @@ def test_status_of_a_memory_on_a_full_disk_says_to_free_space_before_what_it_say
     monkeypatch.undo()
     writable = run_in_process(indexed.root, "status")
 
-    assert "free space on its disk, then run `make reconcile`" in status.out, status.out
-    assert "writable:" not in writable.out and "(run `make reconcile`)" in writable.out
+    assert "free space on its disk, then run `memidx reconcile --fix`" in status.out, status.out
+    assert "writable:" not in writable.out and "(run `memidx reconcile --fix`)" in writable.out
 
 
 def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
@@ -205,7 +205,7 @@ def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
     config = load_config(indexed.root)
     writing, written = threading.Event(), threading.Event()
     commit = remember_module.commit_kept
-    lock = remember_module.waited_lock
+    lock = remember_module.in_turn
     waiting = threading.Event()
 
     def slow_commit(*args: Any, **kwargs: Any) -> Any:
@@ -214,13 +214,13 @@ def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
             assert written.wait(30)
         return commit(*args, **kwargs)
 
-    def noted_lock(*args: Any, **kwargs: Any) -> AbstractContextManager[None]:
+    def noted_lock(*args: Any, **kwargs: Any) -> AbstractContextManager[object]:
         if writing.is_set():
             waiting.set()  # the second remember, now at the lock the first holds
         return lock(*args, **kwargs)
 
     monkeypatch.setattr(remember_module, "commit_kept", slow_commit)
-    monkeypatch.setattr(remember_module, "waited_lock", noted_lock)
+    monkeypatch.setattr(remember_module, "in_turn", noted_lock)
     refs: list[str] = []
 
     def remember_it() -> None:

@@ -90,7 +90,7 @@ def test_notes_without_vectors_are_counted_in_a_warning_and_never_embedded(
     assert len(fake.calls) == calls
     assert result.hits[0].ref == "notes/new.md"  # bm25 still covers it
     assert any(
-        "1 document without vectors yet is found by words only" in w and "make embed" in w
+        "1 document without vectors yet is found by words only" in w and "memidx embed" in w
         for w in result.warnings
     )
 

@@ -1,0 +1,128 @@
+"""A `remember` that waited remember.lock's whole wait out: its note kept pending, not failed.
+
+Six remembers queued behind one that waited out a person's 20-30 s `git pull --rebase` each
+waited 30 s for remember.lock and failed, "stopped or hung?", nothing written: the agent was
+told its note was lost (chaos runs, 2 to 4 in 200 operations). The holder was not hung, only
+in line. Now the note is checked and kept as a pending entry (memory/pending_notes.py; a new
+note unwritten, its file coming with its commit), without remember.lock: keeping an entry
+takes no lock, one file of its own each. The remember holding the lock or the next one in line
+(which commits every note pending before its own), the finisher started here, a git hook or
+`memidx sync` commits it, once."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.memory.fresh_note import keep_fresh
+from memidx.memory.pending_notes import PendingNote, keep, pending
+
+QUEUED = (
+    "it is kept, and committed by the remember holding that lock or the next one in line, "
+    "the process memidx leaves waiting for git (10 minutes at most), memidx's next git hook "
+    "or `memidx sync`; do not remember it again"
+)
+
+
+class RememberQueued(MemidxError):
+    """remember.lock was held by other remembers for all of the wait (a queue, not a fault)."""
+
+    waited: float = 0.0  # seconds waited for it
+
+
+@contextmanager
+def in_turn(lock: Path, wait: float) -> Generator[RememberQueued | None]:
+    """Hold remember.lock (None) for the block, waiting `wait` seconds at most for it; once
+    past the wait, hold nothing and give the error a remember refused with before."""
+    from memidx.waited_lock import waited_lock
+
+    holders = "a memidx remember of this clone, stopped or hung?"
+    entered = False
+    try:
+        with waited_lock(lock, wait, holders, RememberQueued):
+            entered = True
+            yield None
+    except RememberQueued as held:
+        if entered:  # raised by the block, not the wait: not this one's
+            raise
+        held.waited = wait
+        yield held
+
+
+def queued_branch(config: Config, held: MemidxError) -> tuple[str, str | None]:
+    """The branch to keep the note for and the one a running rebase rewrites (None when HEAD
+    is on a branch), looked at without remember.lock; `held` raised on a detached HEAD no
+    rebase names (no branch to keep it for: refused, as a remember holding the lock does)."""
+    from memidx.git.branch import rebased_branch
+    from memidx.memory.pending_branch import head_branch
+
+    branch = head_branch(config)
+    if branch is not None:
+        return branch, None
+    rebased = rebased_branch(config.root)
+    if rebased is None:
+        raise held
+    return rebased, rebased
+
+
+def kept_in_line(
+    config: Config, place: tuple[str, bool], title: str, text: str, branch: str
+) -> PendingNote:
+    """The note kept pending at `place` (its ref, whether its file is there: this very note);
+    a note kept so already (the same remember sent twice, both in line) is kept once."""
+    ref, there = place
+    for kept in pending(config):
+        if kept.ref == ref and kept.text == text:
+            return kept
+    return (keep if there else keep_fresh)(config, ref, title, text, branch)
+
+
+def queued_said(config: Config, note: PendingNote, wait: float) -> str:
+    """What the remember says of its note, kept in line: why (the lock, held how long) and
+    what commits it."""
+    state = "written" if os.path.lexists(config.root / note.ref) else "kept (no file yet)"
+    lock = config.state_dir / "remember.lock"
+    why = f"other memidx remembers of this clone held {lock} for {wait:g} s (queued in line)"
+    return f"{note.ref} is {state} but not committed yet: {why} ({QUEUED})"
+
+
+def stopped_holder(lock: Path) -> int | None:
+    """The pid of the process that holds `lock` when it is stopped (Ctrl-Z, SIGSTOP): no queue
+    moves behind it until it is resumed (Linux /proc; None elsewhere, or when none is)."""
+    try:
+        found = lock.stat()
+        held = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    where = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+    for fields in (line.split() for line in held.splitlines()):
+        # `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`; a waiter's line has `->`
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == where:
+            return _stopped(int(fields[4])) if fields[4].isdigit() else None
+    return None
+
+
+def _stopped(pid: int) -> int | None:
+    """`pid` when its process is stopped (state T or t), else None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    state = stat.rpartition(")")[2].split()[:1]
+    return pid if state in (["T"], ["t"]) else None
+
+
+def stopped_error(note: PendingNote, lock: Path, pid: int) -> MemidxError:
+    """A remember whose lock's holder is stopped: an error (no turn comes until it is
+    resumed), its note kept pending all the same."""
+    return MemidxError(
+        f"{note.ref} is kept but not committed: the memidx process {pid} holding {lock} is "
+        "stopped (Ctrl-Z?), so no remember of this clone commits until it goes on",
+        f"resume it (`fg`, or `kill -CONT {pid}`) or end it: the note is committed then by the "
+        "process memidx leaves waiting (10 minutes at most), the next `memidx remember` or "
+        "`memidx sync`; do not remember it again",
+    )

@@ -1,0 +1,51 @@
+"""The command a hint tells a person to run: `make <target>` where the clone's Makefile has that
+target, else the `memidx` command the target wraps. A memory cloned without memidx's Makefile
+(a notes-only repository, a project) was told `run `make reconcile``: "No rule to make target"."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# memidx's Makefile targets and the command each runs (Makefile: `$(MEMIDX) ...`)
+WRAPPED = {
+    "embed": "memidx embed",
+    "ingest": "memidx ingest",
+    "reconcile": "memidx reconcile --fix",
+    "sync": "memidx share",
+}
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the names GNU make reads, in its order
+
+
+def command_for(root: Path | str | None, target: str) -> str:
+    """`make <target>` when the Makefile make would read in `root` has that target, else the
+    memidx command it wraps (WRAPPED)."""
+    if root is not None and _has_target(Path(root), target):
+        return f"make {target}"
+    return WRAPPED[target]
+
+
+def run_hint(root: Path | str | None, target: str) -> str:
+    """`run `<command>``: command_for in the words every hint uses."""
+    return f"run `{command_for(root, target)}`"
+
+
+def in_words_of(root: Path | str, text: str) -> str:
+    """`text` (share's errors and lines, "then make sync again") with `make sync` the memidx
+    command it runs where the clone's Makefile has no such target."""
+    if "make sync" not in text or _has_target(Path(root), "sync"):
+        return text
+    return text.replace("make sync", WRAPPED["sync"])
+
+
+def _has_target(root: Path, target: str) -> bool:
+    """Whether the first Makefile make finds in `root` names `target` as a rule (`target:`,
+    not a variable `target := ...`)."""
+    rule = re.compile(rf"^(?:[^\s:#=]+\s+)*{re.escape(target)}(?:\s+[^\s:#=]+)*\s*::?(?!=)", re.M)
+    for name in MAKEFILES:
+        try:
+            text = (root / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        return rule.search(text) is not None
+    return False

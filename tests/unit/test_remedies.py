@@ -1,0 +1,44 @@
+"""The command a hint names (memidx.remedies): `make <target>` only where the clone's Makefile
+has that target; a clone without memidx's Makefile was told to run `make reconcile`, which
+make answers "No rule to make target"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.remedies import command_for, run_hint
+
+
+@pytest.mark.parametrize(
+    ("makefiles", "target", "expected"),
+    [
+        ({}, "reconcile", "memidx reconcile --fix"),
+        ({}, "embed", "memidx embed"),
+        ({}, "sync", "memidx share"),
+        ({}, "ingest", "memidx ingest"),
+        ({"Makefile": "reconcile: ready ## repair\n\t$(MEMIDX) reconcile --fix\n"}, "reconcile",
+         "make reconcile"),
+        ({"Makefile": "build:\n\tcc x.c\n"}, "reconcile", "memidx reconcile --fix"),
+        ({"Makefile": "reconcile := yes\nsync ?= no\n"}, "reconcile", "memidx reconcile --fix"),
+        ({"Makefile": ".PHONY: embed sync\nindex embed: ready\n"}, "embed", "make embed"),
+        ({"Makefile": "embedding:\n\ttrue\n"}, "embed", "memidx embed"),
+        ({"Makefile": "sync::\n\ttrue\n"}, "sync", "make sync"),
+        # make reads GNUmakefile first: the Makefile beside it is not make's
+        ({"GNUmakefile": "all:\n", "Makefile": "sync:\n"}, "sync", "memidx share"),
+    ],
+)  # fmt: skip
+def test_the_command_named_is_one_this_clone_can_run(
+    tmp_path: Path, makefiles: dict[str, str], target: str, expected: str
+) -> None:
+    for name, text in makefiles.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert command_for(tmp_path, target) == expected
+    assert run_hint(str(tmp_path), target) == f"run `{expected}`"
+
+
+def test_no_root_names_the_memidx_command(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").mkdir()  # a folder where the Makefile would be: no target read
+    assert command_for(None, "embed") == "memidx embed"
+    assert command_for(tmp_path, "embed") == "memidx embed"
