@@ -1,0 +1,60 @@
+"""What the review of short passwords (`memidx/secrets/short.py`) found refused: a test's
+verdict after `PASS:`, which a longer value passed (wt-rsmall8), and a number with its unit
+after `pass:` (a benchmark's `first pass: 500ms`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+
+
+def found(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_secrets(text, allow=True)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "--- PASS: Test1 (0.00s)",
+        "PASS: go1.22",
+        "PASS: v1beta1",
+        "Tests: 5 passed, PASS: 1234",
+        "pass: test1",
+        "pass: test_1",
+    ],
+)
+def test_a_short_test_verdict_passes_as_a_long_one_does(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "first pass: 500ms",
+        "warm pass: 1h30m",
+        "pass: 16GB",
+        "pass: 512Mi",
+        "pw: 12px",
+        "pass: 21st",
+        "password: 0xFF",
+        "password: 1e10",
+    ],
+)
+def test_a_quantity_is_no_short_password(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("PASS=ab12", "ab12"),
+        ("Result: PASS: a1b2", "a1b2"),
+        ("password: 1q2w3e", "1q2w3e"),
+        ("password: qwe123", "qwe123"),
+        ("password: 123456", "123456"),
+        ("pass: 123abc", "123abc"),
+    ],
+)
+def test_short_passwords_are_still_refused(text: str, secret: str) -> None:
+    assert found(text) == [secret]
