@@ -5,6 +5,7 @@ what finding the runs given a value costs; now only a run given a value is read 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -14,11 +15,10 @@ from memidx.secrets.windows import ASSIGNED_RUN
 PROSE = "the password is in the vault, so pass it on and keep the auth token safe " * 14_000
 
 
-def _cpu(work: object) -> float:
-    spent = []
+def _cpu(work: Callable[[], object]) -> float:
+    spent: list[float] = []
     for _ in range(3):
         start = time.process_time()
-        assert callable(work)
         work()
         spent.append(time.process_time() - start)
     return min(spent)
