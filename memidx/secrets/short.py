@@ -7,7 +7,8 @@ person's password (`password`, `passwd`, `pwd`, `pw`, `pass`, `passphrase`: sign
 `123456`), are one as written, whether YAML's, a `.env` file's or prose's: each was let
 through. A word alone is not (`password: string`, a schema's type; `password: required`),
 nor a placeholder, a reference or an algorithm (`pwd: sha256`), a test's verdict (`--- PASS:
-Test1 (0.00s)`, `pass: test_1`: assignments.is_test_verdict, which a longer value passed) or a
+Test1 (0.00s)`, `pass: test_1`: assignments.is_test_verdict, which a longer value passed; but
+`PASS: hunter2`, a YAML key's, is one) or a
 quantity, a number with its unit (a benchmark's `first pass: 500ms`, `pass: 16GB`, `0xFF`,
 `21st`): each was refused."""
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memidx.secrets.assignments import is_test_verdict
+from memidx.secrets.assignments import TEST_NAME, is_test_verdict
 from memidx.secrets.held import ALGORITHM
 from memidx.secrets.signs import personal
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
@@ -43,10 +44,27 @@ def short_passwords(line: str) -> Iterator[tuple[int, int]]:
     """(start, end) in `line` of each short password given to a person's password (SHORT)."""
     for match in SHORT.finditer(line):
         name, value = match.group(1).rpartition(".")[2], match.group(4)
-        if match[2] == ":" and is_test_verdict(name, value):
+        if match[2] == ":" and _verdict(line, match, name, value):
             continue  # `--- PASS: Test1 (0.00s)`
         if personal(name) and _password_shaped(value):
             yield match.span(4)
+
+
+# what marks a test's verdict around `PASS:` (Go's `--- PASS: Test1 (0.00s)`): a short value
+# is too short to be judged random, and `PASS: hunter2` is a YAML key's password
+GO_VERDICT = re.compile(r"---[ \t]*+$")
+DURATION = re.compile(r"[ \t]++\([0-9.]++m?s\)")
+
+
+def _verdict(line: str, match: re.Match[str], name: str, value: str) -> bool:
+    """Whether `value` after `name:` is a test's verdict (assignments.is_test_verdict), a short
+    one after `PASS:` only as a test's name or in Go's shape (GO_VERDICT, DURATION)."""
+    if not is_test_verdict(name, value):
+        return False
+    if name != "PASS" or TEST_NAME.fullmatch(value):
+        return True
+    before = GO_VERDICT.search(line, 0, match.start())
+    return before is not None or DURATION.match(line, match.end()) is not None
 
 
 def _password_shaped(value: str) -> bool:

@@ -17,9 +17,9 @@ def found(text: str) -> list[str]:
     "text",
     [
         "--- PASS: Test1 (0.00s)",
-        "PASS: go1.22",
-        "PASS: v1beta1",
-        "Tests: 5 passed, PASS: 1234",
+        "    --- PASS: TestX/a1 (0.00s)",
+        "PASS: test1",
+        "PASS: t3st (0.01s)",
         "pass: test1",
         "pass: test_1",
     ],
@@ -49,6 +49,8 @@ def test_a_quantity_is_no_short_password(text: str) -> None:
     ("text", "secret"),
     [
         ("PASS=ab12", "ab12"),
+        ("  PASS: hunter2", "hunter2"),
+        ("PASS: ok12", "ok12"),
         ("Result: PASS: a1b2", "a1b2"),
         ("password: 1q2w3e", "1q2w3e"),
         ("password: qwe123", "qwe123"),
