@@ -23,13 +23,16 @@ from memidx.secrets.signs import personal
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 
 # A name ending in such a word, its assignment (`:` or `=`, not `==`), and a value of 4 to 7
-# characters in the same quotes or none, ending its run, from a letter or a digit (not YAML's
+# characters in the same quotes or none, ending its run (but for the closing quotes, brackets
+# or sentence's end after it: inline code's `DB_PASSWORD=abc123`, JSON's `{"pw":"abc123"}`
+# were let through), from a letter or a digit (not YAML's
 # anchor or tag, `&id001`, `!Base64`) (group 1 the name, 2 its sign, 4 the value). Tried
 # where a run of name characters begins, its word looked for behind the run's end.
 SHORT = re.compile(
     r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
     r"|(?<=pass)))[\"']?+[ \t]*+([:=])(?!=)"
-    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+)\3(?=[\s,;]|$)"
+    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+)\3"
+    r"(?=[\"'`)\]}.!?]*+(?:[\s,;]|$))"
 )
 LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")
 VERSION = re.compile(r"[vV]?+[0-9]++(?:\.[0-9]++)++")  # `pw: v1.2.3`, a version's

@@ -60,3 +60,23 @@ def test_a_quantity_is_no_short_password(text: str) -> None:
 )
 def test_short_passwords_are_still_refused(text: str, secret: str) -> None:
     assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Use `DB_PASSWORD=abc123` locally", "abc123"),
+        ('{"password":"abc123"}', "abc123"),
+        ("{password: 'abc123'}", "abc123"),
+        ("The default password: admin1.", "admin1"),
+        ("(password: hunter2)", "hunter2"),
+        ('"password: hunter2"', "hunter2"),
+    ],
+)
+def test_a_short_password_in_inline_code_json_or_a_sentence_is_refused(
+    text: str, secret: str
+) -> None:
+    """A short password followed by a closing backtick, quote, bracket or a sentence's end
+    was let through: only a space, `,`, `;` or the line's end might follow it."""
+    [finding] = found(text)
+    assert finding.startswith(secret)
