@@ -49,7 +49,7 @@ def short_passwords(line: str) -> Iterator[tuple[int, int]]:
         name, value = match.group(1).rpartition(".")[2], match.group(4)
         if match[2] == ":" and _verdict(line, match, name, value):
             continue  # `--- PASS: Test1 (0.00s)`
-        if personal(name) and _password_shaped(value):
+        if (personal(name) or _joined(name)) and _password_shaped(value):
             yield match.span(4)
 
 
@@ -68,6 +68,12 @@ def _verdict(line: str, match: re.Match[str], name: str, value: str) -> bool:
         return True
     before = GO_VERDICT.search(line, 0, match.start())
     return before is not None or DURATION.match(line, match.end()) is not None
+
+
+def _joined(name: str) -> bool:
+    """A name one word with a person's password's long word at its end: `PGPASSWORD`,
+    PostgreSQL's, `dbpassword` (let through: its one word is no PERSONAL's; `bypass` is none)."""
+    return name.lower().endswith(("password", "passwd", "passphrase"))
 
 
 def _password_shaped(value: str) -> bool:

@@ -71,6 +71,8 @@ def test_short_passwords_are_still_refused(text: str, secret: str) -> None:
         ("The default password: admin1.", "admin1"),
         ("(password: hunter2)", "hunter2"),
         ('"password: hunter2"', "hunter2"),
+        ("export PGPASSWORD=pg1234", "pg1234"),
+        ("MYSQLPASSWORD: abc123", "abc123"),
     ],
 )
 def test_a_short_password_in_inline_code_json_or_a_sentence_is_refused(
