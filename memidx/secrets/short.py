@@ -4,7 +4,8 @@ Every other value is judged from 8 characters on, by its entropy: a short one is
 flag, a number or a name as often as a password. Given to a name whose last word is a
 person's password (`password`, `passwd`, `pwd`, `pw`, `pass`, `passphrase`: signs.PERSONAL),
 4 to 7 characters that mix letters and digits, or digits alone (`hunter2`, `abc123`, `s3cr3t`,
-`123456`), are one as written, whether YAML's, a `.env` file's or prose's: each was let
+`123456`), and digits alone up to 12 (`12345678`, the commonest passwords after `123456`, had
+no entropy enough), are one as written, whether YAML's, a `.env` file's or prose's: each was let
 through. A word alone is not (`password: string`, a schema's type; `password: required`),
 nor a placeholder, a reference or an algorithm (`pwd: sha256`), a test's verdict (`--- PASS:
 Test1 (0.00s)`, `pass: test_1`: assignments.is_test_verdict, which a longer value passed; but
@@ -31,7 +32,7 @@ from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 SHORT = re.compile(
     r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
     r"|(?<=pass)))[\"']?+[ \t]*+([:=])(?!=)"
-    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+)\3"
+    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+)\3"
     r"(?=[\"'`)\]}.!?]*+(?:[\s,;]|$))"
 )
 LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")

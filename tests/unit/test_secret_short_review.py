@@ -73,6 +73,8 @@ def test_short_passwords_are_still_refused(text: str, secret: str) -> None:
         ('"password: hunter2"', "hunter2"),
         ("export PGPASSWORD=pg1234", "pg1234"),
         ("MYSQLPASSWORD: abc123", "abc123"),
+        ("password: 12345678", "12345678"),
+        ('{"pw": "123456789"}', "123456789"),
     ],
 )
 def test_a_short_password_in_inline_code_json_or_a_sentence_is_refused(
