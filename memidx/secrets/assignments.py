@@ -97,7 +97,9 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
             said = line[match.end() - 1]  # `:` or `=`
-            if value and (auth_method(name, value[1]) or (said == ":" and _test(name, value[1]))):
+            if value and (
+                auth_method(name, value[1]) or (said == ":" and is_test_verdict(name, value[1]))
+            ):
                 value = None  # a method's name given to `auth`, a test's to `pass`
         elif secret:
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
@@ -188,7 +190,7 @@ def auth_method(name: str, value: str) -> bool:
 TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
 
 
-def _test(name: str, value: str) -> bool:
+def is_test_verdict(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `pass`, is a test's."""
     if {word[0].lower() for word in EXTRA_WORDS.finditer(name)} != {"pass"}:
         return False

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from memidx.secrets.identifiers import WORD
+from memidx.secrets.members import NAME_WORD
 
 # A secret-sounding name called with strings (`setPassword("v4lue")`, `.withToken('v4lue')`:
 # the library reads `password("v4lue")` in small letters and double quotes only) or given a
@@ -55,6 +56,7 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
                 value = item.group(2) if item.group(2) is not None else item.group(3)
                 shaped = item.group(2) is not None or match.group(3) == "["  # `(user, pw)`: names
                 named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
+                named = named and not _key_as_user(line, item.end(), value)
                 algorithm = later and ALGORITHM.match(value)
                 if shaped and VALUE_SHAPE.search(value) and not named and not algorithm:
                     yield value
@@ -71,6 +73,20 @@ ANOTHER = re.compile(
     r"[ \t]*+(?!(?:null|nil|undefined|None|NULL|nullptr|true|false|True|False|[0-9.]++)"
     r"[ \t]*+[,)])[^\s,)]"
 )
+# An API key given as the user, its password empty or one character (`auth=("v4lue", "")`,
+# Freshdesk's `"X"`: let through as a user's name): 16 characters or more, no `@`, letters
+# between digits that are no word (`Zq8vT2mW9pLqXk7`; not `admin@example.com`, `ci_user_42`)
+NO_PASSWORD = re.compile(r",[ \t]*+([\"'`])[^\"'`]?+\1[ \t]*+[,)]")
+BETWEEN_DIGITS = re.compile(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
+
+
+def _key_as_user(line: str, at: int, value: str) -> bool:
+    """Whether `value`, a user's place ending at `at`, is an API key (NO_PASSWORD after it)."""
+    if len(value) < 16 or "@" in value or NO_PASSWORD.match(line, at - 1) is None:
+        return False
+    return any(not NAME_WORD.fullmatch(run[0]) for run in BETWEEN_DIGITS.finditer(value))
+
+
 # An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
 # sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
 VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")

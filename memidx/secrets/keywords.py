@@ -90,7 +90,7 @@ def assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, XML's too (memidx.secrets.markup), and bearer
     tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
-    text = matched_quotes(plain_quotes(code_strings(text)))
+    text = plain_labels(matched_quotes(plain_quotes(code_strings(text))))
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     secret: dict[str, bool] = {}  # each value judged: whether it looked secret
@@ -111,6 +111,26 @@ def assigned(text: str) -> Iterable[Finding]:
             for found in _line_values(plain, judge) if gives_a_secret_name(plain) else ():
                 end = min(places[found.end], shut)
                 yield Finding(start + places[found.start], start + end, found.kind)
+
+
+# A Markdown label in bold or italics, its `:` inside or after it (`**Password:** v4lue`,
+# `- **password**: v4lue`, `__Token__:`): a note's way of writing one, let through whatever the
+# value, as no name was given it. Tried at a marker after a line's start, a space, `-` or `|`.
+LABEL = re.compile(r"(?<![^\s|>-])(\*\*|__|\*|_)([A-Za-z][\w .-]{0,40}?)(:?+)\1(?![\w*])(:?+)")
+
+
+def plain_labels(text: str) -> str:
+    """`text` with each LABEL written as its words and `:`, then spaces: the same length, a
+    value after it where it was."""
+    if "*" not in text and "_" not in text:
+        return text
+    return LABEL.sub(_plain_label, text)
+
+
+def _plain_label(label: re.Match[str]) -> str:
+    if not (label[3] or label[4]) or (label[3] and label[4]):
+        return label[0]
+    return (label[2] + ":").ljust(len(label[0]))
 
 
 # A value closing a template's `}}` it did not open sits inside the template, after a name in

@@ -4,38 +4,77 @@ Every other value is judged from 8 characters on, by its entropy: a short one is
 flag, a number or a name as often as a password. Given to a name whose last word is a
 person's password (`password`, `passwd`, `pwd`, `pw`, `pass`, `passphrase`: signs.PERSONAL),
 4 to 7 characters that mix letters and digits, or digits alone (`hunter2`, `abc123`, `s3cr3t`,
-`123456`), are one as written, whether YAML's, a `.env` file's or prose's: each was let
+`123456`), and digits alone up to 12 (`12345678`, the commonest passwords after `123456`, had
+no entropy enough), are one as written, whether YAML's, a `.env` file's or prose's: each was let
 through. A word alone is not (`password: string`, a schema's type; `password: required`),
-nor a placeholder, a reference or an algorithm (`pwd: sha256`)."""
+nor a placeholder, a reference or an algorithm (`pwd: sha256`), a test's verdict (`--- PASS:
+Test1 (0.00s)`, `pass: test_1`: assignments.is_test_verdict, which a longer value passed; but
+`PASS: hunter2`, a YAML key's, is one) or a
+quantity, a number with its unit (a benchmark's `first pass: 500ms`, `pass: 16GB`, `0xFF`,
+`21st`): each was refused."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
+from memidx.secrets.assignments import TEST_NAME, is_test_verdict
 from memidx.secrets.held import ALGORITHM
 from memidx.secrets.signs import personal
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 
 # A name ending in such a word, its assignment (`:` or `=`, not `==`), and a value of 4 to 7
-# characters in the same quotes or none, ending its run, from a letter or a digit (not YAML's
-# anchor or tag, `&id001`, `!Base64`) (group 1 the name, 3 the value). Tried
+# characters in the same quotes or none, ending its run (but for the closing quotes, brackets
+# or sentence's end after it: inline code's `DB_PASSWORD=abc123`, JSON's `{"pw":"abc123"}`
+# were let through), from a letter or a digit (not YAML's
+# anchor or tag, `&id001`, `!Base64`) (group 1 the name, 2 its sign, 4 the value). Tried
 # where a run of name characters begins, its word looked for behind the run's end.
 SHORT = re.compile(
     r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
-    r"|(?<=pass)))[\"']?+[ \t]*+[:=](?!=)"
-    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+)\2(?=[\s,;]|$)"
+    r"|(?<=pass)))[\"']?+[ \t]*+([:=])(?!=)"
+    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+)\3"
+    r"(?=[\"'`)\]}.!?]*+(?:[\s,;]|$))"
 )
 LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")
 VERSION = re.compile(r"[vV]?+[0-9]++(?:\.[0-9]++)++")  # `pw: v1.2.3`, a version's
+# a number and its unit (time, size, rate, screen, ordinal, hour; `1h30m`), hex or exponent
+QUANTITY = re.compile(
+    r"(?i)(?:[0-9]++(?:\.[0-9]++)?+(?:[mun\u00b5]?s|sec|min|hr?|[dwmyk]|[kmgtp]i?b?|px|r?em|pt|x"
+    r"|[kmg]?hz|[fqr]ps|st|nd|rd|th|[ap]m))+|0x[0-9a-f]++|[0-9]++(?:\.[0-9]++)?+e[0-9]++"
+)
 
 
 def short_passwords(line: str) -> Iterator[tuple[int, int]]:
     """(start, end) in `line` of each short password given to a person's password (SHORT)."""
     for match in SHORT.finditer(line):
-        name, value = match.group(1).rpartition(".")[2], match.group(3)
-        if personal(name) and _password_shaped(value):
-            yield match.span(3)
+        name, value = match.group(1).rpartition(".")[2], match.group(4)
+        if match[2] == ":" and _verdict(line, match, name, value):
+            continue  # `--- PASS: Test1 (0.00s)`
+        if (personal(name) or _joined(name)) and _password_shaped(value):
+            yield match.span(4)
+
+
+# what marks a test's verdict around `PASS:` (Go's `--- PASS: Test1 (0.00s)`): a short value
+# is too short to be judged random, and `PASS: hunter2` is a YAML key's password
+GO_VERDICT = re.compile(r"---[ \t]*+$")
+DURATION = re.compile(r"[ \t]++\([0-9.]++m?s\)")
+
+
+def _verdict(line: str, match: re.Match[str], name: str, value: str) -> bool:
+    """Whether `value` after `name:` is a test's verdict (assignments.is_test_verdict), a short
+    one after `PASS:` only as a test's name or in Go's shape (GO_VERDICT, DURATION)."""
+    if not is_test_verdict(name, value):
+        return False
+    if name != "PASS" or TEST_NAME.fullmatch(value):
+        return True
+    before = GO_VERDICT.search(line, 0, match.start())
+    return before is not None or DURATION.match(line, match.end()) is not None
+
+
+def _joined(name: str) -> bool:
+    """A name one word with a person's password's long word at its end: `PGPASSWORD`,
+    PostgreSQL's, `dbpassword` (let through: its one word is no PERSONAL's; `bypass` is none)."""
+    return name.lower().endswith(("password", "passwd", "passphrase"))
 
 
 def _password_shaped(value: str) -> bool:
@@ -44,6 +83,6 @@ def _password_shaped(value: str) -> bool:
         return False
     if LETTER.search(value) is None and not value.isdigit():
         return False
-    if VERSION.fullmatch(value):
+    if VERSION.fullmatch(value) or QUANTITY.fullmatch(value):
         return False
     return not (PLACEHOLDER_WORDS.match(value) or referred(value) or ALGORITHM.match(value))
