@@ -76,11 +76,13 @@ def arrived(
     return True
 
 
-def lately(root: Path) -> bool:
-    """Whether a process that may commit (_may_commit) started in the clone at `root` within
-    the last RECENT seconds (not memidx's own child, the shell that moves HEAD, nor one memidx
-    runs under): a shell's child between its fork and its exec of `git commit`, which the look
-    for gits took for the shell (Linux /proc; elsewhere False)."""
+def lately(root: Path, commands: frozenset[str] = COMMITTING) -> bool:
+    """Whether a process that may commit (_may_commit; a git running one of `commands`) started
+    in the clone at `root` within the last RECENT seconds (not memidx's own child, the shell
+    that moves HEAD, nor one memidx runs under): a shell's child between its fork and its exec
+    of `git commit`, which the look for gits took for the shell (Linux /proc; elsewhere False).
+    A move passes the commands it waits for: a `git switch` (or `git add`) exec'd since the
+    look passed its shell's child was seen here as no committing git, and missed."""
     try:
         now = float(read_proc("/proc/uptime").split()[0]) * TICKS
     except (OSError, ValueError, IndexError):
@@ -97,7 +99,8 @@ def lately(root: Path) -> bool:
             continue
         if int(fields[20]) < now - RECENT * TICKS:
             continue  # an old one: the person's shell, not a new git
-        if fields[2] != me and pid not in mine and _may_commit(Path(f"/proc/{pid}"), (top,)):
+        proc = Path(f"/proc/{pid}")
+        if fields[2] != me and pid not in mine and _may_commit(proc, (top,), commands):
             return True  # a git too: it may have exec'd since the look for gits passed it
     return False
 

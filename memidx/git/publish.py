@@ -116,7 +116,7 @@ def move_head(
                 with invocation.holding(root):  # no `git config` run under HEAD's lock
                     switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                     busy = switched or (git_dir / "index.lock").exists()
-                    busy = busy or in_the_way(root, waited) or lately(root)
+                    busy = busy or in_the_way(root, waited) or lately(root, waited)
                     busy = busy or arrived(root, since, waited)
                 busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
                 fast = not busy and usable(root, git_dir, prepared)  # the index as copied

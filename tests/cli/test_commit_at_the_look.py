@@ -20,7 +20,7 @@ import pytest
 from memidx.config import load_config
 from memidx.git import publish as publish_module
 from memidx.git.commit import commit_paths
-from memidx.git.newcomers import RECENT, arrived, last_pid, lately
+from memidx.git.newcomers import RECENT, arrived, last_pid, lately, young
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
 HOOK_RAN = "hook-runs"
@@ -170,6 +170,34 @@ def test_a_git_commit_started_lately_in_the_clone_is_waited_for(repo: NotesRepo)
         assert lately(repo.root)
     finally:
         stop(pid)
+
+
+def test_a_git_switch_started_lately_in_the_clone_is_waited_for_by_a_move(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """A person's `git switch side` exec'd by its shell's child after the look for gits passed
+    the child (no git yet), and before memidx moved HEAD: the move's last look at young
+    processes took it for no committing git, memidx moved HEAD, and the switch, which read it
+    before, took memidx's note to side staged (tests/cli/test_switch_read_head_before_the_move.py).
+    As the process table shows it (a shell named git: `git -c <script> switch side`)."""
+    link = tmp_path / "switching" / "git"
+    link.parent.mkdir()
+    link.symlink_to("/bin/sh")
+    waited = publish_module.COMMITTING | publish_module.SWITCHERS | publish_module.INDEX_TAKERS
+    for _ in range(5):  # young for RECENT s: a start slower than that (load) is tried again
+        pid = orphan_in(repo.root, f"exec {link} -c 'sleep 5; exit 0' switch side")
+        try:
+            for _ in range(500):  # 5 s at most: until it runs as the switch
+                if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(bytes(link)):
+                    break
+                time.sleep(0.01)
+            seen, still = lately(repo.root, waited), young(str(pid))
+        finally:
+            stop(pid)
+        if still:
+            assert seen
+            return
+    raise AssertionError(f"no switch was seen within {RECENT} s of its start, 5 times")
 
 
 def test_a_process_forked_lately_elsewhere_or_by_memidx_is_not_waited_for(

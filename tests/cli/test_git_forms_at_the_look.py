@@ -181,9 +181,9 @@ def test_the_look_under_head_s_lock_runs_no_git_config(
 
     look = publish.lately
 
-    def meets_a_git_st(root: Path) -> bool:
+    def meets_a_git_st(root: Path, *commands: frozenset[str]) -> bool:
         command_of([b"git", b"st"], root.resolve())  # a person's `git st`, seen in the look
-        return look(root)
+        return look(root, *commands)
 
     monkeypatch.setattr(subprocess, "run", watched)
     monkeypatch.setattr(publish, "lately", meets_a_git_st)

@@ -147,8 +147,10 @@ if [ "$1" = update-ref ] && [ ! -e "$PULL_PID" ]; then
   setsid "$REAL_GIT" -c protocol.ext.allow=always pull -q "ext::sleep 15" main </dev/null \\
     >/dev/null 2>&1 &
   echo $! > "$PULL_PID"
-  i=0  # until the pull runs as git: memidx's index follows at once, no git run after the move
-  while [ "$(cat /proc/$!/comm 2>/dev/null)" != git ] && [ $i -lt 250 ]; do
+  # until the pull runs as git (memidx's index follows at once, no git run after the move): its
+  # program is git, not its comm (this shim's fork, named git too, before its exec of setsid)
+  real=$(readlink -f "$REAL_GIT") i=0
+  while [ "$(readlink /proc/$!/exe 2>/dev/null)" != "$real" ] && [ $i -lt 500 ]; do
     sleep 0.02; i=$((i+1))
   done
   exit $moved

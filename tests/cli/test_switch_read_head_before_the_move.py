@@ -29,6 +29,9 @@ if [ "$1" = update-ref ] && [ ! -e "$MARK" ]; then
   OLD=$("$REAL_GIT" rev-parse HEAD) "$SWITCH_LINK" -c "$SWITCH" switch side </dev/null \\
     >>"$MARK" 2>&1 &
   echo $! > "$MARK.pid"
+  i=0  # until it runs as `git switch side`, HEAD read: this shim's fork is named git too
+  until case $(tr '\\0' ' ' <"/proc/$!/cmdline") in *" switch side ") ;; *) false;; esac \\
+    || [ $i -ge 500 ]; do sleep 0.02; i=$((i+1)); done 2>/dev/null
   "$REAL_GIT" "$@"
   moved=$?
   if [ "$("$REAL_GIT" rev-parse HEAD)" != "$OLD_HEAD" ]; then
