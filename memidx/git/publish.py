@@ -77,6 +77,7 @@ def move_head(
     back: bool = False,
     ready: Sequence[str] = (),
     files: Sequence[str] = (),
+    gone: Sequence[str] = (),
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
@@ -88,7 +89,8 @@ def move_head(
     words), in the same child process. `ready`: git arguments that bring a copy of the index
     to `new` as `then` does, its work tree untouched; run before the move, so that memidx holds
     index.lock only for a rename (`files`: those `then` writes in the work tree, written then
-    from `new`) while no git of the person that takes the index runs (memidx.git.index_swap)."""
+    from `new`; `gone`: those it deletes) while no git of the person that takes the index runs
+    (memidx.git.index_swap)."""
     from memidx.children import SHELL, start_piped
     from memidx.git.index_swap import discard, prepare, swap, usable
 
@@ -125,7 +127,7 @@ def move_head(
                 said = git.stdout.readline().strip()
                 outcome = DONE if said == "commit: ok" else MOVED
                 outcome = SWITCHED if switched else BUSY if busy else outcome
-                if outcome == DONE and fast and prepared and swap(root, git_dir, prepared[1]):
+                if outcome == DONE and fast and prepared and swap(root, git_dir, prepared[1], gone):
                     let_go(git_dir, token)  # the shell finds the lock not its own: done
                 elif outcome == DONE and locks:  # HEAD's lock let go; the shell waits for EOF
                     copy_index(git_dir)
