@@ -175,6 +175,11 @@ SWITCHERS = SWITCHING - {"worktree"}  # the ones that check a branch out in this
 # takes it (a person's `git add` that started just before the move failed at memidx's lock)
 INDEX_TAKERS = frozenset({"add", "rm", "mv", "stash", "reset", "restore", "update-index",
                           "read-tree", "apply", "checkout-index", "sparse-checkout"})  # fmt: skip
+# of those, the ones that wait at a person's prompt with `PROMPTS` and write the index only
+# through a `git apply --cached` per answer, which reads it then: waited for, a `git add -p` at
+# its prompt left every remember pending 10 s ("a git command taking the index ... under way")
+PROMPTERS = frozenset({"add", "reset", "restore"})
+PROMPTS = frozenset({"-p", "--patch", "-i", "--interactive", "-e", "--edit"})
 
 
 def in_the_way(root: Path, commands: frozenset[str] = COMMITTING | SWITCHERS) -> bool:
@@ -242,6 +247,8 @@ def committers(
         command = command_of(argv, tree_of(cwd, roots), environ) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
+        if command in PROMPTERS and not PROMPTS.isdisjoint(words):
+            continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
             found[pid] = f"{command} {started(pid)}"
     return found
