@@ -247,11 +247,18 @@ def committers(
         command = command_of(argv, tree_of(cwd, roots), environ) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
-        if command in PROMPTERS and not PROMPTS.isdisjoint(words):
+        if (command in PROMPTERS and not PROMPTS.isdisjoint(words)) or _looks(command, words):
             continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
             found[pid] = f"{command} {started(pid)}"
     return found
+
+
+def _looks(command: str, words: Sequence[str]) -> bool:
+    """Whether a `git stash list` or `git stash show` (in the person's pager for as long as
+    they read: every note beside it was left pending) only reads."""
+    after: Sequence[str] = words[words.index(command) + 1 :] if command in words else []
+    return command == "stash" and after[:1] in (["list"], ["show"])
 
 
 def _in(cwd: Path, root: Path) -> bool:

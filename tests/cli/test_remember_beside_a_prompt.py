@@ -8,6 +8,7 @@ person stages after memidx's commit keeps memidx's note in the index."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -54,4 +55,39 @@ def test_a_remember_commits_beside_a_git_waiting_at_its_patch_prompt(
             git.kill()
             git.wait()
     assert repo.git("ls-files", "notes/wsl-memory.md") == "notes/wsl-memory.md\n"
+    assert "notes/wsl-memory.md" not in repo.git("status", "--porcelain")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="git's processes are seen in /proc")
+def test_a_remember_commits_beside_a_git_stash_list_in_its_pager(tmp_path: Path) -> None:
+    """`git stash list` only reads; in the person's pager it ran for as long as they read."""
+    import pty
+
+    repo: NotesRepo = started_memory(tmp_path)
+    repo.write("person/work.txt", "start\n")
+    repo.commit("the person's file")
+    repo.write("person/work.txt", "start\nmore\n")
+    repo.git("stash")
+    mark = tmp_path / "paging"
+    pager = f"touch {mark}; sleep 30"
+    main, terminal = pty.openpty()
+    git = subprocess.Popen(
+        ["git", "-c", f"core.pager={pager}", "stash", "list"],
+        cwd=repo.root, env=clean_env(), stdin=terminal, stdout=terminal, stderr=terminal,
+        start_new_session=True,  # its pager with it: all stopped at the end
+    )  # fmt: skip
+    try:
+        until = time.monotonic() + 30
+        while not mark.exists() and time.monotonic() < until:  # bounded by time
+            time.sleep(0.05)
+        assert mark.exists()
+        run = repo.memidx_process("remember", "--title", "WSL memory", stdin=BODY)
+        assert run.code == 0, run.err
+        assert "not committed" not in run.err
+        assert git.poll() is None  # still in its pager
+    finally:
+        os.killpg(git.pid, signal.SIGKILL)
+        git.wait()
+        os.close(main)
+        os.close(terminal)
     assert "notes/wsl-memory.md" not in repo.git("status", "--porcelain")
