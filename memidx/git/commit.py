@@ -77,7 +77,7 @@ def commit_paths(
             root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
             then=index_follows(paths, sorted(written or ()), removed), branch=branch,
-            ready=index_follows(paths), files=sorted(written or ()),  # index.lock: a rename
+            ready=index_follows(paths), files=sorted(written or ()), gone=removed,  # a rename
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
@@ -127,6 +127,7 @@ def publish(
     back: bool = False,
     ready: Callable[[str], Sequence[str]] = lambda _: (),
     files: Sequence[str] = (),
+    gone: Sequence[str] = (),
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
@@ -136,7 +137,7 @@ def publish(
     (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
     DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
     a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
-    `ready`, `files`: move_head's, the index brought to the commit before the move."""
+    `ready`, `files`, `gone`: move_head's, the index brought to the commit before the move."""
     from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
 
     head = head_of()
@@ -148,7 +149,7 @@ def publish(
         try:
             outcome = move_head(
                 root, git_dir, commit, head, message, then=then(commit), branch=branch,
-                back=back, ready=ready(commit), files=files,
+                back=back, ready=ready(commit), files=files, gone=gone,
             )  # fmt: skip
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None

@@ -78,10 +78,15 @@ def usable(root: Path, git_dir: Path, prepared: Prepared | None) -> bool:
     return not any(os.path.lexists(root / path) for path in prepared[1])
 
 
-def swap(root: Path, git_dir: Path, files: Mapping[str, bytes]) -> bool:
-    """Write `files` where nothing is at their paths and rename READY over git's index (HEAD
+def swap(root: Path, git_dir: Path, files: Mapping[str, bytes], gone: Sequence[str] = ()) -> bool:
+    """Write `files` where nothing is at their paths, delete `gone` (committed as deleted: the
+    follow's restore deletes them; left for the caller, a killed memidx left a forgotten note
+    untracked for the person's next `git add -A`) and rename READY over git's index (HEAD
     moved, index.lock memidx's); False when that failed (the move's follow then does it)."""
     try:
+        for path in gone:
+            if not (root / path).is_dir() or (root / path).is_symlink():
+                (root / path).unlink(missing_ok=True)
         for path, data in files.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             with (root / path).open("xb") as file:

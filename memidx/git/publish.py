@@ -77,6 +77,7 @@ def move_head(
     back: bool = False,
     ready: Sequence[str] = (),
     files: Sequence[str] = (),
+    gone: Sequence[str] = (),
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
@@ -88,7 +89,8 @@ def move_head(
     words), in the same child process. `ready`: git arguments that bring a copy of the index
     to `new` as `then` does, its work tree untouched; run before the move, so that memidx holds
     index.lock only for a rename (`files`: those `then` writes in the work tree, written then
-    from `new`) while no git of the person that takes the index runs (memidx.git.index_swap)."""
+    from `new`; `gone`: those it deletes) while no git of the person that takes the index runs
+    (memidx.git.index_swap)."""
     from memidx.children import SHELL, start_piped
     from memidx.git.index_swap import discard, prepare, swap, usable
 
@@ -125,7 +127,7 @@ def move_head(
                 said = git.stdout.readline().strip()
                 outcome = DONE if said == "commit: ok" else MOVED
                 outcome = SWITCHED if switched else BUSY if busy else outcome
-                if outcome == DONE and fast and prepared and swap(root, git_dir, prepared[1]):
+                if outcome == DONE and fast and prepared and swap(root, git_dir, prepared[1], gone):
                     let_go(git_dir, token)  # the shell finds the lock not its own: done
                 elif outcome == DONE and locks:  # HEAD's lock let go; the shell waits for EOF
                     copy_index(git_dir)
@@ -173,6 +175,11 @@ SWITCHERS = SWITCHING - {"worktree"}  # the ones that check a branch out in this
 # takes it (a person's `git add` that started just before the move failed at memidx's lock)
 INDEX_TAKERS = frozenset({"add", "rm", "mv", "stash", "reset", "restore", "update-index",
                           "read-tree", "apply", "checkout-index", "sparse-checkout"})  # fmt: skip
+# of those, the ones that wait at a person's prompt with `PROMPTS` and write the index only
+# through a `git apply --cached` per answer, which reads it then: waited for, a `git add -p` at
+# its prompt left every remember pending 10 s ("a git command taking the index ... under way")
+PROMPTERS = frozenset({"add", "reset", "restore"})
+PROMPTS = frozenset({"-p", "--patch", "-i", "--interactive", "-e", "--edit"})
 
 
 def in_the_way(root: Path, commands: frozenset[str] = COMMITTING | SWITCHERS) -> bool:
@@ -240,9 +247,18 @@ def committers(
         command = command_of(argv, tree_of(cwd, roots), environ) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
+        if (command in PROMPTERS and not PROMPTS.isdisjoint(words)) or _looks(command, words):
+            continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
             found[pid] = f"{command} {started(pid)}"
     return found
+
+
+def _looks(command: str, words: Sequence[str]) -> bool:
+    """Whether a `git stash list` or `git stash show` (in the person's pager for as long as
+    they read: every note beside it was left pending) only reads."""
+    after: Sequence[str] = words[words.index(command) + 1 :] if command in words else []
+    return command == "stash" and after[:1] in (["list"], ["show"])
 
 
 def _in(cwd: Path, root: Path) -> bool:
