@@ -22,6 +22,10 @@ from memidx.memory.forget_landed import (
 from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
+
 
 @dataclass(frozen=True, slots=True)
 class Forgotten:
@@ -77,6 +81,13 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
+    # the person's words, not memidx's pending ones: never deleted with the note
+    if committed and _edited(GitRepo(config.root), ref) and not _pending(config, ref):
+        raise MemidxError(
+            f"{ref} has changes not committed (`git diff HEAD -- {ref}`), so it was not forgotten",
+            f"commit them or discard them (`git restore --staged --worktree -- {ref}`), then "
+            "forget it again",
+        )
     kept = path.read_bytes() if path.is_file() else None
     text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
     subject = f"memidx forget: {ref}"
@@ -119,6 +130,13 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         )
     drop_forgotten_vectors(config, ref, text_hashes, notice)
     return Forgotten("note", ref, commit=commit)
+
+
+def _edited(repo: GitRepo, ref: str) -> bool:
+    """Whether the person changed the note HEAD holds, staged or not (a deletion is no change:
+    the forget does it): the forget's commit took the edit with the file, with no word of it."""
+    said = repo.run("status", "--porcelain=v1", "-z", "--", f":(literal){ref}")
+    return any(sign in said[:2] for sign in (b"M", b"T", b"A", b"R"))
 
 
 def _removed_uncommitted(config: Config, ref: str) -> bool:
