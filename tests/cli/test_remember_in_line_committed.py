@@ -1,0 +1,55 @@
+"""A remember queued past remember.lock's wait whose note HEAD already holds (an agent's retry
+of a note the lock's holder had just committed): it was answered "not committed yet",
+`committed: false`, its note kept pending for nothing. It is the committed note it finds."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.memory import remember as remember_module
+from memidx.memory.pending_notes import LOCK, pending
+from memidx.portable import file_lock
+from tests.helpers import NotesRepo
+
+BODY = "The build cache broke when the disk filled with old logs; clear them weekly.\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
+    monkeypatch.setattr(remember_module, "LOCK_WAIT", 1.0)  # 30 s: the test would wait it
+    repo = NotesRepo(tmp_path / "memory")
+    repo.git("config", "user.name", "memidx tests")
+    repo.git("config", "user.email", "tests@memidx.invalid")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "start")
+    return repo
+
+
+def _remember(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+    run = repo.memidx("remember", "--json", "--title", "Cache cleared weekly")
+    assert run.code == 0, run.err
+    return json.loads(run.out)
+
+
+def test_a_queued_retry_of_a_committed_note_answers_its_commit(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note committed, then sent again while remember.lock is held past the wait: exit 0,
+    `committed` true with the commit that added it, nothing kept pending, nothing said pending."""
+    first = _remember(repo, monkeypatch)
+    assert first["committed"] is True
+    config = load_config(repo.root, env={})
+    with file_lock(config.state_dir / LOCK):  # another remember in line holds it
+        again = _remember(repo, monkeypatch)
+        assert pending(config) == []
+    assert again["committed"] is True and again["commit"] == first["commit"], again
+    assert again["ref"] == first["ref"] and again["pending"] is None
+    assert len(repo.git("log", "--format=%H", "--", str(first["ref"])).split()) == 1
