@@ -1,6 +1,7 @@
-"""A remember queued past remember.lock's wait whose note HEAD already holds (an agent's retry
-of a note the lock's holder had just committed): it was answered "not committed yet",
-`committed: false`, its note kept pending for nothing. It is the committed note it finds."""
+"""Remembers queued past remember.lock's wait (memory/queued_note.py), answered wrongly: one
+whose note HEAD already holds (an agent's retry of a note the lock's holder had just committed)
+was answered "not committed yet", `committed: false`, its note kept pending for nothing; notes
+of one title in line together were each answered the same name, committed under others."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ import pytest
 
 from memidx.config import load_config
 from memidx.memory import remember as remember_module
+from memidx.memory.pending_mark import any_pending
 from memidx.memory.pending_notes import LOCK, pending
+from memidx.memory.remember import Remembered, remember
 from memidx.portable import file_lock
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, in_threads
+from tests.pending_runs import finishers, until
 
 BODY = "The build cache broke when the disk filled with old logs; clear them weekly.\n"
 
@@ -53,3 +57,27 @@ def test_a_queued_retry_of_a_committed_note_answers_its_commit(
     assert again["committed"] is True and again["commit"] == first["commit"], again
     assert again["ref"] == first["ref"] and again["pending"] is None
     assert len(repo.git("log", "--format=%H", "--", str(first["ref"])).split()) == 1
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="the finisher runs where /proc is")
+def test_notes_of_one_title_in_line_together_are_each_answered_the_name_they_get(
+    repo: NotesRepo,
+) -> None:
+    """Three remembers of one title, different bodies, past remember.lock's wait together:
+    each was answered notes/cache-cleared-weekly.md, and two were committed under other
+    names (-2, -3). Each now answers the file that, once committed, holds its own body."""
+    config = load_config(repo.root, env={})
+    answers: dict[int, Remembered] = {}
+
+    def one(n: int) -> None:
+        body = f"Build cache number {n} broke when the disk filled with logs; clear it.\n"
+        answers[n] = remember(config, "Cache cleared weekly", body)
+
+    with file_lock(config.state_dir / LOCK):  # another remember in line holds it
+        assert in_threads(one, 3) == []
+    assert len({answer.ref for answer in answers.values()}) == 3, answers
+    assert until(lambda: not any_pending(config) and not finishers(repo.root), 30)
+    for n, answer in answers.items():
+        assert answer.commit is None
+        assert f"number {n} broke" in (repo.root / answer.ref).read_text(encoding="utf-8")
+        assert repo.git("log", "--format=%H", "--", answer.ref).split(), answer.ref
