@@ -79,10 +79,14 @@ def placed_in_turn(config: Config, held: MemidxError) -> Generator[tuple[str, st
     line at a time: those that waited out the wait together each took the same free name
     (three notes of one title all answered notes/x.md, committed as x.md, x-2.md and x-3.md).
     Past PLACING_WAIT (one stopped there) the block runs all the same, as it did before."""
+    from contextlib import ExitStack, suppress
+
     from memidx.portable import file_lock
 
     found = queued_branch(config, held)
-    with file_lock(config.state_dir / PLACING, timeout=PLACING_WAIT):
+    with ExitStack() as turn:
+        with suppress(OSError):  # no lock there to take (a folder, a link): placed all the same
+            turn.enter_context(file_lock(config.state_dir / PLACING, timeout=PLACING_WAIT))
         yield found
 
 

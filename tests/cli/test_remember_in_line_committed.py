@@ -15,6 +15,7 @@ from memidx.config import load_config
 from memidx.memory import remember as remember_module
 from memidx.memory.pending_mark import any_pending
 from memidx.memory.pending_notes import LOCK, pending
+from memidx.memory.queued_note import PLACING
 from memidx.memory.remember import Remembered, remember
 from memidx.portable import file_lock
 from tests.helpers import NotesRepo, in_threads
@@ -81,3 +82,15 @@ def test_notes_of_one_title_in_line_together_are_each_answered_the_name_they_get
         assert answer.commit is None
         assert f"number {n} broke" in (repo.root / answer.ref).read_text(encoding="utf-8")
         assert repo.git("log", "--format=%H", "--", answer.ref).split(), answer.ref
+
+
+def test_a_folder_at_the_in_line_lock_keeps_the_note_all_the_same(repo: NotesRepo) -> None:
+    """`.memidx/in-line.lock` a folder (no lock to take there): the note in line is kept and
+    answered pending, as before that lock, never a traceback."""
+    config = load_config(repo.root, env={})
+    (config.state_dir / PLACING).mkdir(parents=True)
+    with file_lock(config.state_dir / LOCK):
+        answer = remember(config, "Cache cleared weekly", BODY)
+        assert [note.ref for note in pending(config)] == [answer.ref]
+    assert answer.commit is None and answer.pending and "queued in line" in answer.pending
+    assert until(lambda: not any_pending(config) and not finishers(repo.root), 30)
