@@ -41,7 +41,11 @@ def in_words_of(root: Path | str, text: str) -> str:
 def _has_target(root: Path, target: str) -> bool:
     """Whether the first Makefile make finds in `root` names `target` as a rule (`target:`,
     not a variable `target := ...`)."""
-    rule = re.compile(rf"^(?:[^\s:#=]+\s+)*{re.escape(target)}(?:\s+[^\s:#=]+)*\s*::?(?!=)", re.M)
+    # blanks within the line or a continuation (`\`, newline) only: `\s` crossed line ends, a
+    # name on a variable's list taken for a rule, and colon-free lines read in quadratic time
+    blank, word = r"(?:[ \t]|\\\n)", r"[^\s:#=\\]+"
+    named = re.escape(target)
+    rule = re.compile(rf"^(?:{word}{blank}+)*{named}(?:{blank}+{word})*{blank}*::?(?!=)", re.M)
     for name in MAKEFILES:
         try:
             text = (root / name).read_text(encoding="utf-8", errors="replace")

@@ -79,3 +79,13 @@ def committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str
     if entry.exists() or not the_same_note(config, ref, text) or ids_at(config, ref)[0] is None:
         return None
     return added_by(config, "HEAD", ref)
+
+
+def committed_at_head(config: Config, ref: str, there: bool) -> str | None:
+    """The commit that added this very note when HEAD holds it already (`there`: the file at
+    `ref` is the note, git's index entry HEAD's, as the_same_note tells): a remember queued
+    past remember.lock's wait, a retry of a note the lock's holder had just committed, was
+    answered "not committed yet" (`committed: false`) and kept pending for nothing."""
+    if not there or ids_at(config, ref)[0] is None:
+        return None
+    return added_by(config, "HEAD", ref)

@@ -69,6 +69,27 @@ def queued_branch(config: Config, held: MemidxError) -> tuple[str, str | None]:
     return rebased, rebased
 
 
+PLACING = "in-line.lock"  # held while a remember in line names and keeps its note
+PLACING_WAIT = 5.0  # seconds waited for it; past them the note is placed all the same
+
+
+@contextmanager
+def placed_in_turn(config: Config, held: MemidxError) -> Generator[tuple[str, str | None]]:
+    """queued_branch's answer, for a block that names the note and keeps it, one remember in
+    line at a time: those that waited out the wait together each took the same free name
+    (three notes of one title all answered notes/x.md, committed as x.md, x-2.md and x-3.md).
+    Past PLACING_WAIT (one stopped there) the block runs all the same, as it did before."""
+    from contextlib import ExitStack, suppress
+
+    from memidx.portable import file_lock
+
+    found = queued_branch(config, held)
+    with ExitStack() as turn:
+        with suppress(OSError):  # no lock there to take (a folder, a link): placed all the same
+            turn.enter_context(file_lock(config.state_dir / PLACING, timeout=PLACING_WAIT))
+        yield found
+
+
 def kept_in_line(
     config: Config, place: tuple[str, bool], title: str, text: str, branch: str
 ) -> PendingNote:

@@ -23,7 +23,7 @@ from memidx.memory.fresh_note import commit_kept, keep_fresh, written_before
 from memidx.memory.note_file import free_name, write_new
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, RedactedNote, redact_note, redaction_said
-from memidx.memory.note_state import committed_meanwhile
+from memidx.memory.note_state import committed_at_head, committed_meanwhile
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
 from memidx.memory.pending_notes import LOCK, Committed, after_a_hook, keep, pending
@@ -31,7 +31,7 @@ from memidx.memory.queued_note import (
     RememberQueued,
     in_turn,
     kept_in_line,
-    queued_branch,
+    placed_in_turn,
     queued_said,
     stopped_error,
     stopped_holder,
@@ -207,9 +207,11 @@ def _in_line(
     """The note of a remember that waited remember.lock's whole wait: checked and kept pending
     (a detached HEAD no rebase names: `held`, nothing written), said, and a finisher started."""
     (folder, text), title, found = place, note.title, note.redactions
-    branch, rebased = queued_branch(config, held)
-    ref, there, _ = _placed(config, folder, title, text, found, rebased=rebased)
-    kept = kept_in_line(config, (ref, there), title, text, branch)
+    with placed_in_turn(config, held) as (branch, rebased):  # one in line at a time
+        ref, there, _ = _placed(config, folder, title, text, found, rebased=rebased)
+        if rebased is None and (commit := committed_at_head(config, ref, there)) is not None:
+            return Remembered(ref, commit, title, found)  # a retry of one committed: not pending
+        kept = kept_in_line(config, (ref, there), title, text, branch)
     start_finisher(config, say)
     if (pid := stopped_holder(config.state_dir / LOCK)) is not None:  # hung, not in line
         raise _telling(stopped_error(kept, config.state_dir / LOCK, pid), kept.ref, found)
