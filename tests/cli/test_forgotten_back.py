@@ -180,11 +180,7 @@ def test_a_forget_behind_a_merge_of_it_is_found(machine: Machine) -> None:
     m.commit("fresh: changes")
     m.git("merge", "-q", "--no-edit", "main")  # the forget, behind the merge's second parent
 
-    merged = m.run_git("merge", "--no-edit", "old")
-
-    assert merged.returncode == 0, merged.stderr
-    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
-    assert "came back with this merge" in merged.stdout + merged.stderr
+    merged_forgotten_again(m, ref)
 
 
 def test_a_restore_without_revert_on_a_branch_that_never_saw_the_forget_stays(
@@ -234,11 +230,7 @@ def test_a_merge_that_kept_the_forget_hides_it_from_no_later_merge(machine: Mach
     assert m.run_git("merge", "--no-edit", "other").returncode == 0
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # kept deleted
 
-    merged = m.run_git("merge", "--no-edit", "old")
-
-    assert merged.returncode == 0, merged.stderr
-    assert "came back with this merge" in merged.stdout + merged.stderr
-    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
+    merged_forgotten_again(m, ref)
 
 
 def test_a_forget_a_pull_merged_into_a_branch_holding_the_note_is_found(
@@ -260,11 +252,7 @@ def test_a_forget_a_pull_merged_into_a_branch_holding_the_note_is_found(
     m.git("merge", "-q", "--no-edit", "main")  # the forget, through the merge: the note gone
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
 
-    merged = m.run_git("merge", "--no-edit", "old")
-
-    assert merged.returncode == 0, merged.stderr
-    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
-    assert "came back with this merge" in merged.stdout + merged.stderr
+    merged_forgotten_again(m, ref)
 
 
 def test_a_forget_then_a_pull_of_a_branch_still_holding_the_note_is_found(
@@ -295,11 +283,7 @@ def test_a_forget_then_a_pull_of_a_branch_still_holding_the_note_is_found(
     last = m.git("log", "-1", "--full-history", "--format=%s", "--", ref).strip()
     assert last.startswith("Merge branch 'colleague'")  # the shape: a merge newest, no forget
 
-    merged = m.run_git("merge", "--no-edit", "old")
-
-    assert merged.returncode == 0, merged.stderr
-    assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
-    assert "came back with this merge" in merged.stdout + merged.stderr
+    merged_forgotten_again(m, ref)
 
 
 def test_a_forget_kept_by_a_conflict_resolved_by_deleting_the_note_is_found(
@@ -324,8 +308,13 @@ def test_a_forget_kept_by_a_conflict_resolved_by_deleting_the_note_is_found(
     last = m.git("log", "-1", "--simplify-merges", "--format=%s", "--", ref).strip()
     assert last.startswith("Merge branch 'colleague'")  # the shape: a merge newest, no forget
 
-    merged = m.run_git("merge", "--no-edit", "old")
+    merged_forgotten_again(m, ref)
 
+
+def merged_forgotten_again(m: Machine, ref: str) -> None:
+    """Merge the stale branch `old`: git's merge succeeds, and the post-merge hook forgets
+    `ref` again and says so."""
+    merged = m.run_git("merge", "--no-edit", "old")
     assert merged.returncode == 0, merged.stderr
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # forgotten again
     assert "came back with this merge" in merged.stdout + merged.stderr
