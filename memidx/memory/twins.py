@@ -63,10 +63,12 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
             moves.append(Renamed(path, _free_name(config, repo, path, taken, sides)))
     if not moves:
         return ()
-    _commit(config, moves, branch)
+    from memidx.index.following import following
     from memidx.memory.head_sync import after_commit
 
-    after_commit(config, say)
+    with following(config):  # HEAD moves: a search or a person's commit meanwhile waits for it
+        _commit(config, moves, branch)
+        after_commit(config, say)
     for move in moves:
         if say is not None:
             say(

@@ -2,7 +2,8 @@
 git command: a `git pull --rebase` that detached HEAD between two of them failed the share with
 git's own "git diff-tree failed: fatal: HEAD does not point to a branch"
 (tests/benchmark/chaos.py, seed 1, c0 #99). The branch's and its upstream's commits are read
-once; a move still to commit is refused for the detached HEAD in memidx's words.
+once; a move still to commit is refused for the detached HEAD in memidx's words. A move made
+holds `following` until the index is at it.
 
 A `git` first on PATH detaches HEAD at memidx's first `diff-tree`."""
 
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
+from memidx.config import Config, load_config
 from memidx.errors import GitBusy
 from memidx.memory.twins import part_twins
 from tests.helpers import NotesRepo
@@ -91,3 +93,30 @@ def test_a_twin_s_move_is_refused_in_memidx_s_words_once_head_was_detached(
     assert repo.git("rev-parse", "main").strip() == main
     assert not (repo.root / "notes" / "build-cache-2.md").exists()
     assert repo.git("status", "--porcelain", "--", "notes/") == ""
+
+
+def test_a_twin_s_move_is_followed_until_the_index_is_at_it(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move's commit moved HEAD with no `following` lock held: a person's `git commit`
+    whose drift check came before the index followed was refused, "no memidx hook followed"."""
+    from memidx.index.following import followed_now
+    from memidx.memory import head_sync
+
+    _diverged(repo, "build-cache", "build-cache")
+    assert repo.memidx("ingest").code == 0  # `following` is held in its state folder
+    config = load_config(repo.root, env={})
+    real = head_sync.after_commit
+    seen: list[bool] = []
+
+    def looked_at(config_: Config, say: Callable[[str], None] | None = None) -> None:
+        seen.append(followed_now(config))
+        real(config_, say)
+
+    monkeypatch.setattr(head_sync, "after_commit", looked_at)
+
+    moved = part_twins(config)
+
+    assert [move.ref for move in moved] == ["notes/build-cache-2.md"]
+    assert seen == [True]
+    assert not followed_now(config)
