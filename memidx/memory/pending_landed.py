@@ -24,14 +24,19 @@ def settle_landed(config: Config, say: Callable[[str], None]) -> None:
     if not config.in_git or not any_pending(config) or busy_with(config.root) is not None:
         return
     here = head_branch(config)
-    if not any(
-        note.branch == here and _held(config, note.ref, note.text) for note in pending(config)
-    ):
+    held = frozenset(
+        note.ref
+        for note in pending(config)
+        if note.branch == here and _held(config, note.ref, note.text)
+    )
+    if not held:
         return
     with file_lock(config.state_dir / LOCK, wait=False) as taken:
         if not taken:
             return  # a remember, a hook or the finisher is at them
-        done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
+        # those alone: a note HEAD lacks, committed here, moved HEAD with no index following
+        # it, and status blamed "a git operation no memidx hook followed" for its own commit
+        done = commit_pending(config, HOOK_WAIT, say, only_commit=True, refs=held)
     for ref, commit in done.commits.items():
         say(f"{ref} is committed as {commit[:12]}, checked now that no git holds the clone")
 
