@@ -17,6 +17,7 @@ from pathlib import Path
 from memidx.git.invocation import (
     GUESSED,
     SHELL_ALIAS,
+    UNREAD,
     command_at,
     command_of,
     in_clone,
@@ -128,9 +129,10 @@ def read_proc(path: str) -> bytes:
 
 def may_run_any(command: str, pid: str) -> bool:
     """Whether the git `pid` whose command (expanded) is `command` may still run any git
-    command: a mistyped one git corrects runs it itself, for as long as it runs; an alias
-    running a shell until its shell started one (young: that git is seen on its own)."""
-    return command == GUESSED or (command == SHELL_ALIAS and young(pid))
+    command: a mistyped one git corrects runs it itself, for as long as it runs, and so may
+    an alias not read (UNREAD: `git ci` may commit for as long as it runs); an alias running
+    a shell until its shell started one (young: that git is seen on its own)."""
+    return command in (GUESSED, UNREAD) or (command == SHELL_ALIAS and young(pid))
 
 
 def young(pid: str) -> bool:
@@ -196,7 +198,7 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
     if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
         return False
     command = command_of(argv, tree_of(cwd, tops), environ)  # an alias expanded: `git ci`
-    return command in commands or command in (SHELL_ALIAS, GUESSED)  # either: any git
+    return command in commands or command in (SHELL_ALIAS, GUESSED, UNREAD)  # each: any git
 
 
 def _status(proc: Path) -> dict[str, str]:
