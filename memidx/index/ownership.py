@@ -27,7 +27,7 @@ APPLICATION_ID = 0x4D454D58  # "MEMX" in PRAGMA application_id: this file is mem
 SQLITE_MAGIC = b"SQLite format 3\x00"
 COMPANIONS = ("-wal", "-shm")  # SQLite's files of an index, named after it
 FOREIGN_HINT = (
-    "if it is a damaged index, move it away yourself and run `make ingest`; else point `index` "
+    "if it is a damaged index, move it away yourself and run `memidx ingest`; else point `index` "
     "in [tool.memidx] (MEMIDX_INDEX) at another path"
 )
 
