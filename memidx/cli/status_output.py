@@ -92,7 +92,9 @@ def write_status(out: TextIO, status: Status) -> None:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
     rows += _agent_rows(status)
     rows.append(("mcp server", _mcp_server(status)))
-    rows += [("git hooks", outdated_line(status.hooks_outdated))] * bool(status.hooks_outdated)
+    rows += [("git hooks", outdated_line(status.hooks_outdated, status.memory))] * bool(
+        status.hooks_outdated
+    )
     rows.append(
         (
             "hook error",
