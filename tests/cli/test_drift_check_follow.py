@@ -58,7 +58,7 @@ def _follow(
             held.set()
             time.sleep(seconds)
             if to_head:
-                assert repo.memidx("sync").code == 0
+                assert repo.memidx_process("sync").code == 0  # not in-process: stdout is shared
             time.sleep(then)
 
     thread = threading.Thread(target=command)
@@ -129,8 +129,8 @@ def test_the_wait_ends_once_the_index_is_at_head(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A command that goes on after bringing the index to HEAD is not waited for."""
-    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 4.0)
-    thread = _follow(repo, 1.0, to_head=True, then=8.0)
+    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 6.0)
+    thread = _follow(repo, 1.0, to_head=True, then=10.0)
     try:
         done = repo.memidx("check", "all", "notes/mine.md")
     finally:
