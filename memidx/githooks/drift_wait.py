@@ -47,9 +47,9 @@ def follow_ended(config: Config) -> bool:
         time.sleep(POLL)
     warn(
         config,
-        f"memidx: a memidx command of this clone has been bringing the index to HEAD for "
-        f"{FOLLOW_WAIT:g} s and still is, so the drift check did not wait for it: the commit "
-        "goes on (`memidx status` says the drift, if any, once it ends)",
+        f"memidx: a memidx command of this clone is still bringing the index to HEAD after "
+        f"{FOLLOW_WAIT:g} s: the commit goes on without the drift check (`memidx status` says "
+        "any drift once it ends)",
     )
     return False
 

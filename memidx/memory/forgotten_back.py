@@ -1,20 +1,20 @@
-"""A note `memidx forget` took out of a branch that a merge brought back, forgotten again by
-the post-merge hook.
+"""A note `memidx forget` took out of a branch that a merge brought back, forgotten again by the
+post-merge hook.
 
-A branch made before a `git pull --rebase` (or any rewrite) holds the note in commits the
-rebase copied: their merge-base lacks the note, so merging that branch after the note was
-forgotten adds it again, as the other side's new file, into memory and on to the remote
+A branch made before a `git pull --rebase` (or any rewrite) holds the note in commits the rebase
+copied: their merge-base lacks the note, so merging that branch after the note was forgotten
+adds it again, as the other side's new file, into memory and on to the remote
 (tests/benchmark/chaos.py, seeds 1 and 2). It is the forgotten note when the merge's first
-parent lacks it and holds a memidx `forget` commit of its path that the other parent never saw
+parent lacks it and holds a memidx `forget` commit that the other parent never saw
 (one that did and wrote the note again meant it), the merge holds the very bytes that commit
-deleted (at any path: a note renamed, then forgotten, came back at its old name), the merge
-left no conflict there (a modify/delete the person resolved by keeping the note, its bytes
-from before the forget, was forgotten again against that resolution), and the other parent neither reverted it nor wrote the note after it (a commit
-authored later: a restore by `git checkout <forget>^ -- <note>` was forgotten again, told from
-a stale copy by nothing else). Which commit changed the path last is not asked: git names a
-person's merge that kept the note out (a pull of a branch still holding it, a conflict
-resolved by deleting it) before the forget, however its history is simplified (seed 1). Git's
-history keeps the note's text, as after any forget."""
+deleted (at any path: a note renamed, then forgotten, came back at its old name), the merge left
+no conflict there (a modify/delete the person resolved by keeping the note, its bytes from
+before the forget, was forgotten again against that resolution), and the other parent neither
+reverted it nor wrote the note after it (a commit authored later: a restore by `git checkout
+<forget>^ -- <note>` was forgotten again, told from a stale copy by nothing else). Which commit
+changed the path last is not asked: git names a person's merge that kept the note out (a pull of
+a branch still holding it, a conflict resolved by deleting it) before the forget, however its
+history is simplified (seed 1). Git's history keeps the note's text, as after any forget."""
 
 from __future__ import annotations
 

@@ -101,7 +101,7 @@ def test_a_follow_still_under_way_after_the_wait_lets_the_commit_go_and_says_so(
         thread.join(timeout=60)
 
     assert done.code == 0 and "drifted" not in done.out, done.out
-    assert "bringing the index to HEAD for 0.3 s and still is" in done.err, done.err
+    assert "still bringing the index to HEAD after 0.3 s: the commit goes on" in done.err, done.err
 
 
 def test_a_command_begun_after_head_moved_is_not_waited_for(
@@ -137,4 +137,4 @@ def test_the_wait_ends_once_the_index_is_at_head(
         thread.join(timeout=60)
 
     assert done.code == 0 and "drifted" not in done.out, done.out
-    assert "still is" not in done.err, done.err
+    assert "still bringing" not in done.err, done.err
