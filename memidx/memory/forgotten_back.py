@@ -45,13 +45,13 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
     for ref, back in added:
         # the forget that deleted these very bytes, at any path (a note renamed, then forgotten,
         # came back at its old name); other bytes are the other branch's own note
-        commit = deleted.get(back, "")
-        if not commit:
-            continue
+        commit, path = deleted.get(back, ("", ""))
+        literal = f":(literal){ref}"
+        if not commit or (path != ref and not _text(repo, "rev-list", "-1", ours, "--", literal)):
+            continue  # at a path this branch never held: another note of the same bytes
         chosen = _conflicted(repo, ours, theirs) if chosen is None else chosen
         if ref in chosen:
             continue  # a modify/delete conflict the person resolved by keeping the note: meant
-        literal = f":(literal){ref}"
         if _reverted(repo, commit, theirs, ours, literal):
             continue  # `git revert` of the forget on a branch that never held it: meant
         if _written_after(repo, commit, theirs, ours, literal):
@@ -98,16 +98,17 @@ def _added(raw: str, notes_dir: str) -> list[tuple[str, str]]:
             is_note_path(path, notes_dir)]  # fmt: skip
 
 
-def _deleted(repo: GitRepo, forgot: dict[str, list[str]]) -> dict[str, str]:
-    """The blob each forget commit deleted -> that commit (the newest, of several), in one git."""
-    asked = [(commit, f"{commit}^:{ref}") for ref, commits in forgot.items() for commit in commits]
-    lines = "".join(f"{spec}\n" for _, spec in asked if "\n" not in spec).encode()
+def _deleted(repo: GitRepo, forgot: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+    """The blob each forget commit deleted -> that commit (the newest, of several) and the
+    path it forgot, read in one git."""
+    asked = [(c, ref) for ref, commits in forgot.items() for c in commits if "\n" not in ref]
+    lines = "".join(f"{commit}^:{ref}\n" for commit, ref in asked).encode()
     said = _text(repo, "cat-file", "--batch-check", input_bytes=lines).splitlines()
-    found: dict[str, str] = {}
-    for (commit, _), answer in zip(asked, said, strict=False):
+    found: dict[str, tuple[str, str]] = {}
+    for (commit, ref), answer in zip(asked, said, strict=False):
         blob, _, kind = answer.partition(" ")
         if kind.startswith("blob "):
-            found.setdefault(blob, commit)
+            found.setdefault(blob, (commit, ref))
     return found
 
 

@@ -67,3 +67,22 @@ def test_a_note_renamed_then_forgotten_is_forgotten_again_at_its_old_name(
     assert f"{ref}, forgotten in" in merged.stdout + merged.stderr
     assert m.git("ls-tree", "-r", "--name-only", "HEAD", "--", "notes/ops").strip() == ""
     assert m.git("status", "--porcelain") == ""
+
+
+def test_a_note_of_the_same_bytes_at_a_path_never_held_here_stays(machine: Machine) -> None:
+    """A colleague's own note, written before the forget at a name this branch never held,
+    byte for byte the forgotten one (a shared template): not the forgotten note come back."""
+    m = machine
+    m.git("switch", "-q", "-c", "colleague")
+    copy = m.note("team/checklist.md", "Checklist", "check the runbook before a deploy")
+    m.commit("colleague: a checklist")
+    m.git("switch", "-q", "main")
+    ref = m.note("ops/checklist.md", "Checklist", "check the runbook before a deploy")
+    m.commit("main: a checklist")
+    assert m.memidx_process("forget", ref).code == 0
+
+    merged = m.run_git("merge", "--no-edit", "colleague")
+
+    assert merged.returncode == 0, merged.stderr
+    assert "came back" not in merged.stdout + merged.stderr
+    assert m.git("ls-tree", "--name-only", "HEAD", "--", copy).strip() == copy
