@@ -227,7 +227,7 @@ def _uncommitted(status: Status) -> str:
         f"{counted(n, 'note')} changed but not committed (an edit or a new note is not memory "
         "until committed)"
     )
-    deleted = sum("D" in code and code not in UNMERGED for code, _ in status.uncommitted)
+    deleted = sum(_head_held_deleted(code) for code, _ in status.uncommitted)
     if deleted:  # "not memory until committed" read as if a deleted note were gone already
         said += (
             f"; {deleted} deleted but still in HEAD, so still memory until a commit of the "
@@ -241,6 +241,13 @@ def _uncommitted(status: Status) -> str:
             "until the resolution is committed: `git commit`, `git rebase --continue`...)"
         )
     return said
+
+
+def _head_held_deleted(code: str) -> bool:
+    """Whether git status's `code` (stripped) is a deletion of a note HEAD holds: ` D`, `D `,
+    `MD`, `TD`; a note added and deleted since (`AD`, `RD`: HEAD lacks it) was said to be
+    "deleted but still in HEAD, so still memory", and a merge's `DD` is a conflict."""
+    return code not in UNMERGED and code[0] in "DMT" and code[-1] == "D"
 
 
 def _size(n: int) -> str:

@@ -39,8 +39,7 @@ def check_drift(
     to HEAD is waited for; `remedy` is the command the lines name (another repository's has no
     `make reconcile`). `staged`: what staged_notes read of the files, when the caller has it."""
     from memidx.git.refs import read_head, rebase_under_way
-    from memidx.githooks.drift_wait import drift_line, follow_ended
-    from memidx.index.following import followed_now
+    from memidx.githooks.drift_wait import drift_line, follow_ended, following_head
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
@@ -85,7 +84,7 @@ def check_drift(
         drift = drift_of(store, note_source(config).files())
     finally:
         store.conn.close()
-    if drift.total and patient and followed_now(config):  # memidx's commit, its index follows:
+    if drift.total and patient and following_head(config):  # memidx's commit, its index follows:
         again = follow_ended(config)  # looked at once it ended; still under way, it is no drift
         return check_drift(config, files, remedy, staged, patient=False) if again else problems
     if drift.total and indexed and head and rebase_under_way(config.root):

@@ -34,10 +34,13 @@ def following(config: Config) -> Generator[None]:
         yield
 
 
-def followed_now(config: Config) -> bool:
+def followed_now(config: Config, head_moved: float | None = None) -> bool:
     """Whether a command of this clone holds its lock file (`following`) now, or a git hook's
     shell has started memidx (`hook-<pid>.pid`, hooks/memidx-hook: written before Python
-    starts, while its pid lives); one a command that ended (killed) left is removed."""
+    starts, while its pid lives); one a command that ended (killed) left is removed. Given
+    when HEAD last moved (`head_moved`, time.time()), a command's counts only when it began
+    by then: one begun since has moved nothing yet (a `remember` waiting for the git whose
+    check asks held that commit 10 s: each waited for the other)."""
     folder = config.state_dir / FOLDER
     try:
         paths = sorted(folder.glob("*.lock")) if folder.is_dir() else []
@@ -47,8 +50,10 @@ def followed_now(config: Config) -> bool:
     for path in paths[:64]:  # bounded: a folder others filled is no reason to read it all
         try:
             with file_lock(path, wait=False) as taken:
-                if not taken:
+                if not taken and (head_moved is None or path.stat().st_mtime <= head_moved):
                     return True
+                if not taken:
+                    continue
                 path.unlink(missing_ok=True)  # its command ended without removing it
         except OSError:
             continue
