@@ -20,6 +20,16 @@ MAX_NAME_LETTERS = 30  # as many letters as a paragraph needs bytes to vote (MIN
 MIN_WORDS = 6  # fewer words are a name or two, whatever they read as
 MAX_NAMES = 1024  # read as a sample: a 1 MB list of names took a second more
 MIN_CUT_ITEMS, MIN_CUT_SHARE = 1, 0.15  # items that end in a function word: prose cut in pieces
+# Function words that close a whole sentence as well as a piece of one: a predicate, a negation
+# or a question particle (Turkish `Henüz kayıt yok`, German `Datei existiert nicht`, Russian
+# `Записей нет`). A UI string ending in one is whole: a Turkish catalog was refused for `yok`
+CLOSING_WORDS = frozenset(
+    (
+        *("yok", "var", "değil", "mi", "mı"),  # tr
+        *("nicht", "niet", "pas", "inte", "ikke"),  # de nl fr sv da no
+        *("нет", "немає", "không", "rồi", "ada", "belum", "sudah"),  # ru uk vi id ms
+    )
+)
 
 # The commonest function words (articles, prepositions, conjunctions, pronouns, auxiliaries)
 # of the languages written in cased scripts: a caseless script's words are never all capitals
@@ -112,13 +122,19 @@ def voteless_names(units: Sequence[str], detect: Detect) -> frozenset[str]:
 
 
 def prose_in_title_case(
-    names: Sequence[str], detect: Detect, *, anywhere: bool = False, sure: float = MIN_SCORE
+    names: Sequence[str],
+    detect: Detect,
+    *,
+    anywhere: bool = False,
+    sure: float = MIN_SCORE,
+    whole: bool = False,
 ) -> bool:
     """Whether names (units `named`) read together are prose in Title Case: surely another
     language, and items that end in one of its function words ("Vor Dem", "Und Laufen"), as a
     name or title does not ("Frankfurt Am Main", "Die Leiden Des Jungen Werthers"); `anywhere`:
     a function word anywhere in an item, for the names beside labels (memidx.notes.glossary);
-    `sure`: how surely the names read as that language."""
+    `sure`: how surely the names read as that language; `whole`: the items are whole strings
+    (a message catalog's), which may end in a word that closes a sentence (CLOSING_WORDS)."""
     items = [
         [w.lower() for w in LETTER_WORD.findall(INITIAL.sub(" ", name))]
         for name in names[:MAX_NAMES]
@@ -132,8 +148,19 @@ def prose_in_title_case(
     function = FUNCTION_WORDS.get(lang, ANY_FUNCTION_WORD)
     if anywhere:
         return any(word in function for word in words)
-    cut = sum(item[-1] in function for item in items if item)
+    closed = [whole and _closed(item) for item in items[:-1]] + [False]  # the last: _closed
+    cut = sum(
+        item[-1] in function and not end for item, end in zip(items, closed, strict=True) if item
+    )
     return cut >= MIN_CUT_ITEMS and cut >= MIN_CUT_SHARE * len(items)
+
+
+def _closed(item: Sequence[str]) -> bool:
+    """Whether an item of two words or more ends in a word that closes a sentence (CLOSING_WORDS:
+    `Kayıt yok`); a function word alone (`Niet`) is still a piece cut from prose, and so is the
+    last item: a cut note's last piece ends where its sentence does (`Sorun yok`), as a whole
+    string does, so its end tells nothing (two and three pieces of Turkish notes passed)."""
+    return len(item) > 1 and item[-1] in CLOSING_WORDS
 
 
 def unmasked(units: Sequence[str], detect: Detect) -> list[str]:

@@ -1,0 +1,87 @@
+# Turkish and Polish strings, not look-alikes of Latin letters.
+# ruff: noqa: RUF001
+"""A message catalog's strings are whole: a Turkish one ending in `yok` ("there is none"),
+and a Polish message of seven words among buttons, made the catalog read as prose cut in
+pieces (a string ending in a function word; a string of more than six words), and both were
+refused as Turkish and Polish. Prose cut in pieces behind message keys is still refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.notes.english import check_text
+from tests.language_notes import SENTENCE, texts
+from tests.unit.test_message_catalogs import KEYS, capitalised, catalog, runs
+
+HEAD = "# i18n keys\n\nThe strings of the settings page, as the translators sent them.\n\n"
+CATALOGS = {
+    "tr, ending in yok": {
+        "settings.title": "Hesap ayarları",
+        "settings.save": "Değişiklikleri kaydet",
+        "settings.empty": "Henüz kayıt yok",
+        "settings.delete": "Hesabınızı silin",
+        "settings.profile": "Profil bilgileriniz",
+        "settings.language": "Dil seçimi",
+    },
+    "de, ending in nicht": {
+        "files.title": "Dateien",
+        "files.upload": "Datei hochladen",
+        "files.missing": "Die Datei existiert nicht",
+        "files.delete": "Datei löschen",
+        "files.rename": "Umbenennen",
+    },
+    "pl, a message of seven words": {
+        "profile.title": "Twój profil",
+        "profile.save": "Zapisz zmiany",
+        "profile.saved": "Zmiany zostały zapisane",
+        "profile.error": "Nie udało się zapisać zmian w profilu",
+        "profile.avatar": "Zmień zdjęcie",
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGS))
+def test_a_catalog_of_whole_strings_passes(name: str) -> None:
+    lines = "".join(f"- {key}: {value}\n" for key, value in CATALOGS[name].items())
+    verdict = check_text(HEAD + lines)
+    assert verdict.english, verdict
+
+
+def test_two_pieces_of_a_note_ending_as_its_sentence_does_are_refused() -> None:
+    """Two pieces hold too little to tell a catalog from a cut sentence, whose last piece ends
+    where the sentence ends (`Sorun yok`): a closing word is a cut's end there."""
+    lines = (
+        "- web.settings.title: Cache temizlenince build düzeldi tekrar denedim\n"
+        "- web.settings.save: Sorun yok\n"
+    )
+    assert not check_text(SENTENCE + lines).english
+
+
+def test_a_catalog_of_only_long_strings_is_refused() -> None:
+    """A long string is a message among buttons: three of them in five are prose."""
+    values = [
+        "Nie udało się zapisać zmian w profilu",
+        "Twój koszyk jest pusty więc dodaj coś teraz",
+        "Płatność została odrzucona przez bank wystawcy karty",
+        "Zapisz zmiany",
+        "Wróć",
+    ]
+    lines = "".join(f"- {KEYS[n]}: {value}\n" for n, value in enumerate(values))
+    assert not check_text(SENTENCE + lines).english
+
+
+@pytest.mark.parametrize(("most", "bound"), [(40, 10), (50, 2)])
+def test_foreign_notes_cut_in_long_runs_behind_named_keys_are_refused(
+    most: int, bound: int
+) -> None:
+    """Runs of 40 and 50 characters, hand-capitalised, behind distinct keys: 10 and 2 of 103
+    pass, as before a catalog's string could be longer than six words (14 and 5 when one in
+    four could, whatever the others were)."""
+    notes = texts("non-en")
+    item = "- {key}: {value}\n"
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(SENTENCE + catalog(capitalised(runs(text, most))[: len(KEYS)], item)).english
+    ]
+    assert len(notes) == 103 and len(passed) <= bound, passed
