@@ -15,6 +15,7 @@ from memidx.notes.loanwords import (
     english_beside_loanwords,
     english_beside_variables,
 )
+from memidx.notes.phrasebook import phrases_of_pairs
 from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
 from memidx.notes.titlecase import named, sure_bar, unmasked, voteless_names
@@ -150,8 +151,10 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
 
 def _as_read(units: Units, detect: Detect) -> list[str]:
     """Units as the vote reads them: Title Case prose in lower case (memidx.notes.titlecase),
-    terms listed with their names or translations by their labels (memidx.notes.glossary)."""
-    return unmasked(values_of_pairs(labels_for_pairs(units, detect), detect), detect)
+    terms listed with their names or translations by their labels (memidx.notes.glossary),
+    English phrases listed with their translations by the phrases (memidx.notes.phrasebook)."""
+    listed = labels_for_pairs(phrases_of_pairs(units, detect), detect)
+    return unmasked(values_of_pairs(listed, detect), detect)
 
 
 # --- the check ----------------------------------------------------------------------------------
