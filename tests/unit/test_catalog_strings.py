@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from memidx.notes.english import check_text
-from tests.language_notes import SENTENCE, texts
+from memidx.notes.slots import numbered
+from tests.language_notes import SENTENCE, pieces, texts
 from tests.unit.test_message_catalogs import KEYS, capitalised, catalog, runs
 
 HEAD = "# i18n keys\n\nThe strings of the settings page, as the translators sent them.\n\n"
@@ -85,3 +86,52 @@ def test_foreign_notes_cut_in_long_runs_behind_named_keys_are_refused(
         if check_text(SENTENCE + catalog(capitalised(runs(text, most))[: len(KEYS)], item)).english
     ]
     assert len(notes) == 103 and len(passed) <= bound, passed
+
+
+@pytest.mark.parametrize(
+    ("keys", "slots"),
+    [
+        (["settings.key1", "settings.key2", "settings.key3"], True),
+        (["settings.key2", "settings.key4", "settings.key6"], True),
+        (["settings.key10", "settings.key20", "settings.key40"], True),
+        (["errors.http401", "errors.http403", "errors.http404", "errors.http500"], False),
+        (["units.km", "units.m3", "units.cm"], False),
+    ],
+)
+def test_keys_counted_off_in_any_step_are_slots(keys: list[str], slots: bool) -> None:
+    assert numbered(keys) is slots
+
+
+@pytest.mark.parametrize("step", [2, 10])
+@pytest.mark.parametrize("size", [2, 4, 6])
+def test_foreign_notes_behind_keys_counted_in_steps_are_refused(step: int, size: int) -> None:
+    """`settings.key2`, `settings.key4`...: 15, 16 and 19 of 103 passed in pieces of 2, 4 and 6
+    words, hand-capitalised; 6, 5 and 11 now, as behind `settings.key1`, `settings.key2`."""
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(
+            SENTENCE
+            + "".join(
+                f"- settings.key{(n + 1) * step}: {value}\n"
+                for n, value in enumerate(capitalised(pieces(text, size)))
+            )
+        ).english
+    ]
+    assert len(notes) == 103 and len(passed) <= 11, passed
+
+
+ONBOARDING = ["ようこそ", "アカウントを作成", "通知を設定", "準備完了"]
+
+
+@pytest.mark.parametrize(("form", "english"), [("{}", False), ("`{}`", True)])
+def test_strings_behind_numbered_keys_vote_unless_in_backticks(form: str, english: bool) -> None:
+    """By design (README): numbered keys are slots, so their strings vote; the refusal says
+    to keep such text in backticks or a code block, which the check skips."""
+    lines = "".join(
+        f"- onboarding.step{n}.title: {form.format(value)}\n"
+        for n, value in enumerate(ONBOARDING, start=1)
+    )
+    verdict = check_text(HEAD + lines)
+    assert verdict.english is english, verdict
