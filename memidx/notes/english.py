@@ -10,13 +10,14 @@ from dataclasses import dataclass
 
 from memidx.notes.glossary import labels_for_pairs, quotations_of_pairs, values_of_pairs
 from memidx.notes.language_model import MIN_SCORE, detect_language
+from memidx.notes.letters import runs
 from memidx.notes.loanwords import (
     english_beside_greek_or_cyrillic,
     english_beside_loanwords,
     english_beside_variables,
 )
 from memidx.notes.phrasebook import phrases_of_pairs
-from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
+from memidx.notes.prose import in_pieces, letter_bytes, prose_units, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
 from memidx.notes.titlecase import named, sure_bar, unmasked, voteless_names
 

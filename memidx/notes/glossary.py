@@ -9,11 +9,12 @@ import re
 from collections.abc import Callable, Sequence
 
 from memidx.notes.catalog import a_catalog
+from memidx.notes.function_words import ANY_FUNCTION_WORD
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
 from memidx.notes.slots import numbered, shared_word
 from memidx.notes.terms import MAX_LONGER_SHARE, MAX_TERM_CHARS, cased, cut_pieces, short_term
-from memidx.notes.titlecase import ANY_FUNCTION_WORD, named, prose_in_title_case
+from memidx.notes.titlecase import named, prose_in_title_case
 
 Detect = Callable[[str], tuple[str, float]]
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from memidx.notes.language_model import MIN_SCORE
+from memidx.notes.letters import runs
 from memidx.notes.loanwords import LETTER_WORD
-from memidx.notes.prose import runs
 from memidx.notes.slots import shared_word
 
 Detect = Callable[[str], tuple[str, float]]

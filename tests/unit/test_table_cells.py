@@ -1,0 +1,82 @@
+"""A foreign note cut in runs of a few words in a table's cells passed: a cell under 30 bytes of
+letters does not vote (a label, a term), so 59 to 83 of the 103 labeled foreign notes passed in
+runs of 12 to 30 characters. A column of such cells is prose when a fourth of them, two at
+least, hold a function word of a listed language, as labels, terms and UI strings seldom do:
+it is read as one paragraph. Columns of prose in different languages are a glossary's
+translations and do not vote (read, an English i18n glossary was refused as French)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.notes.english import check_text
+from memidx.notes.prose import prose_units
+from tests.language_notes import SENTENCE, texts
+from tests.unit.test_table_sentences import runs
+
+TABLES = {
+    "keys first": ("| Key | Text |\n| --- | --- |\n", "| k{n} | {run} |\n"),
+    "keys last": ("| Text | Key |\n| --- | --- |\n", "| {run} | k{n} |\n"),
+    "one column": ("| Text |\n| --- |\n", "| {run} |\n"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TABLES))
+@pytest.mark.parametrize(("most", "bound"), [(12, 14), (20, 7), (30, 6)])
+def test_foreign_notes_in_short_cells_are_refused(kind: str, most: int, bound: int) -> None:
+    """Measured (keys first, keys last, one column): 81, 83, 83 of 103 passed in runs of 12
+    characters; 72 in runs of 20; 59, 62, 62 in runs of 30. Now 12-14, 6 and 5."""
+    head, row = TABLES[kind]
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(
+            SENTENCE
+            + head
+            + "".join(row.format(n=n, run=r) for n, r in enumerate(runs(text, most)))
+        ).english
+    ]
+    assert len(notes) == 103 and len(passed) <= bound, passed
+
+
+GLOSSARY = """# Checkout glossary
+
+Use these strings as they are; translators get this table as context.
+
+| key | en | de | fr | es |
+|-----|----|----|----|----|
+| cart | Cart | Warenkorb | Panier | Carrito |
+| shipping | Shipping address | Lieferadresse | Adresse de livraison | Dirección de envío |
+| failed | Payment failed | Zahlung fehlgeschlagen | Le paiement a échoué | El pago ha fallado |
+| thanks | Thank you | Vielen Dank | Merci pour votre commande | Gracias por tu pedido |
+| back | Back to the shop | Zurück zum Shop | Retour à la boutique | Volver a la tienda |
+"""
+
+UI_STRINGS = """# Settings strings
+
+The German strings of the settings page.
+
+| Key | German |
+|---|---|
+| open | Datei öffnen |
+| save | Änderungen speichern |
+| delete | Konto löschen |
+| language | Sprache |
+"""
+
+
+@pytest.mark.parametrize("text", [GLOSSARY, UI_STRINGS], ids=["translations", "UI strings"])
+def test_glossary_tables_pass(text: str) -> None:
+    assert prose_units(text)[2:] == []
+    verdict = check_text(text)
+    assert verdict.english, verdict
+
+
+def test_a_column_of_one_foreign_language_is_read_as_a_paragraph() -> None:
+    text = SENTENCE + "| Key | Text |\n|---|---|\n| a | bitte vor dem |\n| b | push immer |\n"
+    text += "| c | alle Tests lokal |\n| d | ausführen und die |\n"
+    assert prose_units(text)[1:] == [
+        "bitte vor dem\npush immer\nalle Tests lokal\nausführen und die"
+    ]
+    assert check_text(text).language == "de"
