@@ -172,7 +172,9 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
         return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
-    share = own_english_share(quotations_of_pairs(paragraphs), detect, MIN_UNIT_BYTES, MIN_SCORE)
+    share = own_english_share(
+        quotations_of_pairs(paragraphs, detect), detect, MIN_UNIT_BYTES, MIN_SCORE
+    )
     if share < MIN_OWN_SHARE:
         return verdict  # refused, and not for the words it quotes
     return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")

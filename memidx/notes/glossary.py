@@ -6,7 +6,7 @@ the value is what the English note lists, not the language it is written in."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from memidx.notes.catalog import a_catalog
 from memidx.notes.function_words import ANY_FUNCTION_WORD
@@ -142,14 +142,16 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     ]
 
 
-def quotations_of_pairs(units: Sequence[str]) -> list[str]:
+def quotations_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     """The units, each item `label: "value"` of a list of MIN_PAIRS or more such items read as
     its quotation alone when the labels are slots, not words of the note's own: numbered keys
     (numbered: `settings.key3`) or labels sharing a word (shared_word: `Step one`, `Step
-    two`). For the reading without quotations (memidx.notes.quotation): another language's
-    prose cut in quoted pieces behind them passed 91 and 77 of the 103 labeled foreign notes
-    (one word a piece), the labels its English; distinct labels (`- Payment: "Insérez votre
-    carte"`) are the note's own words and count."""
+    two`); or when the quotations are prose cut in pieces (_cut_quotations). For the reading
+    without quotations (memidx.notes.quotation): another language's prose cut in quoted pieces
+    behind them passed 91 and 77 of the 103 labeled foreign notes (one word a piece), the
+    labels its English, and 70 to 96 behind distinct labels of one to three words; distinct
+    labels before whole strings (`- Payment: "Insérez votre carte"`) are the note's own words
+    and count."""
     matches = [PAIR.match(unit.strip()) for unit in units]
     quoted = {
         at: (match["label"].strip(), match["value"].strip())
@@ -157,9 +159,21 @@ def quotations_of_pairs(units: Sequence[str]) -> list[str]:
         if match is not None and _QUOTED.fullmatch(match["value"].strip()) is not None
     }
     labels = [label for label, _ in quoted.values()]
-    if len(quoted) < MIN_PAIRS or not (numbered(labels) or shared_word(labels)):
+    if len(quoted) < MIN_PAIRS:
+        return list(units)
+    if not (numbered(labels) or shared_word(labels) or _cut_quotations(quoted.values(), detect)):
         return list(units)
     return [quoted[at][1] if at in quoted else unit for at, unit in enumerate(units)]
+
+
+def _cut_quotations(pairs: Iterable[tuple[str, str]], detect: Detect) -> bool:
+    """Whether quoted values are pieces cut from prose, not whole strings: they end in
+    function words of the language they surely read as (prose_in_title_case), or, in a
+    caseless script, begin or end in a particle (cut_pieces)."""
+    found = [_QUOTED.fullmatch(value) for _, value in pairs]
+    values = [next(text for text in quoted.groups() if text) for quoted in found if quoted]
+    caseless = [value for value in values if not cased(value)]
+    return cut_pieces(caseless) or prose_in_title_case(values, detect)
 
 
 def _by_label(term: str, every: bool) -> bool:
