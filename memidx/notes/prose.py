@@ -178,12 +178,17 @@ def _table_units(table: list[str]) -> list[list[str]]:
     row as the list item `label: value` it is, read as lists of pairs are (memidx.notes.
     glossary: a Japanese UI glossary passes as a table as it does as a list). A column of
     shorter cells that is prose cut in cells is read as one paragraph (prose_columns)."""
-    units = [sentence_cells(line) for line in table]
-    rows = [[clean_inline(cell) for cell in _cells(line)] for line in table[2:]]
+    cells = [[clean_inline(cell) for cell in _cells(line)] for line in table]  # once: 1 MB
+    weights = [[letter_bytes(cell) for cell in row] for row in cells]
+    units = [
+        [cell for cell, weight in zip(row, ws, strict=True) if weight >= MIN_CELL_BYTES]
+        for row, ws in zip(cells, weights, strict=True)
+    ]
+    rows, body = cells[2:], weights[2:]
     pairs = any(units) and rows and all(len(row) == 2 and all(row) for row in rows)
-    if pairs and not any(letter_bytes(row[0]) >= MIN_CELL_BYTES for row in rows):
+    if pairs and not any(ws[0] >= MIN_CELL_BYTES for ws in body):
         return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
-    units[-1] = [*units[-1], *prose_columns(rows)]
+    units[-1] = [*units[-1], *prose_columns(rows, body)]
     return units
 
 

@@ -8,27 +8,31 @@ import re
 from collections import Counter
 
 from memidx.notes.function_words import ANY_FUNCTION_WORD, FUNCTION_WORDS
-from memidx.notes.letters import letter_bytes, runs
+from memidx.notes.letters import runs
 
 MIN_CELL_BYTES = 30  # a cell with as many bytes of letters votes alone, as a paragraph does
 MIN_FUNCTION_CELLS = 2  # a table's shorter cells holding a function word: prose cut in cells
 _CELL_WORD = re.compile(r"\w+")
 
 
-def prose_columns(rows: list[list[str]]) -> list[str]:
+def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
     """The cells of each column of a table's rows holding fewer than MIN_CELL_BYTES bytes of
-    letters (the others vote alone), when they are prose cut in cells (_cut_in_cells), joined
-    in runs of MAX_PIECE_CHARS: a foreign note cut in runs of 12 to 30 characters in a table's
-    cells passed 59 to 83 of the 103 labeled foreign notes. So are the translations beside a
-    column of sentences (Spanish sentences beside their shorter English were refused as
-    Spanish). A column of labels, terms or UI strings (`Zeitüberschreitung`, `Datei öffnen`)
-    does not vote, nor do columns of prose in different languages (_languages: a glossary's
-    translations, `Le paiement a échoué` beside `El pago ha fallado`, refused its English)."""
-    columns = [
-        [cell for row in rows if column < len(row) and letter_bytes(cell := row[column]) > 0]
+    letters (`weights`: each cell's; the others vote alone), when they are prose cut in cells
+    (_cut_in_cells), joined in runs of MAX_PIECE_CHARS: a foreign note cut in runs of 12 to 30
+    characters in a table's cells passed 59 to 83 of the 103 labeled foreign notes. So are the
+    translations beside a column of sentences (Spanish sentences beside their shorter English
+    were refused as Spanish). A column of labels, terms or UI strings (`Zeitüberschreitung`,
+    `Datei öffnen`) does not vote, nor do columns of prose in different languages (_language:
+    a glossary's translations, `Le paiement a échoué` beside `El pago ha fallado`, refused
+    its English)."""
+    short = [
+        [
+            row[column]
+            for row, ws in zip(rows, weights, strict=True)
+            if column < len(row) and 0 < ws[column] < MIN_CELL_BYTES
+        ]
         for column in range(max(map(len, rows), default=0))
     ]
-    short = [[cell for cell in cells if letter_bytes(cell) < MIN_CELL_BYTES] for cells in columns]
     prose = [cells for cells in short if _cut_in_cells(cells)]
     if len({_language(cells) for cells in prose}) > 1:
         return []
