@@ -22,7 +22,7 @@ def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
     characters in a table's cells passed 59 to 83 of the 103 labeled foreign notes. So are the
     translations beside a column of sentences (Spanish sentences beside their shorter English
     were refused as Spanish). A column of labels, terms or UI strings (`Zeitüberschreitung`,
-    `Datei öffnen`) does not vote, nor do columns of prose in different languages (_language:
+    `Datei öffnen`) does not vote, nor do columns of prose in different languages (_languages:
     a glossary's translations, `Le paiement a échoué` beside `El pago ha fallado`, refused
     its English)."""
     short = [
@@ -34,8 +34,11 @@ def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
         for column in range(max(map(len, rows), default=0))
     ]
     prose = [cells for cells in short if _cut_in_cells(cells)]
-    if len({_language(cells) for cells in prose}) > 1:
-        return []
+    common = set(FUNCTION_WORDS)
+    for cells in prose:
+        common &= _languages(cells)
+    if not common:
+        return []  # a glossary's translations
     return ["\n".join(run) for cells in prose for run in runs(cells)]
 
 
@@ -48,15 +51,17 @@ def _cut_in_cells(cells: list[str]) -> bool:
     return function >= max(MIN_FUNCTION_CELLS, len(cells) / 4)
 
 
-def _language(cells: list[str]) -> str:
-    """The language whose function words the most cells hold (ties: the first listed)."""
+def _languages(cells: list[str]) -> frozenset[str]:
+    """The languages whose function words the most cells hold (`de la` is French as much as
+    Spanish: a French note split over two columns read as two languages by the first listed)."""
     held = Counter(
         lang
         for words in map(_words, cells)
         for lang, function in FUNCTION_WORDS.items()
         if not function.isdisjoint(words)
     )
-    return held.most_common(1)[0][0] if held else ""
+    most = max(held.values(), default=0)
+    return frozenset(lang for lang, count in held.items() if count == most)
 
 
 def _words(cell: str) -> frozenset[str]:
