@@ -26,6 +26,9 @@ MAX_NAME_WORDS = 3  # a person's name: "Александр Сергеевич П
 MAX_NAME_LETTERS = 30  # as many letters as a paragraph needs bytes to vote (MIN_UNIT_BYTES)
 MIN_WORDS = 6  # fewer words are a name or two, whatever they read as
 MAX_NAMES = 1024  # read as a sample: a 1 MB list of names took a second more
+# from this many whole strings, the last may close too: in two to four, a cut note's last piece
+# ends where its sentence does (`Sorun yok`), as a whole string does
+MIN_CLOSED_ITEMS = 5
 MIN_CUT_ITEMS, MIN_CUT_SHARE = 1, 0.15  # items that end in a function word: prose cut in pieces
 
 _UNSURE = frozenset(lang for kins in KIN for lang in kins)
@@ -90,7 +93,10 @@ def prose_in_title_case(
     function = FUNCTION_WORDS.get(lang, ANY_FUNCTION_WORD)
     if anywhere:
         return any(word in function for word in words)
-    closed = [whole and _closed(item) for item in items[:-1]] + [False]  # the last: _closed
+    longer = len(items) >= MIN_CLOSED_ITEMS  # a longer list's last item may close too
+    closed = [
+        whole and (longer or at < len(items) - 1) and _closed(item) for at, item in enumerate(items)
+    ]
     cut = sum(
         item[-1] in function and not end for item, end in zip(items, closed, strict=True) if item
     )
@@ -100,8 +106,7 @@ def prose_in_title_case(
 def _closed(item: Sequence[str]) -> bool:
     """Whether an item of two words or more ends in a word that closes a sentence (CLOSING_WORDS:
     `Kayıt yok`); a function word alone (`Niet`) is still a piece cut from prose, and so is the
-    last item: a cut note's last piece ends where its sentence does (`Sorun yok`), as a whole
-    string does, so its end tells nothing (two and three pieces of Turkish notes passed)."""
+    last of fewer than MIN_CLOSED_ITEMS items (two and three pieces of Turkish notes passed)."""
     return len(item) > 1 and item[-1] in CLOSING_WORDS
 
 

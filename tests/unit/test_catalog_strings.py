@@ -48,6 +48,13 @@ def test_a_catalog_of_whole_strings_passes(name: str) -> None:
     assert verdict.english, verdict
 
 
+def test_a_catalog_whose_last_string_closes_passes() -> None:
+    """A closing word on the last of five strings or more is no cut's end either."""
+    items = sorted(CATALOGS["tr, ending in yok"].items(), key=lambda item: "yok" in item[1])
+    verdict = check_text(HEAD + "".join(f"- {key}: {value}\n" for key, value in items))
+    assert items[-1][1].endswith("yok") and verdict.english, verdict
+
+
 def test_two_pieces_of_a_note_ending_as_its_sentence_does_are_refused() -> None:
     """Two pieces hold too little to tell a catalog from a cut sentence, whose last piece ends
     where the sentence ends (`Sorun yok`): a closing word is a cut's end there."""
