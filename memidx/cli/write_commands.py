@@ -18,7 +18,7 @@ from memidx.index.following import following
 
 
 def remember(args: argparse.Namespace, config: Config) -> int:
-    from memidx.memory.remember import parse_tags
+    from memidx.memory.new_note import parse_tags
     from memidx.memory.remember import remember as write_note
 
     if sys.stdin.isatty():

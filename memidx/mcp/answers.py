@@ -161,7 +161,7 @@ def remember(
     kept pending rather than waited for past `deadline` (memidx/memory/answer_by.py)."""
     from memidx.index.following import following
     from memidx.memory.json_objects import remember_data
-    from memidx.memory.remember import parse_tags
+    from memidx.memory.new_note import parse_tags
     from memidx.memory.remember import remember as write_note
 
     refuse_nul("title", title)
