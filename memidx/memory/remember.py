@@ -8,13 +8,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import IndexLockLeft, MemidxError, SwitchedAway, UsageError
 from memidx.index.ownership import keep_out_of_git
 from memidx.memory.answer_by import branch_for, left, rebase_said
 from memidx.memory.fresh_note import commit_kept, keep_fresh
+from memidx.memory.lock_holder import stopped_holder
 from memidx.memory.new_note import note_text
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_placed import placed, telling
@@ -22,15 +22,15 @@ from memidx.memory.note_redaction import Redacted, RedactedNote, redact_note
 from memidx.memory.note_state import committed_at_head, committed_meanwhile
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
-from memidx.memory.pending_notes import LOCK, Committed, after_a_hook, keep
+from memidx.memory.pending_notes import LOCK, Committed, PendingNote, after_a_hook, keep
 from memidx.memory.queued_note import (
     RememberQueued,
     in_turn,
     kept_in_line,
+    naming,
     placed_in_turn,
     queued_said,
     stopped_error,
-    stopped_holder,
 )
 
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
@@ -91,20 +91,15 @@ def remember(
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with in_turn(config.state_dir / LOCK, left(deadline, LOCK_WAIT)) as held:  # MCP: 3 s
         if held:  # others in line past the wait, not hung: kept pending (memory/queued_note.py)
-            return _in_line(
-                config, (note_folder(config, directory, directory_arg), text), note, say, held
-            )
-        # looked at under the lock: a remember of `--dir Wsl` waiting on one of `--dir wsl`
-        # saw no twin before the other made its folder, and made the second folder
-        folder = note_folder(config, directory, directory_arg)
+            return _in_line(config, (directory, directory_arg, text), note, say, held)
         # read here, not before the wait: a person's `git switch` meanwhile left the note in
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
         branch, rebasing = branch_for(config, "the note was not written", deadline)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         rebased = branch if rebasing else None  # HEAD detached: no commit tried, no file
-        ref, there, older = placed(config, folder, title, text, found, rebased=rebased)
+        kept, older = _kept(config, (directory, directory_arg, text), note, branch, rebased)
+        ref = kept.ref
         try:
-            kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
             done = commit_kept(config, kept, say, older, deadline, rebasing=rebasing)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
@@ -137,17 +132,40 @@ def remember(
     return Remembered(ref, commit, title, found, said)
 
 
+def _kept(
+    config: Config,
+    place: tuple[str | None, str, str],
+    note: RedactedNote,
+    branch: str,
+    rebased: str | None,
+) -> tuple[PendingNote, bool]:
+    """The note of the remember holding remember.lock, named and kept pending before its
+    commit is tried, as those in line name theirs (naming); whether older notes are pending.
+    Its folder is looked at here, not before the wait: a remember of `--dir Wsl` waiting on
+    one of `--dir wsl` saw no twin before the other made its folder, and made a second one."""
+    (directory, directory_arg, text), title, found = place, note.title, note.redactions
+    with naming(config):
+        folder = note_folder(config, directory, directory_arg)
+        ref, there, older = placed(config, folder, title, text, found, rebased=rebased)
+        try:
+            return (keep if there else keep_fresh)(config, ref, title, text, branch), older
+        except MemidxError as exc:  # no entry kept: its file is written, the error says so
+            raise telling(exc, ref, found) from None
+
+
 def _in_line(
     config: Config,
-    place: tuple[PurePosixPath, str],
+    place: tuple[str | None, str, str],
     note: RedactedNote,
     say: Callable[[str], None],
     held: RememberQueued,
 ) -> Remembered:
     """The note of a remember that waited remember.lock's whole wait: checked and kept pending
-    (a detached HEAD no rebase names: `held`, nothing written), said, and a finisher started."""
-    (folder, text), title, found = place, note.title, note.redactions
-    with placed_in_turn(config, held) as (branch, rebased):  # one in line at a time
+    (a detached HEAD no rebase names: `held`, nothing written), said, and a finisher started.
+    `place`: its --dir as typed, the argument's name, its text."""
+    (directory, directory_arg, text), title, found = place, note.title, note.redactions
+    with placed_in_turn(config, held) as (branch, rebased):  # one naming at a time
+        folder = note_folder(config, directory, directory_arg)  # a twin kept meanwhile: seen
         ref, there, _ = placed(config, folder, title, text, found, rebased=rebased)
         if rebased is None and (commit := committed_at_head(config, ref, there)) is not None:
             return Remembered(ref, commit, title, found)  # a retry of one committed: not pending
