@@ -71,9 +71,8 @@ def _holding(config: Config) -> str | None:
     or its branch's `refs/heads/<name>.lock`) no running process holds is named as `remember`
     and `sync` name it: a killed git's, which no waiting ends, with what to do (status said
     "git holds its index locked", as for a live git)."""
-    from shlex import quote
-
     from memidx.git.head_lock import head_locks
+    from memidx.git.left_lock import described
     from memidx.git.lock_holders import left_behind
     from memidx.git.underway import busy_with, git_dir
 
@@ -82,10 +81,10 @@ def _holding(config: Config) -> str | None:
     lock = next((lock for lock in locks if lock.exists()), None)  # busy_with's first
     if lock is None or not left_behind(lock, config.root):
         return busy_with(config.root)
+    left = described(config.root, lock)  # a killed memidx move's: `rm` alone undid its commit
     return (
-        f"{lock} was left behind by a git process that was killed (no running process holds "
-        f"it): check that no git command is running, then remove it (rm {quote(str(lock))}); "
-        "the note is committed once it is removed"
+        f"{left.said} (no running process holds it): check that no git command is running, "
+        f"then {left.todo('remove it ({})')}; the note is committed once it is removed"
     )
 
 
