@@ -61,6 +61,8 @@ def pending_shown(config: Config) -> list[PendingShown]:
         why = busy or _why(here, note.branch, gone) or _elsewhere(config, note.branch)
         if why == COMMITTED_SOON and not _finisher_runs(config):
             why = NO_FINISHER
+        if why in (COMMITTED_SOON, NO_FINISHER):  # none commits while remember.lock is held
+            why = _lock_held(config) or why
         why = f"{vanished}; {why}" if (vanished := _vanished(config, note)) else why
         shown.append(PendingShown(note.ref, note.branch, when, why))
     return shown
@@ -110,6 +112,30 @@ def _vanished(config: Config, note: PendingNote) -> str | None:
         "its file is gone from the work tree (a `git reset --hard` or `git rebase --abort` "
         "took it once git held it): it is written again from its pending entry when it is "
         f"committed (`memidx forget {note.ref}` drops it)"
+    )
+
+
+def _lock_held(config: Config) -> str | None:
+    """Why no note is committed while a process holds remember.lock (Linux /proc): one hung
+    there, not stopped, had every remember in line answer pending, the finisher give up after
+    its 10 minutes, and status say the next `remember` or `sync` commits the note, which waits
+    30 s for that lock and fails; None when none holds it."""
+    from memidx.memory.lock_holder import flock_holder, holder_said, stopped_holder
+    from memidx.memory.pending_notes import LOCK
+
+    lock = config.state_dir / LOCK
+    pid = flock_holder(lock)
+    if pid is None:
+        return None
+    who = holder_said(lock) or f"the process {pid}"
+    if stopped_holder(lock) is not None:
+        return (
+            f"{who} holds {lock} and is stopped (Ctrl-Z?), so no note is committed until it goes "
+            f"on: resume it (`fg`, or `kill -CONT {pid}`) or end it, then run `memidx sync`"
+        )
+    return (
+        f"{who} holds {lock}, so no note is committed until it lets go (a remember or git hook "
+        f"does within seconds; if it hangs, end it: `kill {pid}`, then run `memidx sync`)"
     )
 
 

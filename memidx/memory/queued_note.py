@@ -114,13 +114,15 @@ def kept_in_line(
 def queued_said(config: Config, note: PendingNote, wait: float) -> str:
     """What the remember says of its note, kept in line: why (the lock, what held it, how
     long) and what commits it."""
-    from memidx.memory.lock_holder import holder_said
+    from memidx.memory.lock_holder import flock_holder, holder_said
 
     state = "written" if os.path.lexists(config.root / note.ref) else "kept (no file yet)"
     lock = config.state_dir / "remember.lock"
-    who = holder_said(lock)  # now: the one that held it all the wait may have let go since
-    by = f", now by {who}" if who else " by other memidx processes of this clone"
-    why = f"{lock} was held for {wait:g} s{by} (queued in line)"
+    who, pid = holder_said(lock), flock_holder(lock)  # now: the one that held it all the wait
+    by = f", now by {who}" if who else " by other memidx processes of this clone"  # or not
+    # one that hangs there (not stopped) holds up every commit, the finisher's 10 minutes too
+    hung = f"; if it hangs, end it: `kill {pid}`, then run `memidx sync`" if pid else ""
+    why = f"{lock} was held for {wait:g} s{by} (queued in line{hung})"
     return f"{note.ref} is {state} but not committed yet: {why} ({QUEUED})"
 
 

@@ -145,5 +145,7 @@ def test_a_remember_in_line_says_what_holds_the_lock(repo: NotesRepo, tmp_path: 
         holder.kill()
         holder.wait(timeout=10)
     assert f"now by memidx sync (pid {holder.pid})" in str(done.pending), done.pending
+    hung = f"if it hangs, end it: `kill {holder.pid}`, then run `memidx sync`"
+    assert hung in str(done.pending), done.pending
     assert "other memidx remembers" not in str(done.pending)
     _all_committed(repo)
