@@ -109,15 +109,13 @@ def _refuse_a_twin(
         return same[0]
     for name in names:
         if _fold(name) == key:
-            there = (
-                "is there already"
-                if (config.root / folder / name).exists()
-                else f"holds {pending_in[name]}, kept pending for its commit"
-            )
+            on_disk = (config.root / folder / name).exists()
+            there = "is there already" if on_disk else f"holds {pending_in[name]}, kept pending"
             raise UsageError(
                 f"{named}: {folder / name} {there}, which macOS and Windows take"
                 f" for {folder / part} (case and Unicode form are ignored there)",
-                f"write it {name!r}, as it is there; nothing was written",
+                f"write it {name!r}, as it is {'there' if on_disk else 'written'}; nothing was"
+                " written",
             )
     return part
 

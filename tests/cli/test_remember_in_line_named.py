@@ -80,7 +80,7 @@ def test_the_holder_of_the_lock_is_refused_a_case_twin_of_a_folder_in_line(
     config = load_config(repo.root, env={})
     with file_lock(config.state_dir / LOCK):
         first = remember(config, "WSL memory grows", BODY, directory="Wsl")
-    with pytest.raises(UsageError, match="kept pending for its commit"):
+    with pytest.raises(UsageError, match=r"Wsl/wsl-memory-grows\.md, kept pending"):
         remember(config, "WSL clock drifts", OTHER, directory="wsl")
     done = remember(config, "WSL clock drifts", OTHER, directory="Wsl")  # as it is told
     assert done.commit is not None and not any_pending(config)
