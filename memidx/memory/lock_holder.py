@@ -57,6 +57,11 @@ def holder_said(lock: Path) -> str | None:
         name = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return f"the process {pid}"
+    return process_named(argv, name, pid)
+
+
+def process_named(argv: list[str], name: str, pid: int) -> str:
+    """A process in a few words from its arguments and its name (/proc's cmdline and comm)."""
     if FINISHER in argv:
         return f"the process memidx left to commit pending notes once git lets go (pid {pid})"
     command = _memidx_command(argv)
