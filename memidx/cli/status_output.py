@@ -83,10 +83,10 @@ def write_status(out: TextIO, status: Status) -> None:
         rows += [
             ("", f"{display(s.source_ref)}: {prose_line(s.reason)}") for s in status.skipped[:10]
         ]
+    rows += [("git lock", _git_lock(status))] if status.git_lock is not None else []
     rows.append(("uncommitted", _uncommitted(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
-    rows += _pending_rows(status)
-    rows += _aside_rows(status)
+    rows += [*_pending_rows(status), *_aside_rows(status)]
     failure = status.hook_failure
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
@@ -105,6 +105,15 @@ def write_status(out: TextIO, status: Status) -> None:
     )
     for key, value in rows:
         out.write(f"{key + ':' if key else '':<13}{value}\n")
+
+
+def _git_lock(status: Status) -> str:
+    lock = status.git_lock
+    assert lock is not None
+    return (
+        f"{lock.said}; every git command of this clone fails until it goes: check that no "
+        f"git command is running, then {lock.todo()}"
+    )
 
 
 def _pending_rows(status: Status) -> list[tuple[str, str]]:

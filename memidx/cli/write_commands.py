@@ -18,7 +18,7 @@ from memidx.index.following import following
 
 
 def remember(args: argparse.Namespace, config: Config) -> int:
-    from memidx.memory.remember import parse_tags
+    from memidx.memory.new_note import parse_tags
     from memidx.memory.remember import remember as write_note
 
     if sys.stdin.isatty():
@@ -171,12 +171,9 @@ def say_line(line: str) -> None:
 def settle_killed(config: Config, *, asides: bool = True) -> None:
     """What a memidx killed while it changed git's index left (the index's lock, a note's file
     moved aside), put right and said (memidx.git.killed_edit)."""
-    if not config.in_git:
-        return
-    from memidx.git.killed_edit import settle_killed_edit
+    from memidx.memory.killed_leftovers import settle_killed as settle
 
-    for line in settle_killed_edit(config.root, config.notes_path, asides=asides):
-        say_line(line)
+    settle(config, say_line, asides=asides)
 
 
 def commit_pending_notes(config: Config) -> None:

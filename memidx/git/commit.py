@@ -282,13 +282,13 @@ def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> Non
             return
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
-            if left_behind(lock, root):
-                from shlex import quote  # `rm /a/my memory/.git/index.lock` named /a/my
+            if left_behind(lock, root):  # a killed git's, or a killed memidx move's
+                from memidx.git.left_lock import described
 
+                left = described(root, lock)
                 raise IndexLockLeft(
-                    f"{lock} was left behind by a git process that was killed (no running "
-                    f"process holds it); {undone}",
-                    f"check that no git command is running, then remove it: rm {quote(str(lock))}",
+                    f"{left.said} (no running process holds it); {undone}",
+                    f"check that no git command is running, then {left.todo()}",
                 )
         if time.monotonic() > deadline:
             break

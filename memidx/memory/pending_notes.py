@@ -145,18 +145,20 @@ def commit_pending(
     *,
     raise_for: PendingNote | None = None,
     only_commit: bool = False,
+    only: Callable[[PendingNote], bool] | None = None,
 ) -> Committed:
     """Commit the pending notes, oldest first, each as `remember` would have (the caller holds
     remember.lock). A git that holds the clone past `wait` seconds (WAIT_SECONDS when None)
     leaves the rest pending. Another failure (a hook that refuses, no author identity) ends an
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
-    changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
+    changed or failed note is left to a hook, `remember` or `memidx sync` to say so. `only`:
+    the notes to look at (status: those HEAD holds already), the others left as they are."""
     from memidx.memory.fresh_note import commit_note, landed_late, renamed, written_now
     from memidx.memory.pending_elsewhere import elsewhere
 
     done = Committed({})
-    notes = pending(config)
+    notes = [note for note in pending(config) if only is None or only(note)]
     here = head_branch(config) if notes else None
     stopped = stopped_pick(git_dir(config.root)) if here else None
     if stopped:  # its --abort took the branch back past a note committed now, and the file
