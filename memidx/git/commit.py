@@ -247,20 +247,19 @@ def update_user_index(
 ) -> None:
     """Point the user's index entries for these paths at `commit`, waiting for another git's
     index lock until `deadline`; GitError saying `done` and what `git status` `shows` if not."""
-    import git
+    from memidx.git.index_copy import HELD, edit_on_copy
 
+    reset = ("reset", "-q", commit, "--", *literal(paths))
     for attempt in range(10_000):  # bounded by the deadline (one more try past it)
-        try:
-            repo.git.reset("-q", commit, "--", *literal(paths))
+        status, said = edit_on_copy(Path(repo.working_tree_dir), Path(repo.git_dir), reset)
+        if status == 0:
             return
-        except git.GitCommandError as exc:
-            if "index.lock" in str(exc.stderr or "") and time.monotonic() < deadline:
-                _pause(min(attempt, 4))
-                continue
-            raise GitError(
-                f"{done}, but git's index stayed locked, so `git status` shows {shows}",
-                f"run `git reset -q -- {' '.join(paths)}` once the other git command ends",
-            ) from exc
+        if status == HELD and time.monotonic() < deadline:
+            _pause(min(attempt, 4))
+            continue
+        why = "stayed locked" if status == HELD else f"refused it ({said or f'status {status}'})"
+        hint = f"run `git reset -q -- {' '.join(paths)}` once the other git command ends"
+        raise GitError(f"{done}, but git's index {why}, so `git status` shows {shows}", hint)
 
 
 def _head(repo: Any) -> str | None:
