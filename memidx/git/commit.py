@@ -139,6 +139,7 @@ def publish(
     a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
     `ready`, `files`, `gone`: move_head's, the index brought to the commit before the move."""
     from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
+    from memidx.head_move import about_to_move
 
     head = head_of()
     commit = build(head)
@@ -147,6 +148,7 @@ def publish(
             refuse_a_switch(git_dir, branch, undone)  # else they are not committed there
             return commit
         try:
+            about_to_move()  # a `following` lock taken now, not through the waits before
             outcome = move_head(
                 root, git_dir, commit, head, message, then=then(commit), branch=branch,
                 back=back, ready=ready(commit), files=files, gone=gone,
@@ -157,8 +159,7 @@ def publish(
             raise switched_away(git_dir, branch, undone)
         if outcome == DONE:
             return commit
-        now = head_of()
-        if now == commit:
+        if (now := head_of()) == commit:
             return commit  # it landed, only git's answer was lost
         if time.monotonic() > deadline:
             break

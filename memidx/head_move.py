@@ -1,0 +1,35 @@
+"""The moment memidx is about to move HEAD, told by the git layer to whoever asked
+(memidx.index.following): a command's `following` lock is taken then, not while it waits.
+
+remember, forget, a haystack commit, the MCP server's remember and the pending notes' finisher
+held their `following` lock (a search told "a memidx command of this clone is bringing the
+index to HEAD now", a commit's drift check waiting up to 10 s for it to end) from their start,
+through their wait of up to 10 s for a person's git (a `git commit` in its editor), before
+HEAD moved at all: a search said so of an index that was behind for another reason, and a
+person's commit whose check found a drift waited for memidx, which waited for that commit.
+Per thread (a context variable: the MCP server answers in threads of its own)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+_TOLD: ContextVar[Callable[[], None] | None] = ContextVar("memidx_head_move", default=None)
+
+
+@contextmanager
+def told(take: Callable[[], None]) -> Generator[None]:
+    """Within the block, `take()` runs when memidx is about to move HEAD (at each move)."""
+    token = _TOLD.set(take)
+    try:
+        yield
+    finally:
+        _TOLD.reset(token)
+
+
+def about_to_move() -> None:
+    """Said by memidx's git layer just before it moves HEAD (memidx.git.commit.publish)."""
+    take = _TOLD.get()
+    if take is not None:
+        take()
