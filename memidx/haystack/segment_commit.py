@@ -60,11 +60,10 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         try:
             wait = 0.0 if busy < 2 else max(0.0, deadline - time.monotonic())
             return _commit_locked(config, own, branch, notice, purged=purged, wait=wait)
-        except Beaten:  # the segments go with the switch: committed on the branch it took
-            if time.monotonic() >= deadline or purged[-1] is not None:  # HEAD to once it
-                raise  # ended, as "try again" would; a stopped purge's commit: its branch's
+        except Beaten:  # a person's visit to another branch: committed once HEAD is back
+            if not _back_on(git_dir, branch, deadline):  # on `branch` (never on the other)
+                raise
             wait_until_quiet(config.root, git_dir, not_committed(refs), deadline)
-            branch = on_a_branch(config.root, "the haystack was not committed")
             continue
         except GitBusy:
             busy += 1
@@ -142,9 +141,24 @@ def _commit_locked(
         return finished if commit == before else commit
 
 
+def _back_on(git_dir: Path, branch: str, deadline: float) -> bool:
+    """Whether HEAD names `branch` again by `deadline` (a `git switch` back), looked at every
+    0.1 s."""
+    from memidx.git.publish import head_names
+
+    for _ in range(10_000):  # bounded by the deadline
+        if head_names(git_dir) == branch:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return False
+
+
 class Beaten(SwitchedAway):
     """The segments' own commit found HEAD on another branch than the one it began on (a
-    `git switch` landed while it waited): nothing was committed, the segments went along."""
+    `git switch` landed while it waited): nothing was committed, the segments went along
+    (untracked), and come back with a switch back."""
 
 
 def _held(repo: GitRepo, *args: str) -> bool:
