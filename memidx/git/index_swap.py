@@ -40,9 +40,9 @@ def prepare(
     env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
     try:
         discard(git_dir)  # a killed memidx's
+        _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
         before = signature(git_dir)
         if before != NONE:
-            _hold(git_dir)
             shutil.copy2(git_dir / "index", ready)
         ran = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=False)
         blobs = {path: _blob(root, new, path) for path in files}
