@@ -15,13 +15,15 @@ from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-_TOLD: ContextVar[Callable[[], None] | None] = ContextVar("memidx_head_move", default=None)
+Said = tuple[Callable[[], None], Callable[[], None]]  # taken at a move, let go at a wait
+_TOLD: ContextVar[Said | None] = ContextVar("memidx_head_move", default=None)
 
 
 @contextmanager
-def told(take: Callable[[], None]) -> Generator[None]:
-    """Within the block, `take()` runs when memidx is about to move HEAD (at each move)."""
-    token = _TOLD.set(take)
+def told(take: Callable[[], None], drop: Callable[[], None]) -> Generator[None]:
+    """Within the block, `take()` runs when memidx is about to move HEAD (at each move), and
+    `drop()` when it waits again with nothing of its own to follow (not_moving)."""
+    token = _TOLD.set((take, drop))
     try:
         yield
     finally:
@@ -30,6 +32,14 @@ def told(take: Callable[[], None]) -> Generator[None]:
 
 def about_to_move() -> None:
     """Said by memidx's git layer just before it moves HEAD (memidx.git.commit.publish)."""
-    take = _TOLD.get()
-    if take is not None:
-        take()
+    said = _TOLD.get()
+    if said is not None:
+        said[0]()
+
+
+def not_moving() -> None:
+    """Said when a move memidx was about to make did not happen and it waits again (a haystack
+    commit a person's switch beat, waiting for the switch back): the lock is let go."""
+    said = _TOLD.get()
+    if said is not None:
+        said[1]()

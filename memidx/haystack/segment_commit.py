@@ -33,6 +33,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
     from memidx.git.commit_error import not_committed
     from memidx.git.repo import GitRepo
+    from memidx.head_move import not_moving
 
     repo = GitRepo(config.root)
     branch = on_a_branch(config.root, "the haystack was not committed")
@@ -61,6 +62,8 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
             wait = 0.0 if busy < 2 else max(0.0, deadline - time.monotonic())
             return _commit_locked(config, own, branch, notice, purged=purged, wait=wait)
         except Beaten:  # a person's visit to another branch: committed once HEAD is back
+            if purged[-1] is None:  # nothing moved: no `following` held while it waits
+                not_moving()
             if not _back_on(git_dir, branch, deadline):  # on `branch` (never on the other)
                 raise
             wait_until_quiet(config.root, git_dir, not_committed(refs), deadline)

@@ -28,7 +28,8 @@ def following(config: Config, *, at_the_move: bool = False) -> Generator[None]:
     from memidx.head_move import told
 
     path = config.state_dir / FOLDER / f"{os.getpid()}-{time.monotonic_ns()}.lock"
-    with ExitStack() as held:
+    with ExitStack() as outer:
+        held = outer.enter_context(ExitStack())
         taken: list[bool] = []
 
         def take() -> None:
@@ -42,9 +43,13 @@ def following(config: Config, *, at_the_move: bool = False) -> Generator[None]:
             except OSError:
                 pass
 
+        def drop() -> None:
+            taken.clear()
+            held.close()  # an ExitStack closed is empty and usable again
+
         if not at_the_move:
             take()
-        with told(take):
+        with told(take, drop):
             yield
 
 
