@@ -27,7 +27,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
     body = body.removeprefix("\ufeff")  # Notepad's UTF-8 BOM: no text, and it unmade a heading
     extra = {"summary_of": args.summary_of} if args.summary_of else None
     settle_killed(config, asides=False)  # a lock a killed memidx left would hold the note up
-    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+    with following(config, at_the_move=True):  # from HEAD's move: a search is told
         done = write_note(
             config,
             args.title,
@@ -154,7 +154,7 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
         raise UsageError(f"{given[0]} is an option of `haystack purge`, not of `haystack commit`")
     if not config.in_git:  # else git's answer reads as a detached HEAD
         raise UsageError(f"{config.root}: not a git repository", "segments are committed by git")
-    with following(config):
+    with following(config, at_the_move=True):  # from the move, not through the waits
         commit = commit_haystack(config, say_notice)
         why = None if commit is None else follow_commit(config, say_line)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")

@@ -174,7 +174,7 @@ def remember(
     refuse_nul("title", title)
     refuse_nul("folder", folder or "")
     settle_killed(config, say or _unsaid, asides=False)  # its lock would hold the note up
-    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+    with following(config, at_the_move=True):  # from HEAD's move: a search is told
         done = write_note(
             config,
             title,
