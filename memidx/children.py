@@ -24,12 +24,16 @@ SHELL: str | None = None if sys.platform == "win32" else "/bin/sh"
 def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     """Start `argv` in `cwd` with its three streams piped (text), in a session of its own on
     POSIX: the terminal's Ctrl-C, which stops memidx, does not stop it halfway, and it ends
-    its work when memidx is killed (a closed input is all it sees)."""
+    its work when memidx is killed (a closed input is all it sees). git speaks English, which
+    memidx reads ("aborted by hook": under LANGUAGE=de a refusal of the person's
+    reference-transaction hook read as HEAD moving, the note left pending); the hooks it runs
+    keep the person's locale (GIT_TEXTDOMAINDIR, not a folder: git finds no translation)."""
     import subprocess
 
     pipe = subprocess.PIPE
+    env = {**os.environ, "GIT_TEXTDOMAINDIR": os.devnull}
     return subprocess.Popen(
-        argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=dict(os.environ),
+        argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=env,
         start_new_session=sys.platform != "win32",  # Windows has no sessions
     )  # fmt: skip
 

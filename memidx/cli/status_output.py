@@ -83,16 +83,18 @@ def write_status(out: TextIO, status: Status) -> None:
         rows += [
             ("", f"{display(s.source_ref)}: {prose_line(s.reason)}") for s in status.skipped[:10]
         ]
+    rows += [("git lock", _git_lock(status))] if status.git_lock is not None else []
     rows.append(("uncommitted", _uncommitted(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
-    rows += _pending_rows(status)
-    rows += _aside_rows(status)
+    rows += [*_pending_rows(status), *_aside_rows(status)]
     failure = status.hook_failure
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
     rows += _agent_rows(status)
     rows.append(("mcp server", _mcp_server(status)))
-    rows += [("git hooks", outdated_line(status.hooks_outdated))] * bool(status.hooks_outdated)
+    rows += [("git hooks", outdated_line(status.hooks_outdated, status.memory))] * bool(
+        status.hooks_outdated
+    )
     rows.append(
         (
             "hook error",
@@ -103,6 +105,15 @@ def write_status(out: TextIO, status: Status) -> None:
     )
     for key, value in rows:
         out.write(f"{key + ':' if key else '':<13}{value}\n")
+
+
+def _git_lock(status: Status) -> str:
+    lock = status.git_lock
+    assert lock is not None
+    return (
+        f"{lock.said}; every git command of this clone fails until it goes: check that no "
+        f"git command is running, then {lock.todo()}"
+    )
 
 
 def _pending_rows(status: Status) -> list[tuple[str, str]]:
@@ -225,7 +236,7 @@ def _uncommitted(status: Status) -> str:
         f"{counted(n, 'note')} changed but not committed (an edit or a new note is not memory "
         "until committed)"
     )
-    deleted = sum("D" in code and code not in UNMERGED for code, _ in status.uncommitted)
+    deleted = sum(_head_held_deleted(code) for code, _ in status.uncommitted)
     if deleted:  # "not memory until committed" read as if a deleted note were gone already
         said += (
             f"; {deleted} deleted but still in HEAD, so still memory until a commit of the "
@@ -239,6 +250,13 @@ def _uncommitted(status: Status) -> str:
             "until the resolution is committed: `git commit`, `git rebase --continue`...)"
         )
     return said
+
+
+def _head_held_deleted(code: str) -> bool:
+    """Whether git status's `code` (stripped) is a deletion of a note HEAD holds: ` D`, `D `,
+    `MD`, `TD`; a note added and deleted since (`AD`, `RD`: HEAD lacks it) was said to be
+    "deleted but still in HEAD, so still memory", and a merge's `DD` is a conflict."""
+    return code not in UNMERGED and code[0] in "DMT" and code[-1] == "D"
 
 
 def _size(n: int) -> str:

@@ -19,7 +19,7 @@ from memidx.index.following import following
 
 
 def remember(args: argparse.Namespace, config: Config) -> int:
-    from memidx.memory.remember import parse_tags
+    from memidx.memory.new_note import parse_tags
     from memidx.memory.remember import remember as write_note
 
     if sys.stdin.isatty():
@@ -28,7 +28,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
     body = body.removeprefix("\ufeff")  # Notepad's UTF-8 BOM: no text, and it unmade a heading
     extra = {"summary_of": args.summary_of} if args.summary_of else None
     settle_killed(config, asides=False)  # a lock a killed memidx left would hold the note up
-    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+    with following(config, at_the_move=True):  # from HEAD's move: a search is told
         done = write_note(
             config,
             args.title,
@@ -155,7 +155,7 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
         raise UsageError(f"{given[0]} is an option of `haystack purge`, not of `haystack commit`")
     if not config.in_git:  # else git's answer reads as a detached HEAD
         raise UsageError(f"{config.root}: not a git repository", "segments are committed by git")
-    with following(config):
+    with following(config, at_the_move=True):  # from the move, not through the waits
         commit = commit_haystack(config, say_notice)
         why = None if commit is None else follow_commit(config, say_line)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")
@@ -172,12 +172,9 @@ def say_line(line: str) -> None:
 def settle_killed(config: Config, *, asides: bool = True) -> None:
     """What a memidx killed while it changed git's index left (the index's lock, a note's file
     moved aside), put right and said (memidx.git.killed_edit)."""
-    if not config.in_git:
-        return
-    from memidx.git.killed_edit import settle_killed_edit
+    from memidx.memory.killed_leftovers import settle_killed as settle
 
-    for line in settle_killed_edit(config.root, config.notes_path, asides=asides):
-        say_line(line)
+    settle(config, say_line, asides=asides)
 
 
 def commit_pending_notes(config: Config, moving: ExitStack | None = None) -> None:

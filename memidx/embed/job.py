@@ -12,11 +12,11 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, batches, document_embedder, encode_vector
 from memidx.embed.matrix import refresh_matrix
-from memidx.embed.matrix_header import remove_foreign
 from memidx.embed.running import embedding, forget_mark
 from memidx.errors import MemidxError
 from memidx.index.failures import clear_failures, record_failure
 from memidx.index.open import writable_index
+from memidx.index.ownership import remove_others_matrices
 from memidx.index.store import Store, VectorStore, transaction
 from memidx.paths import file_identity
 from memidx.portable import file_lock, peak_memory_mb
@@ -146,7 +146,7 @@ def _embed_index(
         store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim,
         durable=config.fsync,
     )  # fmt: skip
-    remove_foreign(config.index_path, VectorStore(store.conn).index_id())  # a deleted index's
+    remove_others_matrices(config.index_path)  # a deleted index's: by their headers
     return replace(report, pruned=pruned, peak_rss_mb=peak_memory_mb())
 
 

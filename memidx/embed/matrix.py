@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from memidx.drafts import remove_abandoned, replace_through
 from memidx.embed.embedders import decode_matrix
-from memidx.embed.matrix_header import MAGIC, read_header
+from memidx.index.matrix_header import MAGIC, read_header
 from memidx.index.store import VectorStore
 from memidx.portable import process_alive, sync_folder
 

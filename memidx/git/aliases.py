@@ -10,14 +10,9 @@ import time
 from collections.abc import Generator
 from pathlib import Path
 
-# git's commands that no alias hides (a prompt's, an editor's, memidx's own): its builtins
-# (`git --list-cmds=builtins`, git 2.39, and the ones later gits added), and the commands
-# of its exec path it runs before any alias (`bisect`, `submodule`: scripts in 2.39). A
-# name left out costs a look at the aliases (a `git config`, never under HEAD's lock) and
-# is taken for its alias when one of that name is set
 # fmt: off
-BUILTINS = frozenset({
-    "add", "am", "annotate", "apply", "archive", "backfill", "bisect", "bisect--helper",
+FALLBACK = frozenset({
+    "add", "am", "annotate", "apply", "archive", "bisect", "bisect--helper",
     "blame", "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore",
     "check-mailmap", "check-ref-format", "checkout", "checkout--worker", "checkout-index",
     "cherry", "cherry-pick", "clean", "clone", "column", "commit", "commit-graph",
@@ -33,7 +28,7 @@ BUILTINS = frozenset({
     "merge-tree", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes",
     "pack-objects", "pack-redundant", "pack-refs", "patch-id", "pickaxe", "prune",
     "prune-packed", "pull", "push", "range-diff", "read-tree", "rebase", "receive-pack",
-    "reflog", "refs", "remote", "remote-ext", "remote-fd", "repack", "replace", "replay",
+    "reflog", "remote", "remote-ext", "remote-fd", "repack", "replace",
     "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-pack",
     "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage",
     "stash", "status", "stripspace", "submodule", "submodule--helper", "switch",
@@ -43,7 +38,7 @@ BUILTINS = frozenset({
     "write-tree",
 })
 # the other commands of git's exec path (git 2.39's, and scripts installed beside them): a
-# word help.autocorrect would not take for a mistyped one
+# word help.autocorrect would not take for a mistyped one, where git cannot say (FALLBACK)
 EXEC_PATH = frozenset({
     "add--interactive", "daemon", "difftool--helper", "filter-branch", "http-backend",
     "http-fetch", "http-push", "imap-send", "instaweb", "merge-octopus", "merge-one-file",
@@ -58,19 +53,73 @@ AUTOCORRECT = ".autocorrect"  # help.autocorrect's value among the aliases (no a
 SHOWS_ONLY = frozenset({"0", "never", "show", "false", "no", "off", ""})
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
 _aliases: dict[Path, tuple[float, dict[str, str]]] = {}
-_held: set[Path] = set()  # clones whose HEAD's lock memidx holds: no `git config` run for them
+# the git folders (a repository's, shared by its work trees) whose HEAD's lock memidx holds:
+# no `git config` run for their clones; one entry per holding (list: append and remove are
+# atomic, for the MCP server's threads). A set of work trees, any of them taken for every
+# clone's, left the MCP server's look at one repository unable to read its aliases while it
+# held another's lock: a `git ci` there, running 1 s, taken for a young alias
+_held: list[Path] = []
 _wanted: set[Path] = set()  # clones whose aliases a look under that lock wanted, not read
+_repositories: dict[Path, Path] = {}  # work tree -> its repository's git folder (_repository)
+_commands: list[frozenset[str]] = []  # the installed git's own commands, once asked
+
+
+def commands() -> frozenset[str]:
+    """git's own commands, which no alias hides and git never guesses another for: the
+    installed git's builtins and the commands of its exec path (`git --list-cmds=main`,
+    asked once a process: ~1.3 ms); FALLBACK where git cannot say (older than 2.19), or
+    under HEAD's lock before it was asked (prime asks it before)."""
+    if _commands:
+        return _commands[0]
+    if _held:
+        return FALLBACK
+    import subprocess  # once a process: not on the hook path's imports
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        done = subprocess.run(
+            ["git", "--list-cmds=main"], env=env, capture_output=True, check=False
+        )
+        listed = frozenset(
+            done.stdout.decode("utf-8", "replace").split() if done.returncode == 0 else ()
+        )
+    except OSError:
+        listed = frozenset[str]()
+    _commands.append(listed if "commit" in listed else FALLBACK)
+    return _commands[0]
 
 
 def corrected(word: str, autocorrect: str) -> bool:
     """Whether git may run another command than `word`, a mistyped one: help.autocorrect set
-    to run its guess (`immediate`, `prompt`, tenths of a second to wait) and no `git-<word>`
-    of git's exec path or on PATH (`git comit` commits, as `git commit` would)."""
-    if autocorrect.strip().lower() in SHOWS_ONLY or word in EXEC_PATH:
+    to run its guess (`immediate`, `prompt`, tenths of a second to wait) and `word` no
+    command of git's (`git comit` commits, as `git commit` would). A `git-<word>` on the
+    git's PATH is looked for by the caller (invocation.external): that git's PATH, not
+    memidx's."""
+    if autocorrect.strip().lower() in SHOWS_ONLY or word in commands():
         return False
-    import shutil  # only for a word that is no builtin and no alias: not on the hook path
+    return commands() is not FALLBACK or word not in EXEC_PATH
 
-    return shutil.which(f"git-{word}") is None
+
+def _repository(top: Path) -> Path:
+    """The git folder of the clone whose work tree is `top`, shared by all its work trees
+    (a linked one's `.git` file, then its `commondir`): HEAD's lock and the aliases are the
+    repository's; the work tree itself where it cannot be read."""
+    known = _repositories.get(top)
+    if known is not None:
+        return known
+    dot = top / ".git"
+    try:
+        said = dot.read_text(encoding="utf-8").strip() if dot.is_file() else ""
+        folder = top / said.removeprefix("gitdir:").strip() if said.startswith("gitdir:") else dot
+        common = folder / "commondir"
+        shared = common.read_text(encoding="utf-8").strip() if common.is_file() else ""
+    except (OSError, ValueError):
+        folder, shared = top, ""
+    found = Path(os.path.realpath(folder / shared if shared else folder))
+    if len(_repositories) > 256:  # the MCP server's clones are a few: never grows unbounded
+        _repositories.clear()
+    _repositories[top] = found
+    return found
 
 
 @contextlib.contextmanager
@@ -79,19 +128,23 @@ def holding(*roots: Path) -> Generator[None]:
     aliases are not read (a `git config` process, 1-16 ms, spawned in 3 of 20 remembers
     beside a person's `git st` alias every 0.03 s): the last read are used, or, never read,
     an alias is taken for any git, and read before the next look (prime). `roots`: each
-    work tree a look may read the aliases for (a branch's lock: memidx.git.branch_move)."""
-    tops = {root.resolve() for root in roots}
-    _held.update(tops)
+    work tree a look may read the aliases for (a branch's lock: memidx.git.branch_move);
+    the lock is their repository's, so its other work trees' aliases are not read either."""
+    keys = list({_repository(root.resolve()) for root in roots})
+    _held.extend(keys)
     try:
         yield
     finally:
-        _held.difference_update(tops)
+        for key in keys:
+            _held.remove(key)
 
 
 def prime(*roots: Path) -> None:
-    """Read the aliases of the clone at each of `roots` if a look under a lock wanted them."""
+    """Ask git for its commands, and read the aliases of the clone at each of `roots` if a
+    look under a lock wanted them: before that lock is taken."""
+    commands()
     for top in {root.resolve() for root in roots}:
-        if top in _wanted and top not in _held:
+        if top in _wanted and _repository(top) not in _held:
             _wanted.discard(top)
             clone_aliases(top)
 
@@ -102,7 +155,7 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
     under HEAD's lock (holding) the last read, or None when none was."""
     now = time.monotonic()
     cached = _aliases.get(root)
-    held = bool(_held)  # any of the clone's: a linked work tree's git is looked at under it too
+    held = _repository(root) in _held  # a linked work tree's git is looked at under it too
     if cached is not None and (now - cached[0] < ALIASES_FRESH or held):
         return cached[1]
     if held:

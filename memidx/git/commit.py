@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
-from memidx.errors import GitBusy, GitError, IndexLockLeft
+from memidx.errors import GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, index_held, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
@@ -31,6 +31,7 @@ from memidx.git.index_follow import follow
 from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
+from memidx.git.still_busy import at_a_prompt, still_busy
 from memidx.git.switched import refuse_a_switch, switched_away
 from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries, stage_bytes
 from memidx.git.underway import refuse_a_stopped_pick
@@ -139,6 +140,7 @@ def publish(
     a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
     `ready`, `files`, `gone`: move_head's, the index brought to the commit before the move."""
     from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
+    from memidx.head_move import about_to_move
 
     head = head_of()
     commit = build(head)
@@ -147,6 +149,7 @@ def publish(
             refuse_a_switch(git_dir, branch, undone)  # else they are not committed there
             return commit
         try:
+            about_to_move()  # a `following` lock taken now, not through the waits before
             outcome = move_head(
                 root, git_dir, commit, head, message, then=then(commit), branch=branch,
                 back=back, ready=ready(commit), files=files, gone=gone,
@@ -157,11 +160,10 @@ def publish(
             raise switched_away(git_dir, branch, undone)
         if outcome == DONE:
             return commit
-        now = head_of()
-        if now == commit:
+        if (now := head_of()) == commit:
             return commit  # it landed, only git's answer was lost
-        if time.monotonic() > deadline:
-            break
+        if time.monotonic() > deadline or (outcome == BUSY and at_a_prompt(root)):
+            break  # a `git stash -p` at its prompt waits for a person: not waited for
         if outcome == BUSY and (git_dir / "index.lock").exists():
             _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         elif outcome == BUSY:  # a person's commit is under way: let it move HEAD first
@@ -172,7 +174,7 @@ def publish(
         if (now := head_of()) != head:  # another commit landed first: build on top of it
             refuse_a_switch(git_dir, branch, undone)  # built there, it would land there
             head, commit = now, build(now)
-    _still_busy(root, git_dir, undone)
+    still_busy(root, git_dir, undone)
     raise not_moved(root, git_dir, undone)
 
 
@@ -188,21 +190,7 @@ def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) ->
         if time.monotonic() > deadline:
             break
         _pause(min(attempt, 2))
-    _still_busy(root, git_dir, undone)
-
-
-def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
-    """GitError naming the git command memidx gave up waiting for, if one is still there."""
-    from memidx.git.publish import COMMITTING, INDEX_TAKERS, SWITCHERS, committing, in_the_way
-
-    if (git_dir / "index.lock").exists():
-        raise index_held(git_dir / "index.lock", root, undone)
-    if committing(root):
-        still = f"a git commit in this clone is still under way; {undone} (so that commit"
-        raise GitBusy(f"{still} does not fail)", "try again once it ends")
-    if in_the_way(root, COMMITTING | SWITCHERS | INDEX_TAKERS):  # not "HEAD kept moving"
-        what = "git switch or checkout" if in_the_way(root) else "git command taking the index"
-        raise GitBusy(f"a {what} here is still under way; {undone}", "try again")
+    still_busy(root, git_dir, undone)
 
 
 def _build(
@@ -247,20 +235,19 @@ def update_user_index(
 ) -> None:
     """Point the user's index entries for these paths at `commit`, waiting for another git's
     index lock until `deadline`; GitError saying `done` and what `git status` `shows` if not."""
-    import git
+    from memidx.git.index_copy import HELD, edit_on_copy
 
+    reset = ("reset", "-q", commit, "--", *literal(paths))
     for attempt in range(10_000):  # bounded by the deadline (one more try past it)
-        try:
-            repo.git.reset("-q", commit, "--", *literal(paths))
+        status, said = edit_on_copy(Path(repo.working_tree_dir), Path(repo.git_dir), reset)
+        if status == 0:
             return
-        except git.GitCommandError as exc:
-            if "index.lock" in str(exc.stderr or "") and time.monotonic() < deadline:
-                _pause(min(attempt, 4))
-                continue
-            raise GitError(
-                f"{done}, but git's index stayed locked, so `git status` shows {shows}",
-                f"run `git reset -q -- {' '.join(paths)}` once the other git command ends",
-            ) from exc
+        if status == HELD and time.monotonic() < deadline:
+            _pause(min(attempt, 4))
+            continue
+        why = "stayed locked" if status == HELD else f"refused it ({said or f'status {status}'})"
+        hint = f"run `git reset -q -- {' '.join(paths)}` once the other git command ends"
+        raise GitError(f"{done}, but git's index {why}, so `git status` shows {shows}", hint)
 
 
 def _head(repo: Any) -> str | None:
@@ -282,13 +269,13 @@ def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> Non
             return
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
-            if left_behind(lock, root):
-                from shlex import quote  # `rm /a/my memory/.git/index.lock` named /a/my
+            if left_behind(lock, root):  # a killed git's, or a killed memidx move's
+                from memidx.git.left_lock import described
 
+                left = described(root, lock)
                 raise IndexLockLeft(
-                    f"{lock} was left behind by a git process that was killed (no running "
-                    f"process holds it); {undone}",
-                    f"check that no git command is running, then remove it: rm {quote(str(lock))}",
+                    f"{left.said} (no running process holds it); {undone}",
+                    f"check that no git command is running, then {left.todo()}",
                 )
         if time.monotonic() > deadline:
             break

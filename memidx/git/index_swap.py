@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 READY = "memidx-ready-index"  # in the git folder: the index brought to the new commit
+SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
 Signature = tuple[int, int, int, int]  # git's index as stat sees it
 NONE: Signature = (0, 0, 0, 0)  # no index yet
 Prepared = tuple[Signature, Mapping[str, bytes]]  # the index copied, the files to write
@@ -33,10 +34,13 @@ def prepare(
     import shutil
     import subprocess
 
+    if any(os.path.lexists(root / path) for path in files):
+        return None  # usable() would refuse it: no copy, no `git cat-file` per file for naught
     ready = git_dir / READY
     env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
     try:
-        ready.unlink(missing_ok=True)  # a killed memidx's
+        discard(git_dir)  # a killed memidx's
+        _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
         before = signature(git_dir)
         if before != NONE:
             shutil.copy2(git_dir / "index", ready)
@@ -70,10 +74,31 @@ def signature(git_dir: Path) -> Signature:
     return (seen.st_ino, seen.st_size, seen.st_mtime_ns, seen.st_ctime_ns)
 
 
+def _hold(git_dir: Path) -> None:
+    """Hold git's index by a hard link (SEEN) while it is copied: its inode is not used again
+    meanwhile, so a git that wrote the index twice in one clock tick, to the same size, is
+    still seen (the stat signature alone missed it); none where the file system has no
+    links (the signature then decides alone)."""
+    try:
+        os.link(git_dir / "index", git_dir / SEEN)
+    except OSError:
+        return
+
+
+def _same_index(git_dir: Path, seen: Signature) -> bool:
+    """Whether git's index is the one copied: the file held, else its stat signature."""
+    if signature(git_dir) != seen:
+        return False
+    try:
+        return (git_dir / "index").samefile(git_dir / SEEN)
+    except FileNotFoundError:
+        return seen == NONE or not (git_dir / SEEN).exists()  # no link was made: stat alone
+
+
 def usable(root: Path, git_dir: Path, prepared: Prepared | None) -> bool:
     """Whether the READY copy stands for git's index now (memidx holds index.lock) and no file
     is at the paths it would write (a person's: the follow's checkout decides, as before)."""
-    if prepared is None or signature(git_dir) != prepared[0]:
+    if prepared is None or not _same_index(git_dir, prepared[0]):
         return False
     return not any(os.path.lexists(root / path) for path in prepared[1])
 
@@ -92,14 +117,16 @@ def swap(root: Path, git_dir: Path, files: Mapping[str, bytes], gone: Sequence[s
             with (root / path).open("xb") as file:
                 file.write(data)
         (git_dir / READY).replace(git_dir / "index")
+        (git_dir / SEEN).unlink(missing_ok=True)
     except OSError:
         return False
     return True
 
 
 def discard(git_dir: Path) -> None:
-    """Remove READY (unused, or half made)."""
+    """Remove READY (unused, or half made) and its hold of git's index."""
     try:
         (git_dir / READY).unlink(missing_ok=True)
+        (git_dir / SEEN).unlink(missing_ok=True)
     except OSError:
         return

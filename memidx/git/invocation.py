@@ -18,8 +18,8 @@ from pathlib import Path
 
 from memidx.git.aliases import (  # re-exported: publish, branch_move
     AUTOCORRECT,
-    BUILTINS,
     clone_aliases,
+    commands,
     corrected,
     holding,
     prime,
@@ -33,10 +33,15 @@ SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any gi
 # the same process: any git command for as long as that git runs (a `git comit` taken for a
 # shell, waited for only while young, had HEAD moved under its commit: "cannot lock ref")
 GUESSED = "?"
-__all__ = [  # holding, prime and BUILTINS for those that import them from here
-    "BUILTINS", "GUESSED", "SHELL_ALIAS", "VALUED", "command_at", "command_of", "expanded",
-    "git_dirs", "holding", "in_clone", "named_git_dir", "options", "prime", "restores_paths",
-    "tree_of",
+# expanded()'s command for a word that may name an alias of the clone's, not read (under
+# HEAD's lock, never read before): any git for as long as it runs, as GUESSED is (taken for
+# a shell's alias, a `git ci` running 1 s was no commit: only a young shell alias is waited
+# for); the next look, before the lock, reads them (prime)
+UNREAD = "?alias"
+__all__ = [  # holding, prime and commands for those that import them from here
+    "GUESSED", "SHELL_ALIAS", "UNREAD", "VALUED", "command_at", "command_of", "commands",
+    "expanded", "external", "git_dirs", "holding", "in_clone", "named_git_dir", "options",
+    "prime", "restores_paths", "tree_of",
 ]  # fmt: skip
 
 
@@ -114,19 +119,21 @@ def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> l
     config of the clone at `root`, and what the git was given: `-c alias.x=y`, `--config-env`,
     GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT in its raw `environ`, given_config);
     [SHELL_ALIAS] for an alias that runs a shell, [GUESSED] for a mistyped command git runs its
-    guess for; [] when there is no command."""
+    guess for; [UNREAD] for a possible alias not read under HEAD's lock; [] when there is no
+    command. A `git-<word>` on the git's PATH runs before any alias, as git runs it
+    (external)."""
     at = command_at(words)
     if at is None:
         return []
     rest = list(words[at:])
     given = given_config(options(words[:at]), environ)
     for _ in range(16):  # an alias naming an alias: git's chain, never a loop
-        if rest[0] in BUILTINS or not _may_name_an_alias(rest[0]):
+        if rest[0] in commands() or not _may_name_an_alias(rest[0]) or external(rest[0], environ):
             return rest
         value = given.get(f"alias.{rest[0].lower()}")
         aliases = clone_aliases(root) if value is None and root is not None else {}
         if aliases is None:
-            return [SHELL_ALIAS]  # not read under HEAD's lock: any git (careful)
+            return [UNREAD]  # not read under HEAD's lock: any git (careful)
         value = aliases.get(rest[0].lower()) if value is None else value
         if value is None:
             said = given.get("help.autocorrect", aliases.get(AUTOCORRECT, "0"))
@@ -144,6 +151,21 @@ def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> l
             return [SHELL_ALIAS]
         rest = [*words_of[at:], *rest[1:]]
     return [SHELL_ALIAS]
+
+
+def external(word: str, environ: bytes = b"") -> bool:
+    """Whether the git whose raw /proc/<pid>/environ is `environ` runs a `git-<word>` for `git
+    <word>` (its GIT_EXEC_PATH, then its PATH; memidx's PATH where that cannot be read, `b""`,
+    another user's git): git runs it before any alias of that name and guesses no other
+    command for it. memidx's own PATH told a person's `git-st` script from memidx's view."""
+    import shutil  # only for a word that is no command of git's: not on the hook path
+
+    if environ:
+        path = [*_environ(environ, b"GIT_EXEC_PATH"), *(_environ(environ, b"PATH") or [os.defpath])]
+    else:
+        path = [os.environ.get("PATH", os.defpath)]
+    folders = [part for entry in path for part in entry.split(os.pathsep) if part.startswith("/")]
+    return shutil.which(f"git-{word}", path=os.pathsep.join(folders)) is not None
 
 
 def _may_name_an_alias(word: str) -> bool:

@@ -60,7 +60,8 @@ def _lock_let_go(root: Path, folder: Path) -> tuple[int, str] | None:
         return None
     if _token(lock) != token:  # taken since by another: its own
         return None
-    for left in (folder / EDIT_COPY, folder / f"{EDIT_COPY}.lock", lock):
+    copy = f"{EDIT_COPY}-{token[0]}"  # the killed shell's copy, and its hold of the index
+    for left in (folder / copy, folder / f"{copy}.lock", folder / f"{copy}.seen", lock):
         try:
             left.unlink(missing_ok=True)
         except OSError:  # a folder it may not change: status names the lock, as before

@@ -43,6 +43,15 @@ def rebase_under_way(root: Path) -> bool:
         return False
 
 
+def head_moved_at(root: Path) -> float | None:
+    """When HEAD last moved (its reflog's last write, time.time()), read from .git's files;
+    None when they do not say (no reflog: core.logAllRefUpdates off)."""
+    try:
+        return (_git_dir(root) / "logs" / "HEAD").stat().st_mtime
+    except UNREADABLE:
+        return None
+
+
 def unborn_branch(root: Path) -> str | None:
     """The branch HEAD names when it has no commit yet (`git switch --orphan`), read from
     .git's files; None when HEAD has a commit or the files do not say it plainly (reftable)."""

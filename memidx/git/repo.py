@@ -41,11 +41,15 @@ class TreeEntry(Value):
 def git_env() -> dict[str, str]:
     """The environment for git subprocesses: inherited GIT_* variables (a hook's GIT_INDEX_FILE,
     GIT_DIR of an outer repository) must not redirect our reads, nor a replace ref (`git
-    replace`) show another object in the place of the one git pushes and commits hold."""
+    replace`) show another object in the place of the one git pushes and commits hold. git
+    speaks English, which memidx reads (no catalog of its translations: GIT_TEXTDOMAINDIR, not
+    a folder, leaves git in the C locale), and the locale is left as the person set it for
+    the hooks git runs (reference-transaction, under every update-ref): LC_ALL=C ran them in
+    C (a hook's UTF-8 text, `sort`, its own messages)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_NO_REPLACE_OBJECTS"] = "1"
     env["GIT_OPTIONAL_LOCKS"] = "0"
-    env["LC_ALL"] = "C"
+    env["GIT_TEXTDOMAINDIR"] = os.devnull
     return env
 
 

@@ -39,8 +39,7 @@ def check_drift(
     to HEAD is waited for; `remedy` is the command the lines name (another repository's has no
     `make reconcile`). `staged`: what staged_notes read of the files, when the caller has it."""
     from memidx.git.refs import read_head, rebase_under_way
-    from memidx.githooks.drift_wait import drift_line, follow_ended
-    from memidx.index.following import followed_now
+    from memidx.githooks.drift_wait import drift_line, follow_ended, following_head
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
@@ -85,9 +84,8 @@ def check_drift(
         drift = drift_of(store, note_source(config).files())
     finally:
         store.conn.close()
-    if drift.total and patient and followed_now(config):  # memidx's commit, its index follows:
-        # looked at once it ended or the index is at HEAD; still under way, it is no drift
-        again = follow_ended(config, lambda: _at_head(config))
+    if drift.total and patient and following_head(config):  # memidx's commit, its index follows:
+        again = follow_ended(config)  # looked at once it ended; still under way, it is no drift
         return check_drift(config, files, remedy, staged, patient=False) if again else problems
     if drift.total and indexed and head and rebase_under_way(config.root):
         # git runs no memidx hook at a rebase's picks: an amend at an `edit` stop was blocked,
@@ -97,22 +95,6 @@ def check_drift(
     if drift.total:
         problems.append(drift_line(indexed, head, drift.summary(), fix))
     return problems
-
-
-def _at_head(config: Config) -> bool:
-    """Whether the index is at HEAD's commit now (False when it cannot tell)."""
-    from memidx.git.refs import read_head
-    from memidx.index.store import open_store
-
-    try:
-        store, _ = open_store(config.index_path, write=False)
-    except MemidxError:
-        return False
-    try:
-        head = read_head(config.root)
-        return head is not None and store.get_state("indexed_commit") == head
-    finally:
-        store.conn.close()
 
 
 def staged_problems(

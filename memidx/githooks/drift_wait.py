@@ -6,32 +6,67 @@ failed" (tests/benchmark/chaos.py, seed 1), for a drift memidx was ending that m
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.git.refs import head_moved_at, read_head
+from memidx.githooks.notices import warn
 from memidx.index.following import followed_now
+from memidx.waited_lock import SAY_AFTER, say_waiting
 
 FOLLOW_WAIT = 10.0  # seconds a commit waits for memidx's follow before it goes on unblocked
 POLL = 0.05
-AT_HEAD_EVERY = 5  # polls between two reads of the index's commit (an SQLite open each)
 
 
-def follow_ended(config: Config, at_head: Callable[[], bool] = lambda: False) -> bool:
-    """Whether no memidx command of this clone is bringing the index to HEAD, once waited
-    for (at most FOLLOW_WAIT seconds), or the index is at HEAD (`at_head`) though one still
-    holds its lock: a share or forget holds it while it waits for git's index, which this very
-    commit holds through its hooks, and held the commit for all its wait (8-9 s, chaos.py
-    seeds 3 and 4) once another's follow was done; False when one still is."""
-    deadline = time.monotonic() + FOLLOW_WAIT
-    polls = 0
-    while followed_now(config):
-        if time.monotonic() >= deadline:
-            return False
-        polls += 1
-        if polls % AT_HEAD_EVERY == 0 and at_head():
+def following_head(config: Config) -> bool:
+    """Whether a memidx command of this clone is bringing the index to the HEAD it moved (a
+    command begun since HEAD last moved has moved nothing: it may be waiting for this very
+    commit's git, which holds the index, as a `remember` does)."""
+    return followed_now(config, head_moved_at(config.root))
+
+
+def follow_ended(config: Config) -> bool:
+    """Whether memidx's follow ended, once waited for (at most FOLLOW_WAIT seconds): no command
+    of this clone brings the index to HEAD any more, or the index is at HEAD (a command that goes
+    on after its sync, or waits for this commit's git, is not waited for).
+    False, said in a warning, when one still is after FOLLOW_WAIT: the commit goes on."""
+    start = time.monotonic()
+    said = False
+    for _ in range(100_000):  # bounded by FOLLOW_WAIT
+        if not following_head(config) or _at_head(config):
             return True
+        waited = time.monotonic() - start
+        if waited >= FOLLOW_WAIT:
+            break
+        if not said and waited >= SAY_AFTER:  # a commit that hung in silence for 10 s
+            said = True
+            say_waiting(
+                f"memidx: waiting up to {FOLLOW_WAIT - waited:.0f} s more for a memidx command "
+                "of this clone to bring the index to HEAD"
+            )
         time.sleep(POLL)
-    return True
+    warn(
+        config,
+        f"memidx: a memidx command of this clone is still bringing the index to HEAD after "
+        f"{FOLLOW_WAIT:g} s: the commit goes on without the drift check (`memidx status` says "
+        "any drift once it ends)",
+    )
+    return False
+
+
+def _at_head(config: Config) -> bool:
+    """Whether the index's commit is HEAD's now."""
+    from memidx.index.store import open_store
+
+    head = read_head(config.root)
+    try:
+        store, _ = open_store(config.index_path, write=False)
+    except MemidxError:
+        return False
+    try:
+        return head is not None and store.get_state("indexed_commit") == head
+    finally:
+        store.conn.close()
 
 
 def drift_line(indexed: str | None, head: str | None, summary: str, fix: str) -> str:

@@ -57,7 +57,7 @@ def _say_outdated(root: Path) -> None:
     except Exception:  # noqa: BLE001 - a post-* hook must never fail the git operation
         return
     if stages:
-        print(f"memidx: git hooks: {outdated_line(stages)}")
+        print(f"memidx: git hooks: {outdated_line(stages, root)}")
 
 
 def _synced(root: Path, stage: str) -> int:

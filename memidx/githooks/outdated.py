@@ -1,7 +1,8 @@
 """Which of memidx's git hooks a clone lacks, or has from an older memidx: a clone set up before
-a stage was added (commit-msg) gets it only from `make hooks`, which a `git pull` never runs.
+a stage was added (commit-msg) gets it only from `memidx hooks install` (`make hooks`), which a
+`git pull` never runs.
 `memidx status` lists them, and the post-merge and post-checkout hooks (which run after a pull)
-say so in one line. Read only: a hook of the user's at that path is theirs, and `make hooks`
+say so in one line. Read only: a hook of the user's at that path is theirs, and the install
 chains it; memidx never writes there from a hook.
 
 Lean: the post-* hooks import it (no dataclasses, no argument parser)."""
@@ -13,7 +14,6 @@ from pathlib import Path
 
 from memidx.githooks.shims import STAGES, shim
 
-REMEDY = "run `make hooks`"
 SCRIPT = ("hooks", "memidx-hook")  # what memidx's shims run, in the checkout
 AFTER_PULL = frozenset({"post-merge", "post-checkout"})  # the hooks that say so
 
@@ -30,9 +30,13 @@ def outdated_shims(root: Path) -> list[str]:
     return [stage for stage in STAGES if _read(folder / stage) != shim(stage)]
 
 
-def outdated_line(stages: list[str]) -> str:
-    """What `memidx status` and the hooks say of `stages` (from outdated_shims)."""
-    return f"{', '.join(stages)} missing or not memidx's current hook ({REMEDY})"
+def outdated_line(stages: list[str], root: Path | str) -> str:
+    """What `memidx status` and the hooks say of `stages` (from outdated_shims) in the clone at
+    `root`: `make hooks` where its Makefile has that target, else `memidx hooks install` (a
+    clone without memidx's Makefile was told to run a make target it lacks)."""
+    from memidx.remedies import run_hint
+
+    return f"{', '.join(stages)} missing or not memidx's current hook ({run_hint(root, 'hooks')})"
 
 
 def _hooks_dir(root: Path) -> Path | None:

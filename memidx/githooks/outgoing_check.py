@@ -20,6 +20,7 @@ def refuse_outgoing_secrets(config: Config) -> None:
     from memidx.githooks.push_check import push_problems
     from memidx.githooks.push_refs import Update
     from memidx.githooks.secret_check import BASELINE
+    from memidx.remedies import command_for
 
     repo = GitRepo(config.root)
     branch = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False).decode().strip()
@@ -39,17 +40,18 @@ def refuse_outgoing_secrets(config: Config) -> None:
     if not problems:
         return
     more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
+    again = f"then {command_for(config.root, 'sync')} again"  # `make sync` where it has the rule
     if problems[0] in unread:  # no allow marker or baseline lets it through
         raise MemidxError(
             f"{problems[0]}{more}: git push would send it to {remote} unchecked, so nothing "
             "was pulled or pushed",
             "make it smaller or take it out (git rebase -i, `edit`): no allow marker lets it "
-            "through; then make sync again",
+            f"through; {again}",
         )
     raise MemidxError(
         f"{problems[0]}{more}: a secret git push would send to {remote}, so nothing was pulled "
         "or pushed",
         "take it out (a message: git rebase -i, `reword`, or git commit --amend for the last "
         "commit; a note: git rebase -i, `edit`), or allow a false positive with `memidx: "
-        f"allow-secret` on its line or in {BASELINE}, then make sync again",
+        f"allow-secret` on its line or in {BASELINE}, {again}",
     )

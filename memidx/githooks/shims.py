@@ -11,6 +11,7 @@ and starts memidx only when HEAD moved in a committed transaction that no other 
 from __future__ import annotations
 
 from memidx.githooks.autostash_shim import FIND_DIR, INDEX_SHIM
+from memidx.githooks.no_hook_shim import NO_HOOK_SCRIPT
 
 MARKER = "# memidx-managed-hook"
 # The stages memidx serves. post-applypatch: `git am` commits each patch without post-commit,
@@ -68,23 +69,6 @@ state() { # made whole: a folder of this shell's, its .gitignore written, rename
 } 2>/dev/null
 IGNORE_ALL="# memidx's index and state: derived, never committed"
 """  # state(): .memidx made ignoring itself, as memidx.state_folder makes it
-
-# an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks,
-# in the user's state folder when the memory cannot keep it (or keeps a link or a FIFO there)
-# (`make reconcile` fails as the hook would on a memory that cannot be written: that first)
-NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated" todo="make reconcile"
-  if [ ! -w . ] || {{ [ -e .memidx ] && [ ! -w .memidx ]; }}; then
-    todo="make the memory writable ({check}), then run $todo"
-  else
-    todo="run $todo"
-  fi
-  printf 'memidx: %s: %s (%s)\\n' {stage} "$said" "$todo" >&2
-  line="$(printf '%s\\t%s\\t%s' "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said")"
-  {{ state .memidx && own .memidx/hook-error.log &&
-    printf '%s\\n' "$line" >>.memidx/hook-error.log; }} 2>/dev/null ||
-    {{ dir="$(trace_dir "$PWD")" && mkdir -p "$dir" && own "$dir/hook-error.log" &&
-      printf '%s\\n' "$line" >>"$dir/hook-error.log"; }} 2>/dev/null
-"""
 
 # the end of the post-* and pre-commit shims: the hook that was there before memidx, if any
 THEN_PREVIOUS = """previous="$0{chained}"

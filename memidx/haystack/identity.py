@@ -199,12 +199,13 @@ def _unstaged(repo: GitRepo, config: Config, staged: list[Path]) -> str | None:
     path, a `git commit` would commit them too, each record twice (the moved file, untracked,
     is what `haystack commit` commits). What git said when its index refuses (another git
     holds it): they then stay staged where they are, the clone's own all the same."""
+    from memidx.git.index_copy import edit_on_copy
+
     gone = "\0".join(_ref(config, path) for path in staged).encode("utf-8") + b"\0"
-    try:
-        repo.run("update-index", "--force-remove", "-z", "--stdin", input_bytes=gone)
-    except MemidxError as refused:
-        return refused.message
-    return None
+    args = ("update-index", "--force-remove", "-z", "--stdin")  # on a copy: index.lock held
+    git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())  # to rename
+    status, said = edit_on_copy(repo.root, git_dir, args, input_bytes=gone)
+    return (said or f"git update-index failed (status {status})") if status else None
 
 
 def _staged_own(repo: GitRepo, config: Config, haystack: Path) -> set[Path]:

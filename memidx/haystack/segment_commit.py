@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.errors import SwitchedAway
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.identity import drop_empty_folders
 from memidx.haystack.indexing import haystack_folder
@@ -32,6 +33,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
     from memidx.git.commit_error import not_committed
     from memidx.git.repo import GitRepo
+    from memidx.head_move import not_moving
 
     repo = GitRepo(config.root)
     branch = on_a_branch(config.root, "the haystack was not committed")
@@ -54,12 +56,21 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     # a git begun between that wait and the commit below was waited for holding the lock
     # (6.2 s): the commit under it waits for none, lets go of it, and waits without it
     purged: list[str | None] = [None]  # a stopped purge's commit, finished on the way
-    for attempt in range(3):
+    busy = 0
+    for _ in range(10_000):  # bounded by the deadline, and by three waits for a busy git
         try:
-            wait = 0.0 if attempt < 2 else max(0.0, deadline - time.monotonic())
+            wait = 0.0 if busy < 2 else max(0.0, deadline - time.monotonic())
             return _commit_locked(config, own, branch, notice, purged=purged, wait=wait)
+        except Beaten:  # a person's visit to another branch: committed once HEAD is back
+            if purged[-1] is None:  # nothing moved: no `following` held while it waits
+                not_moving()
+            if not _back_on(git_dir, branch, deadline):  # on `branch` (never on the other)
+                raise
+            wait_until_quiet(config.root, git_dir, not_committed(refs), deadline)
+            continue
         except GitBusy:
-            if attempt == 2 or time.monotonic() >= deadline:
+            busy += 1
+            if busy == 3 or time.monotonic() >= deadline:
                 raise
         wait_until_quiet(config.root, git_dir, not_committed(refs), deadline)
     return purged[-1]  # not reached: the last attempt returns or raises
@@ -111,6 +122,8 @@ def _commit_locked(
         # never built again on another branch a `git switch` took HEAD to meanwhile
         try:
             commit = commit_paths(config, refs, subject, wait=wait, branch=branch, written=written)
+        except SwitchedAway as away:  # a person's `git switch` beat the move: nothing moved
+            raise Beaten(away.message, away.hint) from None
         except GitBusy:  # a late git after the move (StillUnderWay): the try again finds
             if landed := _landed(repo, before, subject):  # nothing to commit, and said
                 purged.append(landed)  # "nothing to commit in the haystack" of this one
@@ -129,6 +142,26 @@ def _commit_locked(
         own.close()  # the next record starts a new segment: committed files stay as committed
         # HEAD already held these bytes (only git's index entries were mended): no commit made
         return finished if commit == before else commit
+
+
+def _back_on(git_dir: Path, branch: str, deadline: float) -> bool:
+    """Whether HEAD names `branch` again by `deadline` (a `git switch` back), looked at every
+    0.1 s."""
+    from memidx.git.publish import head_names
+
+    for _ in range(10_000):  # bounded by the deadline
+        if head_names(git_dir) == branch:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return False
+
+
+class Beaten(SwitchedAway):
+    """The segments' own commit found HEAD on another branch than the one it began on (a
+    `git switch` landed while it waited): nothing was committed, the segments went along
+    (untracked), and come back with a switch back."""
 
 
 def _held(repo: GitRepo, *args: str) -> bool:

@@ -19,25 +19,47 @@ HOOK_MARK_AGE = 600.0  # seconds a hook shell's mark is believed: its memidx hol
 
 
 @contextmanager
-def following(config: Config) -> Generator[None]:
+def following(config: Config, *, at_the_move: bool = False) -> Generator[None]:
     """Hold this command's lock file for the block: it moves HEAD and brings the index to it.
-    A state folder it cannot be made in (read-only, no file of memidx's) holds none: a search
-    meanwhile may then say the index is behind, as before."""
+    `at_the_move`: taken only once memidx is about to move HEAD (memidx.head_move), not while
+    it waits for a person's git before that. A state folder it cannot be made in (read-only,
+    no file of memidx's) holds none: a search meanwhile may then say the index is behind, as
+    before."""
+    from memidx.head_move import told
+
     path = config.state_dir / FOLDER / f"{os.getpid()}-{time.monotonic_ns()}.lock"
-    with ExitStack() as held:
-        try:  # no state folder: no index, no search to tell (it is made by the index's sync)
-            if config.state_dir.is_dir():
-                held.enter_context(file_lock(path, wait=False))
-                held.callback(path.unlink, missing_ok=True)
-        except OSError:
-            pass
-        yield
+    with ExitStack() as outer:
+        held = outer.enter_context(ExitStack())
+        taken: list[bool] = []
+
+        def take() -> None:
+            if taken:
+                return
+            taken.append(True)
+            try:  # no state folder: no index, no search to tell (made by the index's sync)
+                if config.state_dir.is_dir():
+                    held.enter_context(file_lock(path, wait=False))
+                    held.callback(path.unlink, missing_ok=True)
+            except OSError:
+                pass
+
+        def drop() -> None:
+            taken.clear()
+            held.close()  # an ExitStack closed is empty and usable again
+
+        if not at_the_move:
+            take()
+        with told(take, drop):
+            yield
 
 
-def followed_now(config: Config) -> bool:
+def followed_now(config: Config, head_moved: float | None = None) -> bool:
     """Whether a command of this clone holds its lock file (`following`) now, or a git hook's
     shell has started memidx (`hook-<pid>.pid`, hooks/memidx-hook: written before Python
-    starts, while its pid lives); one a command that ended (killed) left is removed."""
+    starts, while its pid lives); one a command that ended (killed) left is removed. Given
+    when HEAD last moved (`head_moved`, time.time()), a command's counts only when it began
+    by then: one begun since has moved nothing yet (a `remember` waiting for the git whose
+    check asks held that commit 10 s: each waited for the other)."""
     folder = config.state_dir / FOLDER
     try:
         paths = sorted(folder.glob("*.lock")) if folder.is_dir() else []
@@ -47,8 +69,10 @@ def followed_now(config: Config) -> bool:
     for path in paths[:64]:  # bounded: a folder others filled is no reason to read it all
         try:
             with file_lock(path, wait=False) as taken:
-                if not taken:
+                if not taken and (head_moved is None or path.stat().st_mtime <= head_moved):
                     return True
+                if not taken:
+                    continue
                 path.unlink(missing_ok=True)  # its command ended without removing it
         except OSError:
             continue

@@ -43,6 +43,7 @@ from memidx.index.schema import (
 )
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
 from memidx.index.upgrade_room import RoomWait, room_wait
+from memidx.index.vectors import VectorStore
 from memidx.state_folder import ensure_folder
 from memidx.waited_lock import waited_lock
 
@@ -171,7 +172,7 @@ def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | 
         return store, said
     if conn is not None and problem == EMPTY:
         create_schema(conn)  # a new file, or one memidx stamped and never filled
-        remove_matrices(path)  # a deleted index's, if any: never this new index's
+        remove_matrices(path, {VectorStore(conn).index_id()})  # a deleted index's: not this one's
         return Store(conn), None
     if conn is not None:
         conn.close()

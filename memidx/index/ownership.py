@@ -13,11 +13,13 @@ import os
 import sqlite3
 import stat
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import ConfigError, MemidxError, NotMemidxIndex
 from memidx.index.header import read_header
+from memidx.index.matrix_header import remove_foreign
 from memidx.state_folder import ensure_folder, ignore_itself
 from memidx.text import display
 
@@ -25,7 +27,7 @@ APPLICATION_ID = 0x4D454D58  # "MEMX" in PRAGMA application_id: this file is mem
 SQLITE_MAGIC = b"SQLite format 3\x00"
 COMPANIONS = ("-wal", "-shm")  # SQLite's files of an index, named after it
 FOREIGN_HINT = (
-    "if it is a damaged index, move it away yourself and run `make ingest`; else point `index` "
+    "if it is a damaged index, move it away yourself and run `memidx ingest`; else point `index` "
     "in [tool.memidx] (MEMIDX_INDEX) at another path"
 )
 
@@ -118,7 +120,8 @@ def move_aside(path: Path) -> Path:
 
 def remove_index(path: Path) -> None:
     """Delete a provably-memidx index of an unusable version and what was derived from it
-    (its -wal, -shm, and the matrix files of its vectors); nothing else in those folders."""
+    (its -wal, -shm, and the matrix files memidx made of its vectors); nothing else in those
+    folders."""
     for suffix in ("", *COMPANIONS):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     remove_matrices(path)
@@ -126,14 +129,38 @@ def remove_index(path: Path) -> None:
         Path(f"{path}-vectors").rmdir()
 
 
-def remove_matrices(path: Path) -> None:
-    """Delete the matrix files beside the index at `path` (none of a new index's: those left
-    there were made from an index deleted since, and a search never reads them, so only their
-    disk space and the vectors of what was forgotten after would stay)."""
-    vectors = Path(f"{path}-vectors")
-    if vectors.is_dir() and not vectors.is_symlink():
-        for matrix in vectors.glob("*.mxv"):
-            matrix.unlink(missing_ok=True)
+def remove_matrices(path: Path, keep: Collection[str] = ()) -> None:
+    """Delete the matrix files beside the index at `path` that memidx made of an index other
+    than those of `keep` (its id: a new index's, its own left; those there were made from an
+    index deleted since, and a search never reads them, so only their disk space and the
+    vectors of what was forgotten after would stay). Not a `*.mxv` whose header memidx cannot
+    read: every one there went, whatever wrote it."""
+    remove_foreign(path, keep)
+
+
+def remove_others_matrices(path: Path) -> None:
+    """Remove the matrix files of every index but the one at `path` now, by their headers: an
+    embed's index may have been deleted since its last look and a new one made there, whose
+    files went as a deleted index's (rebuilt at a cost: the id an embed's connection read is
+    no proof its index is still there), and then the file the embed just wrote is the stale
+    one. Nothing when no index there can be read."""
+    now = index_id_at(path)
+    if now is not None:
+        remove_foreign(path, {now})
+
+
+def index_id_at(path: Path) -> str | None:
+    """The id of the index at `path` now (read from its file, not from a connection opened on
+    one that may have been deleted since); None when there is none memidx can read."""
+    if header_id(path) != APPLICATION_ID:
+        return None
+    try:
+        uri = f"{path.absolute().as_uri()}?mode=ro"  # never created, never written
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+            row = conn.execute("SELECT value FROM state WHERE key = 'index_id'").fetchone()
+    except sqlite3.Error:
+        return None
+    return str(row[0]) if row and row[0] else None
 
 
 def check_location(config: Config, *, ask_git: bool) -> None:

@@ -135,12 +135,18 @@ def refuse_nul(name: str, value: str) -> None:
         raise UsageError(f"the {name} holds a NUL character", f"give the {name} without it")
 
 
-def status(config: Config) -> dict[str, object]:
-    """memidx.status/1, as `memidx status --json`; NewerIndex, as every other tool, when a
-    newer memidx built the index: this server outlived an upgrade and hands over to it."""
+def status(config: Config, say: Say | None = None) -> dict[str, object]:
+    """memidx.status/1, as `memidx status --json`, after what `memidx status` puts right first
+    (a killed memidx's index lock and files aside; the pending notes HEAD holds, settled),
+    said through `say`; NewerIndex, as every other tool, when a newer memidx built the index:
+    this server outlived an upgrade and hands over to it."""
     from memidx.memory.json_objects import status_data
+    from memidx.memory.killed_leftovers import settle_killed
+    from memidx.memory.pending_landed import settle_landed
     from memidx.memory.status import gather
 
+    settle_killed(config, say or _unsaid)  # before the look: what is put right is not named
+    settle_landed(config, say or _unsaid)  # a note HEAD holds, once the git with it ended
     found = gather(config)
     if found.index_newer:
         raise NewerIndex(found.index_problem or "", found.index_remedy)
@@ -161,12 +167,14 @@ def remember(
     kept pending rather than waited for past `deadline` (memidx/memory/answer_by.py)."""
     from memidx.index.following import following
     from memidx.memory.json_objects import remember_data
-    from memidx.memory.remember import parse_tags
+    from memidx.memory.killed_leftovers import settle_killed
+    from memidx.memory.new_note import parse_tags
     from memidx.memory.remember import remember as write_note
 
     refuse_nul("title", title)
     refuse_nul("folder", folder or "")
-    with following(config):  # a search meanwhile: the index behind HEAD is no drift
+    settle_killed(config, say or _unsaid, asides=False)  # its lock would hold the note up
+    with following(config, at_the_move=True):  # from HEAD's move: a search is told
         done = write_note(
             config,
             title,
@@ -199,3 +207,7 @@ def file_turn(
             if say is not None:
                 say(line)
     return filed_data(filed)
+
+
+def _unsaid(_: str) -> None:
+    """No one to tell (a caller without `say`): the answer's JSON says the state."""

@@ -128,7 +128,7 @@ def _read_tools(server: MCPServer[Any], workers: Workers) -> None:
         """The memory's health, as `memidx status --json` (memidx.status/1): notes, index,
         drift, vectors, uncommitted notes, the last hook failure. Call it when a search
         warns or fails."""
-        return await _answer(workers.read("status", answers.status, workers.config))
+        return await _answer(workers.read("status", answers.status, workers.config, _say))
 
     @server.resource(
         "memidx://note/{+path}",

@@ -46,7 +46,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
         raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
-        with following(config):  # a search meanwhile: the index behind HEAD is no drift
+        with following(config, at_the_move=True):  # from HEAD's move: a search is told
             return _forget_note(config, note, notice)
     return _forget_record(config, ref, notice)
 

@@ -99,7 +99,7 @@ def scrub_forgotten(
     clone after a forget, on another after the pull that brought it. Where they cannot be
     written (no numpy, a full disk) they are removed: the next embed writes them, and search
     reads the index meanwhile. `what` begins the warning of a file that stays."""
-    from memidx.embed.matrix_header import matrix_files, stale_matrices
+    from memidx.index.matrix_header import matrix_files, stale_matrices
 
     try:
         if not matrix_files(config.index_path):

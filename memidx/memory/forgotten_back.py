@@ -1,18 +1,20 @@
-"""A note `memidx forget` took out of a branch that a merge brought back, forgotten again by
-the post-merge hook.
+"""A note `memidx forget` took out of a branch that a merge brought back, forgotten again by the
+post-merge hook.
 
-A branch made before a `git pull --rebase` (or any rewrite) holds the note in commits the
-rebase copied: their merge-base lacks the note, so merging that branch after the note was
-forgotten adds it again, as the other side's new file, into memory and on to the remote
+A branch made before a `git pull --rebase` (or any rewrite) holds the note in commits the rebase
+copied: their merge-base lacks the note, so merging that branch after the note was forgotten
+adds it again, as the other side's new file, into memory and on to the remote
 (tests/benchmark/chaos.py, seeds 1 and 2). It is the forgotten note when the merge's first
-parent lacks it and holds a memidx `forget` commit of its path that the other parent never saw
+parent lacks it and holds a memidx `forget` commit that the other parent never saw
 (one that did and wrote the note again meant it), the merge holds the very bytes that commit
-deleted, and the other parent neither reverted it nor wrote the note after it (a commit
-authored later: a restore by `git checkout <forget>^ -- <note>` was forgotten again, told from
-a stale copy by nothing else). Which commit changed the path last is not asked: git names a
-person's merge that kept the note out (a pull of a branch still holding it, a conflict
-resolved by deleting it) before the forget, however its history is simplified (seed 1). Git's
-history keeps the note's text, as after any forget."""
+deleted (at any path: a note renamed, then forgotten, came back at its old name), the merge left
+no conflict there (a modify/delete the person resolved by keeping the note, its bytes from
+before the forget, was forgotten again against that resolution), and the other parent neither
+reverted it nor wrote the note after it (a commit authored later: a restore by `git checkout
+<forget>^ -- <note>` was forgotten again, told from a stale copy by nothing else). Which commit
+changed the path last is not asked: git names a person's merge that kept the note out (a pull of
+a branch still holding it, a conflict resolved by deleting it) before the forget, however its
+history is simplified (seed 1). Git's history keeps the note's text, as after any forget."""
 
 from __future__ import annotations
 
@@ -35,16 +37,21 @@ def brought_back(config: Config, merge: str = "HEAD") -> dict[str, str]:
     forgot = _forgotten_only_ours(repo, ours, theirs)
     if not forgot:  # the usual merge: no forget since the branches parted, no walk per note
         return {}
-    args = ("diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", ours, merge)
-    added = _text(repo, *args, "--", config.notes_dir).split("\0")
+    args = ("diff", "--raw", "--no-abbrev", "-z", "--no-renames", "--diff-filter=A", ours, merge)
+    added = _added(_text(repo, *args, "--", config.notes_dir), config.notes_dir)
+    deleted = _deleted(repo, forgot) if added else {}
     found: dict[str, str] = {}
-    for ref in (ref for ref in added if ref in forgot and is_note_path(ref, config.notes_dir)):
-        back = _text(repo, "rev-parse", "--verify", "-q", f"{merge}:{ref}").strip()
-        # the forget that deleted these very bytes: others are the other branch's own note
-        commit = next((c for c in forgot[ref] if _deleted(repo, c, ref) == back), "")
-        if not commit:
-            continue
+    chosen: set[str] | None = None  # the notes the person's resolution of a conflict kept
+    for ref, back in added:
+        # the forget that deleted these very bytes, at any path (a note renamed, then forgotten,
+        # came back at its old name); other bytes are the other branch's own note
+        commit, path = deleted.get(back, ("", ""))
         literal = f":(literal){ref}"
+        if not commit or (path != ref and not _text(repo, "rev-list", "-1", ours, "--", literal)):
+            continue  # at a path this branch never held: another note of the same bytes
+        chosen = _conflicted(repo, ours, theirs) if chosen is None else chosen
+        if ref in chosen:
+            continue  # a modify/delete conflict the person resolved by keeping the note: meant
         if _reverted(repo, commit, theirs, ours, literal):
             continue  # `git revert` of the forget on a branch that never held it: meant
         if _written_after(repo, commit, theirs, ours, literal):
@@ -83,9 +90,33 @@ def _forgotten_only_ours(repo: GitRepo, ours: str, theirs: str) -> dict[str, lis
     return forgot
 
 
-def _deleted(repo: GitRepo, commit: str, ref: str) -> str:
-    """The blob of `ref` that forget commit `commit` deleted ("" when its parent lacked it)."""
-    return _text(repo, "rev-parse", "--verify", "-q", f"{commit}^:{ref}").strip()
+def _added(raw: str, notes_dir: str) -> list[tuple[str, str]]:
+    """(path, blob) of each note `git diff --raw -z --diff-filter=A` lists as added."""
+    fields = raw.split("\0")
+    pairs = zip(fields[0::2], fields[1::2], strict=False)
+    return [(path, said.split()[3]) for said, path in pairs if len(said.split()) > 4 and
+            is_note_path(path, notes_dir)]  # fmt: skip
+
+
+def _deleted(repo: GitRepo, forgot: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+    """The blob each forget commit deleted -> that commit (the newest, of several) and the
+    path it forgot, read in one git."""
+    asked = [(c, ref) for ref, commits in forgot.items() for c in commits if "\n" not in ref]
+    lines = "".join(f"{commit}^:{ref}\n" for commit, ref in asked).encode()
+    said = _text(repo, "cat-file", "--batch-check", input_bytes=lines).splitlines()
+    found: dict[str, tuple[str, str]] = {}
+    for (commit, ref), answer in zip(asked, said, strict=False):
+        blob, _, kind = answer.partition(" ")
+        if kind.startswith("blob "):
+            found.setdefault(blob, (commit, ref))
+    return found
+
+
+def _conflicted(repo: GitRepo, ours: str, theirs: str) -> set[str]:
+    """The paths merging `ours` and `theirs` leaves in conflict (git merge-tree, git 2.38):
+    what such a merge holds there is the person's resolution (none known to an older git)."""
+    args = ("merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", ours, theirs)
+    return set(_text(repo, *args).split("\0")[1:]) - {""}
 
 
 def _reverted(repo: GitRepo, commit: str, theirs: str, ours: str, literal: str) -> bool:
@@ -106,5 +137,5 @@ def _written_after(repo: GitRepo, commit: str, theirs: str, ours: str, literal: 
     return wrote.isdigit() and forgot.isdigit() and int(wrote) > int(forgot)
 
 
-def _text(repo: GitRepo, *args: str) -> str:
-    return repo.run(*args, check=False).decode("utf-8", "surrogateescape")
+def _text(repo: GitRepo, *args: str, input_bytes: bytes = b"") -> str:
+    return repo.run(*args, input_bytes=input_bytes, check=False).decode("utf-8", "surrogateescape")

@@ -39,6 +39,15 @@ def record_data(ref: str, record: Record) -> dict[str, object]:
     return {"schema": "memidx.record/1", "ref": ref, **record.to_json()}
 
 
+def _git_lock(status: Status) -> dict[str, str] | None:
+    """A git lock left behind (memidx.git.left_lock): where, which kind, in words, and the
+    command that clears it once no git command runs."""
+    lock = status.git_lock
+    if lock is None:
+        return None
+    return {"path": str(lock.path), "kind": lock.kind, "said": lock.said, "clear": lock.clear}
+
+
 def status_data(status: Status) -> dict[str, object]:
     """memidx.status/1 (`memidx status --json`)."""
     drift = status.drift
@@ -73,6 +82,7 @@ def status_data(status: Status) -> dict[str, object]:
         "torn_committed": status.torn_committed,
         "damaged": status.damaged,
         "hooks_outdated": status.hooks_outdated,
+        "git_lock": _git_lock(status),
         "vectors": {
             "model": status.model,
             "chunks": status.chunks,

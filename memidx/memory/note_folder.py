@@ -43,8 +43,10 @@ def note_folder(config: Config, directory: str | None, arg: str = "--dir") -> Pu
             )
         for at in range(len(parts)):
             _refuse_unportable(config, arg, directory, parts[: at + 1])
+        kept = _kept_folders(config)
         for typed in parts:
-            folder = folder / _refuse_a_twin(config, f"{arg} {directory!r}", folder, typed)
+            named = f"{arg} {directory!r}"
+            folder = folder / _refuse_a_twin(config, named, (folder, kept), typed)
             if (config.root / folder).exists() and not (config.root / folder).is_dir():
                 # a file where a folder of the way should be
                 raise UsageError(
@@ -73,16 +75,33 @@ def _refuse_unportable(config: Config, arg: str, directory: str, way: tuple[str,
     raise UsageError(f"{said} check the note out", RENAME)
 
 
-def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str) -> str:
+def _kept_folders(config: Config) -> dict[PurePosixPath, str]:
+    """The folders the pending notes' files go in (one in line, `Wsl/`, has none on disk
+    yet: a second in line, `wsl/`, made a second folder), each with one note's ref."""
+    from memidx.memory.pending_notes import pending
+
+    found: dict[PurePosixPath, str] = {}
+    for note in pending(config):
+        for folder in PurePosixPath(note.ref).parents:
+            found.setdefault(folder, note.ref)
+    return found
+
+
+def _refuse_a_twin(
+    config: Config, named: str, place: tuple[PurePosixPath, dict[PurePosixPath, str]], part: str
+) -> str:
     """The folder `part` names in `folder`: itself, or the one there in another Unicode form
     (`café` typed, `cafe\u0301` made on a Mac: the same letters, which no one can type
-    apart); UsageError when `folder` holds one differing in case: macOS and Windows, whose
-    file systems ignore case, merge the two folders."""
+    apart); UsageError when `folder` holds one differing in case, or a pending note goes in
+    one (`kept`): macOS and Windows, whose file systems ignore case, merge the two folders."""
+    folder, kept = place
     key = _fold(part)
     try:
         names = [p.name for p in (config.root / folder).iterdir()]
-    except OSError:  # no such folder yet: nothing to clash with
-        return part
+    except OSError:  # no such folder yet: only pending notes' folders to clash with
+        names = []
+    pending_in = {f.name: ref for f, ref in kept.items() if f.parent == folder and f != folder}
+    names += [name for name in pending_in if name not in names]
     if part in names:  # there already, twin or not: a note in it adds no folder
         return part
     same = [name for name in names if _nfc(name) == _nfc(part)]
@@ -90,10 +109,13 @@ def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str)
         return same[0]
     for name in names:
         if _fold(name) == key:
+            on_disk = (config.root / folder / name).exists()
+            there = "is there already" if on_disk else f"holds {pending_in[name]}, kept pending"
             raise UsageError(
-                f"{named}: {folder / name} is there already, which macOS and Windows take"
+                f"{named}: {folder / name} {there}, which macOS and Windows take"
                 f" for {folder / part} (case and Unicode form are ignored there)",
-                f"write it {name!r}, as it is there; nothing was written",
+                f"write it {name!r}, as it is {'there' if on_disk else 'written'}; nothing was"
+                " written",
             )
     return part
 

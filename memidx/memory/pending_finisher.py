@@ -118,7 +118,7 @@ def _finish(config: Config, say: Callable[[str], None]) -> bool:
         with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
             if not taken:  # waited for outside `following`: a search meanwhile says the truth
                 return False
-            moving.enter_context(following(config))  # HEAD moves: the index behind is no drift
+            moving.enter_context(following(config, at_the_move=True))  # at HEAD's move
             done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
         for ref, commit in done.commits.items():
             say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")

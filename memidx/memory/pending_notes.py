@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,20 +145,20 @@ def commit_pending(
     *,
     raise_for: PendingNote | None = None,
     only_commit: bool = False,
-    refs: frozenset[str] | None = None,
+    only: Callable[[PendingNote], bool] | None = None,
 ) -> Committed:
     """Commit the pending notes, oldest first, each as `remember` would have (the caller holds
     remember.lock). A git that holds the clone past `wait` seconds (WAIT_SECONDS when None)
     leaves the rest pending. Another failure (a hook that refuses, no author identity) ends an
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
-    changed or failed note is left to a hook, `remember` or `memidx sync` to say so. `refs`:
-    only these notes are looked at (status: the ones HEAD holds), the others left pending."""
+    changed or failed note is left to a hook, `remember` or `memidx sync` to say so. `only`:
+    the notes to look at (status: those HEAD holds already), the others left as they are."""
     from memidx.memory.fresh_note import commit_note, landed_late, renamed, written_now
     from memidx.memory.pending_elsewhere import elsewhere
 
     done = Committed({})
-    notes = [note for note in pending(config) if refs is None or note.ref in refs]
+    notes = [note for note in pending(config) if only is None or only(note)]
     here = head_branch(config) if notes else None
     stopped = stopped_pick(git_dir(config.root)) if here else None
     if stopped:  # its --abort took the branch back past a note committed now, and the file
@@ -257,21 +256,15 @@ def _to_commit(
     return False
 
 
-def finish_now(
-    config: Config, notice: Callable[[str], None], moving: ExitStack | None = None
-) -> Committed:
+def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:
     """What `memidx sync` runs first: the pending notes committed, waiting for remember.lock
-    and for git as `remember` does. `moving` holds `following` from the commit on (once that
-    lock is taken, as the finisher does): the caller lets go once the index is at HEAD."""
-    from memidx.index.following import following
+    and for git as `remember` does."""
     from memidx.memory.remember import LOCK_WAIT
     from memidx.waited_lock import waited_lock
 
     if not any_pending(config):
         return Committed({})
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
-        if moving is not None:
-            moving.enter_context(following(config))
         return commit_pending(config, None, notice)
 
 

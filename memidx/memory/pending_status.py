@@ -61,6 +61,8 @@ def pending_shown(config: Config) -> list[PendingShown]:
         why = busy or _why(here, note.branch, gone) or _elsewhere(config, note.branch)
         if why == COMMITTED_SOON and not _finisher_runs(config):
             why = NO_FINISHER
+        if why in (COMMITTED_SOON, NO_FINISHER):  # none commits while remember.lock is held
+            why = _lock_held(config) or why
         why = f"{vanished}; {why}" if (vanished := _vanished(config, note)) else why
         shown.append(PendingShown(note.ref, note.branch, when, why))
     return shown
@@ -71,9 +73,8 @@ def _holding(config: Config) -> str | None:
     or its branch's `refs/heads/<name>.lock`) no running process holds is named as `remember`
     and `sync` name it: a killed git's, which no waiting ends, with what to do (status said
     "git holds its index locked", as for a live git)."""
-    from shlex import quote
-
     from memidx.git.head_lock import head_locks
+    from memidx.git.left_lock import described
     from memidx.git.lock_holders import left_behind
     from memidx.git.underway import busy_with, git_dir
 
@@ -82,10 +83,10 @@ def _holding(config: Config) -> str | None:
     lock = next((lock for lock in locks if lock.exists()), None)  # busy_with's first
     if lock is None or not left_behind(lock, config.root):
         return busy_with(config.root)
+    left = described(config.root, lock)  # a killed memidx move's: `rm` alone undid its commit
     return (
-        f"{lock} was left behind by a git process that was killed (no running process holds "
-        f"it): check that no git command is running, then remove it (rm {quote(str(lock))}); "
-        "the note is committed once it is removed"
+        f"{left.said} (no running process holds it): check that no git command is running, "
+        f"then {left.todo('remove it ({})')}; the note is committed once it is removed"
     )
 
 
@@ -111,6 +112,30 @@ def _vanished(config: Config, note: PendingNote) -> str | None:
         "its file is gone from the work tree (a `git reset --hard` or `git rebase --abort` "
         "took it once git held it): it is written again from its pending entry when it is "
         f"committed (`memidx forget {note.ref}` drops it)"
+    )
+
+
+def _lock_held(config: Config) -> str | None:
+    """Why no note is committed while a process holds remember.lock (Linux /proc): one hung
+    there, not stopped, had every remember in line answer pending, the finisher give up after
+    its 10 minutes, and status say the next `remember` or `sync` commits the note, which waits
+    30 s for that lock and fails; None when none holds it."""
+    from memidx.memory.lock_holder import flock_holder, holder_said, stopped_holder
+    from memidx.memory.pending_notes import LOCK
+
+    lock = config.state_dir / LOCK
+    pid = flock_holder(lock)
+    if pid is None:
+        return None
+    who = holder_said(lock) or f"the process {pid}"
+    if stopped_holder(lock) is not None:
+        return (
+            f"{who} holds {lock} and is stopped (Ctrl-Z?), so no note is committed until it goes "
+            f"on: resume it (`fg`, or `kill -CONT {pid}`) or end it, then run `memidx sync`"
+        )
+    return (
+        f"{who} holds {lock}, so no note is committed until it lets go (a remember or git hook "
+        f"does within seconds; if it hangs, end it: `kill {pid}`, then run `memidx sync`)"
     )
 
 

@@ -22,9 +22,9 @@ from memidx.memory.fresh_note import keep_fresh
 from memidx.memory.pending_notes import PendingNote, keep, pending
 
 QUEUED = (
-    "it is kept, and committed by the remember holding that lock or the next one in line, "
-    "the process memidx leaves waiting for git (10 minutes at most), memidx's next git hook "
-    "or `memidx sync`; do not remember it again"
+    "it is kept, and committed once that lock is let go: by the process memidx leaves waiting "
+    "for it (10 minutes at most), memidx's next git hook, the next `memidx remember` or "
+    "`memidx sync`; do not remember it again"
 )
 
 
@@ -74,19 +74,28 @@ PLACING_WAIT = 5.0  # seconds waited for it; past them the note is placed all th
 
 
 @contextmanager
-def placed_in_turn(config: Config, held: MemidxError) -> Generator[tuple[str, str | None]]:
-    """queued_branch's answer, for a block that names the note and keeps it, one remember in
-    line at a time: those that waited out the wait together each took the same free name
-    (three notes of one title all answered notes/x.md, committed as x.md, x-2.md and x-3.md).
-    Past PLACING_WAIT (one stopped there) the block runs all the same, as it did before."""
+def naming(config: Config) -> Generator[None]:
+    """For a block that names a note (its folder, its file) and keeps it, one remember at a
+    time, the one holding remember.lock too: those that waited out the wait together each
+    took the same free name (three notes of one title all answered notes/x.md, committed as
+    x.md, x-2.md and x-3.md), and the holder took a name one in line had just been told, or a
+    `--dir wsl` beside one in line's `Wsl`. Past PLACING_WAIT (one stopped there) the block
+    runs all the same, as it did before."""
     from contextlib import ExitStack, suppress
 
     from memidx.portable import file_lock
 
-    found = queued_branch(config, held)
     with ExitStack() as turn:
         with suppress(OSError):  # no lock there to take (a folder, a link): placed all the same
             turn.enter_context(file_lock(config.state_dir / PLACING, timeout=PLACING_WAIT))
+        yield
+
+
+@contextmanager
+def placed_in_turn(config: Config, held: MemidxError) -> Generator[tuple[str, str | None]]:
+    """queued_branch's answer, for a block that names the note and keeps it (naming)."""
+    found = queued_branch(config, held)
+    with naming(config):
         yield found
 
 
@@ -103,38 +112,18 @@ def kept_in_line(
 
 
 def queued_said(config: Config, note: PendingNote, wait: float) -> str:
-    """What the remember says of its note, kept in line: why (the lock, held how long) and
-    what commits it."""
+    """What the remember says of its note, kept in line: why (the lock, what held it, how
+    long) and what commits it."""
+    from memidx.memory.lock_holder import flock_holder, holder_said
+
     state = "written" if os.path.lexists(config.root / note.ref) else "kept (no file yet)"
     lock = config.state_dir / "remember.lock"
-    why = f"other memidx remembers of this clone held {lock} for {wait:g} s (queued in line)"
+    who, pid = holder_said(lock), flock_holder(lock)  # now: the one that held it all the wait
+    by = f", now by {who}" if who else " by other memidx processes of this clone"  # or not
+    # one that hangs there (not stopped) holds up every commit, the finisher's 10 minutes too
+    hung = f"; if it hangs, end it: `kill {pid}`, then run `memidx sync`" if pid else ""
+    why = f"{lock} was held for {wait:g} s{by} (queued in line{hung})"
     return f"{note.ref} is {state} but not committed yet: {why} ({QUEUED})"
-
-
-def stopped_holder(lock: Path) -> int | None:
-    """The pid of the process that holds `lock` when it is stopped (Ctrl-Z, SIGSTOP): no queue
-    moves behind it until it is resumed (Linux /proc; None elsewhere, or when none is)."""
-    try:
-        found = lock.stat()
-        held = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    where = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
-    for fields in (line.split() for line in held.splitlines()):
-        # `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`; a waiter's line has `->`
-        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == where:
-            return _stopped(int(fields[4])) if fields[4].isdigit() else None
-    return None
-
-
-def _stopped(pid: int) -> int | None:
-    """`pid` when its process is stopped (state T or t), else None."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    state = stat.rpartition(")")[2].split()[:1]
-    return pid if state in (["T"], ["t"]) else None
 
 
 def stopped_error(note: PendingNote, lock: Path, pid: int) -> MemidxError:

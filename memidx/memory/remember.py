@@ -4,42 +4,35 @@ plumbing (memidx.git.commit), so a concurrent edit of any other file is never to
 from __future__ import annotations
 
 import os
-import re
 import time
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import PurePosixPath
-from typing import TypeVar
-
-import yaml
 
 from memidx.config import Config
-from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, SwitchedAway, UsageError
+from memidx.errors import IndexLockLeft, MemidxError, SwitchedAway, UsageError
 from memidx.index.ownership import keep_out_of_git
-from memidx.memory.answer_by import branch_for, clear_of_the_rebase, left, rebase_said
-from memidx.memory.fresh_note import commit_kept, keep_fresh, written_before
-from memidx.memory.note_file import free_name, write_new
+from memidx.memory.answer_by import branch_for, left, rebase_said
+from memidx.memory.fresh_note import commit_kept, keep_fresh
+from memidx.memory.lock_holder import stopped_holder
+from memidx.memory.new_note import note_text
 from memidx.memory.note_folder import note_folder
-from memidx.memory.note_redaction import Redacted, RedactedNote, redact_note, redaction_said
+from memidx.memory.note_placed import placed, telling
+from memidx.memory.note_redaction import Redacted, RedactedNote, redact_note
 from memidx.memory.note_state import committed_at_head, committed_meanwhile
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
-from memidx.memory.pending_notes import LOCK, Committed, after_a_hook, keep, pending
+from memidx.memory.pending_notes import LOCK, Committed, PendingNote, after_a_hook, keep
 from memidx.memory.queued_note import (
     RememberQueued,
     in_turn,
     kept_in_line,
+    naming,
     placed_in_turn,
     queued_said,
     stopped_error,
-    stopped_holder,
 )
-from memidx.notes.note import NoteError, clean_words, parse_note
 
-SLUG_LENGTH = 60
-E = TypeVar("E", bound=MemidxError)
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
 PENDING_HINT = (
     "it is kept, and committed once that git command ends: by memidx's git hook after it, or by "
@@ -58,59 +51,6 @@ class Remembered:
     title: str
     redactions: tuple[Redacted, ...] = ()  # what was replaced before the note was written
     pending: str | None = None  # pending: what was said of it (why it waits, what commits it)
-
-
-# Latin letters that no decomposition makes ASCII, spelled as their languages spell them
-# without the letter: they were dropped (`Straße` was notes/strae.md, `Łódź` odz)
-_SPELLED = str.maketrans(
-    {
-        **dict.fromkeys("ßẞ", "ss"),
-        **dict.fromkeys("æÆ", "ae"),
-        **dict.fromkeys("œŒ", "oe"),
-        **dict.fromkeys("þÞ", "th"),
-        **dict.fromkeys("ŋŊ", "ng"),
-        **dict.fromkeys("øØ", "o"),
-        **dict.fromkeys("łŁ", "l"),
-        **dict.fromkeys("đĐðÐ", "d"),
-        **dict.fromkeys("ħĦ", "h"),
-        **dict.fromkeys("ŧŦ", "t"),
-        "\u0131": "i",  # dotless i
-        "ĸ": "k",
-        "ƒ": "f",
-    }
-)
-
-
-def slugify(title: str, *, spelled: bool = True) -> str:
-    """A file name from a title: ASCII, lower case, words joined by hyphens; `spelled` False,
-    the name an earlier memidx gave it (the letters _SPELLED spells dropped)."""
-    decomposed = unicodedata.normalize("NFKD", title)
-    decomposed = decomposed.translate(_SPELLED) if spelled else decomposed
-    ascii_title = decomposed.encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
-    slug = slug[:SLUG_LENGTH].rstrip("-")
-    if re.fullmatch(r"con|prn|aux|nul|com[0-9]|lpt[0-9]", slug):  # Windows' device names:
-        return f"{slug}-note"  # git for Windows refuses to check out notes/nul.md
-    return slug or "note"
-
-
-def note_text(title: str, tags: Sequence[str], body: str, created: str, **extra: object) -> str:
-    """The Markdown of a new note: front matter, then the body."""
-    fields: dict[str, object] = {"title": title}
-    if tags:
-        fields["tags"] = list(tags)
-    fields["created"] = created
-    fields.update(extra)
-    front = str(yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, width=1000))  # pyright: ignore[reportUnknownMemberType]
-    return f"---\n{front}---\n\n{body.strip()}\n"
-
-
-def parse_tags(text: str | None) -> list[str]:
-    """Tags separated by commas, each with its runs of white space made one space, as the
-    title's are (a tag holding a line break was stored as it came); in the case they were
-    typed in, which remember() reads for secrets before it puts them in lower case."""
-    words = (" ".join(tag.removeprefix("\ufeff").split()) for tag in (text or "").split(","))
-    return list(clean_words(words, lower=False))
 
 
 def remember(
@@ -151,25 +91,20 @@ def remember(
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with in_turn(config.state_dir / LOCK, left(deadline, LOCK_WAIT)) as held:  # MCP: 3 s
         if held:  # others in line past the wait, not hung: kept pending (memory/queued_note.py)
-            return _in_line(
-                config, (note_folder(config, directory, directory_arg), text), note, say, held
-            )
-        # looked at under the lock: a remember of `--dir Wsl` waiting on one of `--dir wsl`
-        # saw no twin before the other made its folder, and made the second folder
-        folder = note_folder(config, directory, directory_arg)
+            return _in_line(config, (directory, directory_arg, text), note, say, held)
         # read here, not before the wait: a person's `git switch` meanwhile left the note in
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
         branch, rebasing = branch_for(config, "the note was not written", deadline)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         rebased = branch if rebasing else None  # HEAD detached: no commit tried, no file
-        ref, there, older = _placed(config, folder, title, text, found, rebased=rebased)
+        kept, older = _kept(config, (directory, directory_arg, text), note, branch, rebased)
+        ref = kept.ref
         try:
-            kept = (keep if there else keep_fresh)(config, ref, title, text, branch)
             done = commit_kept(config, kept, say, older, deadline, rebasing=rebasing)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
                 start_finisher(config, say)
-            _telling(exc, ref, found)
+            telling(exc, ref, found)
             raise
         gone = not kept.entry.exists()  # while no one else commits pending notes
         if (ref := done.renamed.get(ref, ref)) != kept.ref:  # a file took its path: renamed
@@ -187,7 +122,7 @@ def remember(
             "committed: it is left as it is",
             "commit it yourself, or remember the note again",
         )
-        raise _telling(changed, ref, found)
+        raise telling(changed, ref, found)
     said = None
     if commit is None:
         say(said := _pending_said(config, done, ref, branch))
@@ -197,24 +132,47 @@ def remember(
     return Remembered(ref, commit, title, found, said)
 
 
+def _kept(
+    config: Config,
+    place: tuple[str | None, str, str],
+    note: RedactedNote,
+    branch: str,
+    rebased: str | None,
+) -> tuple[PendingNote, bool]:
+    """The note of the remember holding remember.lock, named and kept pending before its
+    commit is tried, as those in line name theirs (naming); whether older notes are pending.
+    Its folder is looked at here, not before the wait: a remember of `--dir Wsl` waiting on
+    one of `--dir wsl` saw no twin before the other made its folder, and made a second one."""
+    (directory, directory_arg, text), title, found = place, note.title, note.redactions
+    with naming(config):
+        folder = note_folder(config, directory, directory_arg)
+        ref, there, older = placed(config, folder, title, text, found, rebased=rebased)
+        try:
+            return (keep if there else keep_fresh)(config, ref, title, text, branch), older
+        except MemidxError as exc:  # no entry kept: its file is written, the error says so
+            raise telling(exc, ref, found) from None
+
+
 def _in_line(
     config: Config,
-    place: tuple[PurePosixPath, str],
+    place: tuple[str | None, str, str],
     note: RedactedNote,
     say: Callable[[str], None],
     held: RememberQueued,
 ) -> Remembered:
     """The note of a remember that waited remember.lock's whole wait: checked and kept pending
-    (a detached HEAD no rebase names: `held`, nothing written), said, and a finisher started."""
-    (folder, text), title, found = place, note.title, note.redactions
-    with placed_in_turn(config, held) as (branch, rebased):  # one in line at a time
-        ref, there, _ = _placed(config, folder, title, text, found, rebased=rebased)
+    (a detached HEAD no rebase names: `held`, nothing written), said, and a finisher started.
+    `place`: its --dir as typed, the argument's name, its text."""
+    (directory, directory_arg, text), title, found = place, note.title, note.redactions
+    with placed_in_turn(config, held) as (branch, rebased):  # one naming at a time
+        folder = note_folder(config, directory, directory_arg)  # a twin kept meanwhile: seen
+        ref, there, _ = placed(config, folder, title, text, found, rebased=rebased)
         if rebased is None and (commit := committed_at_head(config, ref, there)) is not None:
             return Remembered(ref, commit, title, found)  # a retry of one committed: not pending
         kept = kept_in_line(config, (ref, there), title, text, branch)
     start_finisher(config, say)
     if (pid := stopped_holder(config.state_dir / LOCK)) is not None:  # hung, not in line
-        raise _telling(stopped_error(kept, config.state_dir / LOCK, pid), kept.ref, found)
+        raise telling(stopped_error(kept, config.state_dir / LOCK, pid), kept.ref, found)
     say(said := queued_said(config, kept, held.waited))
     return Remembered(kept.ref, None, title, found, said)
 
@@ -229,16 +187,6 @@ def _pending_said(config: Config, done: Committed, ref: str, branch: str) -> str
     state = "written" if os.path.lexists(config.root / ref) else "kept (no file yet)"
     hint = f"{waits}; do not remember it again" if waits else PENDING_HINT
     return away or f"{ref} is {state} but not committed yet: {why} ({hint})"
-
-
-def _telling(exc: E, ref: str, found: tuple[Redacted, ...]) -> E:
-    """The error of a remember that wrote the note and then failed, with what the note as
-    written holds in place of what was typed: the error is all the person or agent reads.
-    Told in place: an error class may take other arguments (HookRefused)."""
-    if found:
-        exc.message = f"{exc.message}; {redaction_said(ref, found)}"
-        exc.args = (exc.message,)
-    return exc
 
 
 def _unsaid(_: str) -> None:
@@ -258,43 +206,3 @@ def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] 
     if notice is None:
         raise MemidxError(said, FOLLOW_HINT)
     notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")
-
-
-def _placed(
-    config: Config,
-    folder: PurePosixPath,
-    title: str,
-    text: str,
-    found: tuple[Redacted, ...],
-    *,
-    rebased: str | None,
-) -> tuple[str, bool, bool]:
-    """The note's ref, checked (refused while a rebase of `rebased` brings it); whether its file
-    is in the work tree (else it comes with its commit), and whether older notes are pending."""
-    slug, older = slugify(title), bool(pending(config))
-    before = written_before(config, folder, slugify(title, spelled=False), slug, text)
-    ref, there = (before, True) if before else free_name(config, folder, slug, text)
-    clear_of_the_rebase(config, ref, rebased, made=False)  # a file there: this note, found
-    try:
-        _check(config, ref, text, found)
-    except CheckFailed:  # the file is kept, for the person to fix
-        _ = there or write_new(config, folder, slug, text)
-        raise
-    return ref, there, older
-
-
-def _check(config: Config, ref: str, text: str, found: tuple[Redacted, ...]) -> None:
-    from memidx.notes.english import check_text
-    from memidx.notes.language_message import problem_message
-
-    keep = f"the file {ref} is kept: fix it and commit it, or delete it"
-    try:
-        parse_note(ref, text.encode("utf-8"), config.max_note_bytes)
-    except NoteError as exc:
-        failed = CheckFailed(f"{ref}: cannot be indexed: {exc}", keep)
-        raise _telling(failed, ref, found) from exc
-    verdict = check_text(text)
-    if not verdict.english:  # a remember of the English words is a note beside it (-2.md)
-        said = problem_message(ref, verdict, "translate it and remember it again")
-        failed = CheckFailed(said, f"the file {ref} is kept, not committed: delete it first")
-        raise _telling(failed, ref, found)

@@ -10,6 +10,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.embed.running import RESTARTS, cut_off, cut_off_runs
 from memidx.errors import MemidxError, NewerIndex
+from memidx.git.left_lock import LeftLock, left_lock
 from memidx.git.repo import GitRepo
 from memidx.haystack.damage import recorded, torn_line
 from memidx.haystack.record_drift import record_drift
@@ -73,6 +74,7 @@ class Status:
     upgrade_waits: RoomWait | None = None  # the upgrade from schema 5 waits for room
     # memidx's git hooks missing or not its current shims (set by the CLI: githooks.outdated)
     hooks_outdated: list[str] = field(default_factory=list[str])
+    git_lock: LeftLock | None = None  # a git lock left behind: every git of the person fails
 
     @property
     def embed_restarts_stopped(self) -> bool:
@@ -83,7 +85,8 @@ class Status:
     def healthy(self) -> bool:
         drifted = self.drift is None or self.drift.total > 0 or bool(self.segments_changed)
         broken = self.index_problem is not None or bool(self.damaged)
-        return not broken and not drifted and self.hook_failure is None
+        stuck = self.git_lock is not None  # every git command of the clone fails
+        return not broken and not drifted and not stuck and self.hook_failure is None
 
 
 def no_memory_trace(config: Config) -> Path | None:
@@ -108,7 +111,7 @@ def gather(config: Config) -> Status:
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.memory, status.found_by = str(config.root), config.found_by
     status.index_remedy = run_hint(config.root, "ingest")  # `make ingest` only with its Makefile
-    status.unwritable = unwritable(config)
+    status.unwritable, status.git_lock = unwritable(config), _left_lock(config)
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
@@ -156,6 +159,10 @@ def gather(config: Config) -> Status:
         store.conn.close()
     status.embed_failure = last_failure(config.embed_error_path)
     return status
+
+
+def _left_lock(config: Config) -> LeftLock | None:
+    return left_lock(config.root) if config.in_git else None
 
 
 def _committed(config: Config, segments: Iterable[str], changed: set[str]) -> list[str]:

@@ -66,9 +66,11 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
     from memidx.index.following import following
     from memidx.memory.head_sync import after_commit
 
-    with following(config):  # HEAD moves: a search or a person's commit meanwhile waits for it
-        _commit(config, moves, branch)
-        after_commit(config, say)
+    # HEAD moves: a search or a person's commit meanwhile waits for the index to follow it
+    with following(config, at_the_move=True):
+        moves = _commit(config, moves, branch)
+        if moves:
+            after_commit(config, say)
     for move in moves:
         if say is not None:
             say(
@@ -159,14 +161,19 @@ def _free_name(
     raise MemidxError(f"too many notes named {name.stem} in {name.parent}", "merge by hand")
 
 
-def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> None:
+def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> list[Renamed]:
     """Commit each move (the new name from the note's bytes, the old one deleted); the work
     tree follows once HEAD holds it. Files moved before the commit were stashed by a person's
     `pull --autostash` meanwhile (` D` of the old name), its reset put them back, the move
-    back failed on them, and the stash's apply deleted them again once the commit failed."""
+    back failed on them, and the stash's apply deleted them again once the commit failed.
+    The moves made: a note the person deleted or replaced since the look is left to git's
+    merge, as one with uncommitted changes is (its read was a traceback)."""
     from memidx.git.commit import commit_paths
 
-    data = {move.ref: (config.root / move.was).read_bytes() for move in moves}
+    data = {move.ref: read for move in moves if (read := _note_bytes(config, move)) is not None}
+    moves = [move for move in moves if move.ref in data]
+    if not moves:
+        return moves
     both = [p for move in moves for p in (move.was, move.ref)]
     removed = [move.was for move in moves]
     try:
@@ -175,6 +182,16 @@ def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> None:
         if all(GitRepo(config.root).has("HEAD", move.ref) for move in moves):
             for move in moves:
                 _follow(config, move, data[move.ref])
+    return moves
+
+
+def _note_bytes(config: Config, move: Renamed) -> bytes | None:
+    """The bytes of the note at its old name; None when it is no regular file now."""
+    path = config.root / move.was
+    try:
+        return None if path.is_symlink() or not path.is_file() else path.read_bytes()
+    except OSError:
+        return None
 
 
 def _follow(config: Config, move: Renamed, data: bytes) -> None:

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 
 from memidx.notes.glossary import labels_for_pairs, quotations_of_pairs, values_of_pairs
 from memidx.notes.language_model import MIN_SCORE, detect_language
+from memidx.notes.letters import runs
 from memidx.notes.loanwords import (
     english_beside_greek_or_cyrillic,
     english_beside_loanwords,
     english_beside_variables,
 )
-from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
+from memidx.notes.phrasebook import phrases_of_pairs
+from memidx.notes.prose import in_pieces, letter_bytes, prose_units, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
 from memidx.notes.titlecase import named, sure_bar, unmasked, voteless_names
 
@@ -150,8 +152,10 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
 
 def _as_read(units: Units, detect: Detect) -> list[str]:
     """Units as the vote reads them: Title Case prose in lower case (memidx.notes.titlecase),
-    terms listed with their names or translations by their labels (memidx.notes.glossary)."""
-    return unmasked(values_of_pairs(labels_for_pairs(units, detect), detect), detect)
+    terms listed with their names or translations by their labels (memidx.notes.glossary),
+    English phrases listed with their translations by the phrases (memidx.notes.phrasebook)."""
+    listed = labels_for_pairs(phrases_of_pairs(units, detect), detect)
+    return unmasked(values_of_pairs(listed, detect), detect)
 
 
 # --- the check ----------------------------------------------------------------------------------
@@ -168,7 +172,9 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
         return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
-    share = own_english_share(quotations_of_pairs(paragraphs), detect, MIN_UNIT_BYTES, MIN_SCORE)
+    share = own_english_share(
+        quotations_of_pairs(paragraphs, detect), detect, MIN_UNIT_BYTES, MIN_SCORE
+    )
     if share < MIN_OWN_SHARE:
         return verdict  # refused, and not for the words it quotes
     return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")

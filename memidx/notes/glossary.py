@@ -6,12 +6,15 @@ the value is what the English note lists, not the language it is written in."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from memidx.notes.catalog import a_catalog
+from memidx.notes.function_words import ANY_FUNCTION_WORD
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
 from memidx.notes.slots import numbered, shared_word
-from memidx.notes.titlecase import ANY_FUNCTION_WORD, named, prose_in_title_case
+from memidx.notes.terms import MAX_LONGER_SHARE, MAX_TERM_CHARS, cased, cut_pieces, short_term
+from memidx.notes.titlecase import named, prose_in_title_case
 
 Detect = Callable[[str], tuple[str, float]]
 
@@ -32,21 +35,11 @@ COUNTED = re.compile(
     r"(?P<value>\S.{0,59})$",
     re.IGNORECASE,
 )
-# what binds to the word before it in Japanese, Chinese and Korean: a caseless term does not
-# begin with one; and the particles a term does not end in
-_BOUND_END = frozenset("をはがのにで的了吗呢을를은는의에")
-_BOUND_START = frozenset("をがにでーっゃゅょんぁぃぅぇぉッャュョァィゥェォ的了们吗呢을를은는의")
-MIN_CUT_PIECES, MIN_CUT_SHARE = 2, 0.15
-# a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
-_MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()_-]*[A-Za-z0-9)+#]")
 # a value in quotation marks is the string it quotes (`- cart.title: "Carrito"`)
 _QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201c\u201d]+)\u201d|\'([^\']+)\'')
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
 _ELIDED = re.compile(r"['\u2019]")  # `d'Orsay`: the particle `d`
-MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
-MAX_STRING_WORDS = 6  # a message catalog's string: `No se pudo guardar el archivo`
-MAX_LONGER_SHARE = 4  # one term in four may be longer, beside a label of as many letters
 # A UI string of two words holding no language's function word (`- Open file: Datei öffnen`)
 # is a term too when every value of the list is a term: a German UI glossary of verb phrases
 # passed before values were read alone, then was refused as German; prose cut in pieces holds
@@ -73,14 +66,7 @@ def named_pair(unit: str) -> tuple[str, str, bool] | None:
     if named(value) and len(LETTER_WORD.findall(value)) <= MAX_NAME_WORDS:
         return label, value, True
     caseless = value.isalpha() and not any(ch.isupper() or ch.islower() for ch in value)
-    return (label, value, False) if caseless and _short_term(label, value) else None
-
-
-def _short_term(label: str, value: str) -> bool:
-    """Whether a term in a caseless script is MAX_TERM_CHARS characters or fewer, or no more
-    characters than its label has letters (`Delete account: アカウントを完全に削除する`): one
-    longer term refused a Japanese UI glossary, its one item voting alone."""
-    return len(value) <= max(MAX_TERM_CHARS, len("".join(LETTER_WORD.findall(label))))
+    return (label, value, False) if caseless and short_term(label, value) else None
 
 
 def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
@@ -123,13 +109,7 @@ def _cut_from_prose(labels: dict[str, str]) -> bool:
     `ファイルを開く`); Chinese, Japanese and Korean notes cut in pieces of 3 to 12 behind
     distinct English labels passed 15 of 15."""
     found = (_pair(unit) for unit in labels)
-    return _cut_pieces([pair[1] for pair in found if pair is not None and not _cased(pair[1])])
-
-
-def _cut_pieces(terms: Sequence[str]) -> bool:
-    """Whether terms in a caseless script are pieces cut from prose (_cut_from_prose)."""
-    cut = sum(term[0] in _BOUND_START or term[-1] in _BOUND_END for term in terms)
-    return cut >= MIN_CUT_PIECES and cut >= MIN_CUT_SHARE * len(terms)
+    return cut_pieces([pair[1] for pair in found if pair is not None and not cased(pair[1])])
 
 
 def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
@@ -143,7 +123,7 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     found = [_pair(unit) or _lead_in(unit) for unit in units]  # a list: twice counts twice
     if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
         return list(units)
-    if _a_catalog(pairs, detect):
+    if a_catalog(pairs, detect):
         return [unit if pair is None else pair[0] for unit, pair in zip(units, found, strict=True)]
     terms = [value for _, value in pairs if _a_term(value)]
     if all(_a_term(value) or _a_phrase(value) for _, value in pairs):
@@ -162,14 +142,16 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     ]
 
 
-def quotations_of_pairs(units: Sequence[str]) -> list[str]:
+def quotations_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     """The units, each item `label: "value"` of a list of MIN_PAIRS or more such items read as
     its quotation alone when the labels are slots, not words of the note's own: numbered keys
     (numbered: `settings.key3`) or labels sharing a word (shared_word: `Step one`, `Step
-    two`). For the reading without quotations (memidx.notes.quotation): another language's
-    prose cut in quoted pieces behind them passed 91 and 77 of the 103 labeled foreign notes
-    (one word a piece), the labels its English; distinct labels (`- Payment: "Insérez votre
-    carte"`) are the note's own words and count."""
+    two`); or when the quotations are prose cut in pieces (_cut_quotations). For the reading
+    without quotations (memidx.notes.quotation): another language's prose cut in quoted pieces
+    behind them passed 91 and 77 of the 103 labeled foreign notes (one word a piece), the
+    labels its English, and 70 to 96 behind distinct labels of one to three words; distinct
+    labels before whole strings (`- Payment: "Insérez votre carte"`) are the note's own words
+    and count."""
     matches = [PAIR.match(unit.strip()) for unit in units]
     quoted = {
         at: (match["label"].strip(), match["value"].strip())
@@ -177,31 +159,21 @@ def quotations_of_pairs(units: Sequence[str]) -> list[str]:
         if match is not None and _QUOTED.fullmatch(match["value"].strip()) is not None
     }
     labels = [label for label, _ in quoted.values()]
-    if len(quoted) < MIN_PAIRS or not (numbered(labels) or shared_word(labels)):
+    if len(quoted) < MIN_PAIRS:
+        return list(units)
+    if not (numbered(labels) or shared_word(labels) or _cut_quotations(quoted.values(), detect)):
         return list(units)
     return [quoted[at][1] if at in quoted else unit for at, unit in enumerate(units)]
 
 
-def _a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
-    """Whether pairs are a message catalog: distinct dotted message keys (`settings.title`,
-    `checkout.card.expired`) beside the short strings a program shows in whatever language it
-    translates to (`- settings.title: Einstellungen`), read by their keys as code. Its strings
-    are of MAX_STRING_WORDS words or fewer, begin with a capital (a piece of a sentence seldom
-    does; in a caseless script, a term: _short_term) and are not prose cut in pieces (ending in
-    a function word, a caseless piece beginning or ending in a particle): a foreign note cut in
-    pieces of 12 to 40 characters behind keys passed 97 to 103 of 103, with no English at all."""
-    labels, values = [label for label, _ in pairs], [value for _, value in pairs]
-    if len(set(labels)) < len(labels) or not all(map(_MESSAGE_KEY.fullmatch, labels)):
-        return False
-    if numbered(labels):
-        return False
-    strings = all(
-        len(LETTER_WORD.findall(value)) <= MAX_STRING_WORDS
-        and (value[:1].isupper() if _cased(value) else _short_term(label, value))
-        for label, value in pairs
-    )
-    caseless = [value for value in values if not _cased(value)]
-    return strings and not _cut_pieces(caseless) and not prose_in_title_case(values, detect)
+def _cut_quotations(pairs: Iterable[tuple[str, str]], detect: Detect) -> bool:
+    """Whether quoted values are pieces cut from prose, not whole strings: they end in
+    function words of the language they surely read as (prose_in_title_case), or, in a
+    caseless script, begin or end in a particle (cut_pieces)."""
+    found = [_QUOTED.fullmatch(value) for _, value in pairs]
+    values = [next(text for text in quoted.groups() if text) for quoted in found if quoted]
+    caseless = [value for value in values if not cased(value)]
+    return cut_pieces(caseless) or prose_in_title_case(values, detect)
 
 
 def _by_label(term: str, every: bool) -> bool:
@@ -236,17 +208,11 @@ def _a_place(words: Sequence[str]) -> bool:
     return words[-1][0].isupper() and all(word in ANY_FUNCTION_WORD for word in particles)
 
 
-def _cased(text: str) -> bool:
-    """Whether every letter of text is of a script with capitals, whose function words
-    memidx.notes.titlecase lists (a caseless script's words are not cut by spaces)."""
-    return all(ch.isupper() or ch.islower() for ch in text if ch.isalpha())
-
-
 def _a_phrase(value: str) -> bool:
     """Whether a value is a UI string of MAX_PHRASE_WORDS words without a function word of any
     language (`Datei öffnen`, `Konto löschen`), which prose cut in pieces seldom is throughout."""
     words = LETTER_WORD.findall(value.lower())
-    short = len(words) <= MAX_PHRASE_WORDS and _cased(value)
+    short = len(words) <= MAX_PHRASE_WORDS and cased(value)
     return short and not ANY_FUNCTION_WORD.intersection(words)
 
 

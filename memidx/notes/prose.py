@@ -7,11 +7,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from memidx.notes.letters import MAX_PIECE_CHARS, letter_bytes
 from memidx.notes.markdown import front_matter_end, heading_of, scan
-
-# A paragraph longer than this is read in pieces: the model's work stays linear in the note and
-# a long paragraph's tail cannot hide behind its head (memidx.notes.quotation.MAX_READ)
-MAX_PIECE_CHARS = 4096
+from memidx.notes.table_columns import MIN_CELL_BYTES, prose_columns
 
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
@@ -27,7 +25,6 @@ _DELIMITER_ROW = re.compile(r"\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)*(?:\|\s*)
 _CELL_SEP = re.compile(r"(?<!\\)\|")  # GitHub's `\|` is a pipe inside a cell
 # a table's cell of this many bytes of letters is a sentence and votes, as a paragraph of as
 # many does (memidx.notes.english.MIN_UNIT_BYTES); a shorter one is a label, a term or a value
-MIN_CELL_BYTES = 30
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
 # a list item's dotted key before its sign (`- errors.not_found: ...`, `` - `cart.title`: ``,
 # `- "cart.title": ...`) is kept as it is, for memidx.notes.glossary to read a message catalog
@@ -179,21 +176,20 @@ def _table_units(table: list[str]) -> list[list[str]]:
     """The units of a table's lines (header, delimiter row, rows): the sentences of each line
     (sentence_cells); but when a table of two columns holds one, its first column none, each
     row as the list item `label: value` it is, read as lists of pairs are (memidx.notes.
-    glossary: a Japanese UI glossary passes as a table as it does as a list). A table of
-    sentences and their translations is read cell by cell, the translations together when
-    none of them votes alone but each holds three words or more (Spanish sentences beside
-    their shorter English were refused as Spanish, as English ones beside shorter Spanish
-    would be as `label: value` items)."""
-    units = [sentence_cells(line) for line in table]
-    rows = [[clean_inline(cell) for cell in _cells(line)] for line in table[2:]]
-    if not any(units) or any(len(row) != 2 or not all(row) for row in rows):
-        return units
-    voting = [any(letter_bytes(row[k]) >= MIN_CELL_BYTES for row in rows) for k in (0, 1)]
-    if voting[0] and not voting[1] and all(len(row[1].split()) > 2 for row in rows):
-        units[-1] = [*units[-1], " ".join(row[1] for row in rows)]  # translations, together
-    if voting[0]:
-        return units  # sentences and their translations; sentences and their keys
-    return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
+    glossary: a Japanese UI glossary passes as a table as it does as a list). A column of
+    shorter cells that is prose cut in cells is read as one paragraph (prose_columns)."""
+    cells = [[clean_inline(cell) for cell in _cells(line)] for line in table]  # once: 1 MB
+    weights = [[letter_bytes(cell) for cell in row] for row in cells]
+    units = [
+        [cell for cell, weight in zip(row, ws, strict=True) if weight >= MIN_CELL_BYTES]
+        for row, ws in zip(cells, weights, strict=True)
+    ]
+    rows, body = cells[2:], weights[2:]
+    pairs = any(units) and rows and all(len(row) == 2 and all(row) for row in rows)
+    if pairs and not any(ws[0] >= MIN_CELL_BYTES for ws in body):
+        return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
+    units[-1] = [*units[-1], *prose_columns(rows, body)]
+    return units
 
 
 def sentence_cells(row: str) -> list[str]:
@@ -234,25 +230,6 @@ def pieces(text: str, size: int = MAX_PIECE_CHARS) -> list[str]:
 def in_pieces(units: Sequence[str]) -> list[str]:
     """The units, each one over MAX_PIECE_CHARS in its pieces (as the vote reads them)."""
     return [piece for unit in units for piece in pieces(unit)]
-
-
-def runs(units: Sequence[str], size: int = MAX_PIECE_CHARS) -> list[list[str]]:
-    """Consecutive units in runs of at most `size` characters (a unit longer stays alone)."""
-    found: list[list[str]] = [[]]
-    length = 0
-    for unit in units:
-        if found[-1] and length + len(unit) > size:
-            found.append([])
-            length = 0
-        found[-1].append(unit)
-        length += len(unit) + 1
-    return found if found[-1] else []
-
-
-def letter_bytes(text: str) -> int:
-    """UTF-8 bytes of the letters in text (a CJK character weighs 3, an ASCII letter 1)."""
-    letters = "".join(filter(str.isalpha, text))  # a loop in C: a 1 MB note costs ~10 ms
-    return len(letters) if letters.isascii() else len(letters.encode())
 
 
 def script_of(ch: str) -> str:

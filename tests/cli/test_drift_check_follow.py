@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from threading import Thread
 
 import pytest
 
@@ -23,31 +24,42 @@ ENGLISH = "The file lock is held by another process on Windows, so nobody can wr
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
-    """An indexed memory whose HEAD moved past the index (memidx's commit, not followed yet),
-    the person's note staged."""
+    """An indexed memory, the person's note staged."""
     monkeypatch.delenv("SKIP", raising=False)
     repo = NotesRepo(tmp_path / "memory")
     repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
     repo.commit("first")
     assert repo.memidx("ingest").code == 0
-    repo.note("remembered.md", "Remembered", ENGLISH)
-    repo.commit("memidx remember: Remembered")  # HEAD moved; the index follows it next
     repo.note("mine.md", "Mine", ENGLISH)
     repo.git("add", "notes/mine.md")
     return repo
 
 
-def _follow(repo: NotesRepo, seconds: float, *, to_head: bool) -> threading.Thread:
-    """memidx's command between its two steps for `seconds`: it holds its `following` lock
-    file, then brings the index to HEAD (`to_head`) or ends without (killed)."""
+def _remembered(repo: NotesRepo) -> None:
+    """memidx's commit: HEAD moves past the index (not followed yet), the staged note kept."""
+    repo.note("remembered.md", "Remembered", ENGLISH)
+    repo.git("add", "notes/remembered.md")
+    commit = ("commit", "-q", "--no-verify", "-m", "memidx remember: Remembered")
+    repo.git(*commit, "--", "notes/remembered.md")
+
+
+def _follow(
+    repo: NotesRepo, seconds: float, *, to_head: bool, moves: bool = True, then: float = 0.0
+) -> Thread:
+    """memidx's command: it holds its `following` lock file, moves HEAD (`moves`; else it
+    waits, as a `remember` waiting for git), and `seconds` later brings the index to HEAD
+    (`to_head`) or ends without (killed); then goes on for `then` seconds."""
     held = threading.Event()
 
     def command() -> None:
         with following(load_config(repo.root, env={})):
+            if moves:
+                _remembered(repo)
             held.set()
             time.sleep(seconds)
             if to_head:
-                assert repo.memidx("sync").code == 0
+                assert repo.memidx_process("sync").code == 0  # not in-process: stdout is shared
+            time.sleep(then)
 
     thread = threading.Thread(target=command)
     thread.start()
@@ -55,7 +67,10 @@ def _follow(repo: NotesRepo, seconds: float, *, to_head: bool) -> threading.Thre
     return thread
 
 
-def test_a_commit_during_memidx_follow_waits_for_it_and_is_not_refused(repo: NotesRepo) -> None:
+def test_a_commit_during_memidx_follow_waits_for_it_and_is_not_refused(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 30.0)
     thread = _follow(repo, 1.0, to_head=True)
     try:
         done = repo.memidx_process("check", "all", "notes/mine.md")
@@ -75,7 +90,7 @@ def test_a_follow_that_ends_short_of_head_is_still_drift(repo: NotesRepo) -> Non
     assert done.code == 1 and "the index has drifted from HEAD (it is at" in done.out, done.out
 
 
-def test_a_follow_still_under_way_after_the_wait_lets_the_commit_go(
+def test_a_follow_still_under_way_after_the_wait_lets_the_commit_go_and_says_so(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 0.3)
@@ -86,6 +101,43 @@ def test_a_follow_still_under_way_after_the_wait_lets_the_commit_go(
         thread.join(timeout=60)
 
     assert done.code == 0 and "drifted" not in done.out, done.out
+    assert "still bringing the index to HEAD after 0.3 s: the commit goes on" in done.err, done.err
+
+
+def test_a_command_begun_after_head_moved_is_not_waited_for(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `remember` that began after a git operation no hook followed moved HEAD, waiting for
+    the git whose commit this check is (git holds its index): the commit waited 10 s for it,
+    it for the commit, and the real drift went through unchecked (12.6 s each)."""
+    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 5.0)
+    _remembered(repo)  # no memidx command made it: HEAD moved, no hook followed
+    time.sleep(0.05)  # file times are coarse: the command begins after, not in the same tick
+    thread = _follow(repo, 8.0, to_head=False, moves=False)
+    try:
+        began = time.monotonic()
+        done = repo.memidx("check", "all", "notes/mine.md")
+        took = time.monotonic() - began
+    finally:
+        thread.join(timeout=60)
+
+    assert done.code == 1 and "the index has drifted from HEAD (it is at" in done.out, done.out
+    assert took < 4.0, took
+
+
+def test_the_wait_ends_once_the_index_is_at_head(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that goes on after bringing the index to HEAD is not waited for."""
+    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 6.0)
+    thread = _follow(repo, 1.0, to_head=True, then=10.0)
+    try:
+        done = repo.memidx("check", "all", "notes/mine.md")
+    finally:
+        thread.join(timeout=60)
+
+    assert done.code == 0 and "drifted" not in done.out, done.out
+    assert "still bringing" not in done.err, done.err
 
 
 def test_a_commit_goes_on_once_the_index_is_at_head_though_a_follow_still_holds(
@@ -97,7 +149,7 @@ def test_a_commit_goes_on_once_the_index_is_at_head_though_a_follow_still_holds(
     index to HEAD: the person's commit took 8-9 s, and memidx's command failed, "git's index
     was held by git commit (pid N) for all of memidx's wait" (chaos.py seeds 3 and 4). The
     check goes on as soon as the index is at HEAD."""
-    waiting = _follow(repo, 8.0, to_head=False)  # the command waiting for this commit
+    waiting = _follow(repo, 8.0, to_head=False, moves=False)  # waits for this commit
     released = time.monotonic() + 8.0
     follower = _follow(repo, 0.5, to_head=True)  # the one that moved HEAD brings the index
     try:

@@ -14,7 +14,8 @@ from memidx.githooks.outdated import outdated_shims
 from memidx.githooks.shims import MARKER, STAGES, shim
 from tests.helpers import NotesRepo
 
-SAID = "commit-msg, post-merge missing or not memidx's current hook (run `make hooks`)"
+STALE = "commit-msg, post-merge missing or not memidx's current hook"
+SAID = f"{STALE} (run `memidx hooks install`)"  # no Makefile here: `make hooks` would fail
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def before_today(tmp_path: Path) -> NotesRepo:
     return repo
 
 
-def test_status_names_the_missing_and_the_older_shims_and_make_hooks(
+def test_status_names_the_missing_and_the_older_shims_and_the_install(
     before_today: NotesRepo,
 ) -> None:
     shown = before_today.memidx("status")
@@ -72,3 +73,14 @@ def test_a_checkout_without_the_hook_script_or_with_current_shims_says_nothing(
     (before_today.root / "hooks" / "memidx-hook").unlink()  # an orphan branch: nothing to run
     assert outdated_shims(before_today.root) == []
     assert "git hooks:" not in before_today.memidx("status").out
+
+
+def test_with_a_hooks_target_in_the_makefile_they_name_make_hooks(
+    before_today: NotesRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without one, `make hooks` answered "No rule to make target 'hooks'"."""
+    before_today.write("Makefile", "hooks:\n\tmemidx hooks install\n")
+
+    assert f"{STALE} (run `make hooks`)" in before_today.memidx("status").out
+    assert run_hook(before_today.root, "post-merge") == 0
+    assert f"{STALE} (run `make hooks`)" in capsys.readouterr().out

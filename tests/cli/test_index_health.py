@@ -148,7 +148,7 @@ def test_a_file_memidx_did_not_make_is_never_replaced(indexed: NotesRepo, conten
     for run in runs[:-1]:
         assert run.code == 1, run
         assert run.err.count("\n") == 1 and "memidx cannot prove it made this file" in run.err
-        assert str(path) in run.err and "move it away yourself" in run.err
+        assert str(path) in run.err and "move it away yourself and run `memidx ingest`" in run.err
     assert path.read_bytes() == content
     assert not (path.parent / "broken").exists()
     path.unlink()  # the remedy the error names

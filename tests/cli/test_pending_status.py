@@ -44,9 +44,9 @@ def test_status_names_the_pending_notes_how_old_and_why_they_wait(repo: NotesRep
     lock = repo.root / ".git" / "index.lock"
     [left] = repo.memidx("status", "--json").json()["pending_notes"]
     assert left["why"] == (
-        f"{lock} was left behind by a git process that was killed (no running process holds "
-        f"it): check that no git command is running, then remove it (rm {lock}); the note is "
-        "committed once it is removed"
+        f"{lock} was left behind by a git process that was killed as it took it: it is empty "
+        f"(no running process holds it): check that no git command is running, then remove it "
+        f"(rm {lock}); the note is committed once it is removed"
     )
     assert (
         f"pending:     1 note written, not committed yet (the oldest under a minute old): {lock}"

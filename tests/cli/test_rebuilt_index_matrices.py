@@ -14,8 +14,8 @@ import pytest
 
 from memidx.config import load_config
 from memidx.embed.job import embed_index
-from memidx.embed.matrix_header import read_header, stale_matrices
 from memidx.index.connection import connect_reader
+from memidx.index.matrix_header import read_header, stale_matrices
 from memidx.index.store import open_store
 from memidx.index.sync import ingest, note_source
 from memidx.index.vectors import VectorStore

@@ -151,3 +151,20 @@ def test_a_deleted_note_is_said_to_be_memory_still_until_its_deletion_is_committ
         "`git restore --staged --worktree -- PATH` keeps it)"
     ) in out, out
     assert repo.memidx("search", "committed", "--json").json()["count"] == 1
+
+
+def test_a_note_added_then_deleted_is_not_said_to_be_in_head(repo: NotesRepo) -> None:
+    """`AD` (staged as new, then its file deleted): HEAD never held it, no memory to forget; it
+    was counted "deleted but still in HEAD, so still memory" beside the person's own ` D`."""
+    repo.note("a.md", "A", "committed words")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.note("new.md", "New", "staged words")
+    repo.git("add", "notes/new.md")
+    (repo.root / "notes" / "new.md").unlink()
+    (repo.root / "notes" / "a.md").unlink()
+
+    out = repo.memidx("status").out
+
+    assert "2 notes changed but not committed" in out, out
+    assert "; 1 deleted but still in HEAD" in out, out

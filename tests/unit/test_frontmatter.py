@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memidx.memory.remember import note_text, parse_tags
+from memidx.memory.new_note import note_text, parse_tags
 from memidx.notes.frontmatter import read_simple
 from memidx.notes.yaml_loader import front_matter_loader
 

@@ -1,4 +1,4 @@
-"""A vector matrix file's header (memidx/embed/matrix_header.py): a file memidx cannot read,
+"""A vector matrix file's header (memidx/index/matrix_header.py): a file memidx cannot read,
 cut short, of another format or a header that is no JSON object, is none (None), never a
 traceback for the search or the forget that looks at it."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.embed.matrix_header import MAGIC, made_at, read_header
+from memidx.index.matrix_header import MAGIC, made_at, read_header
 
 
 def matrix_file(tmp_path: Path, header: bytes) -> Path:

@@ -17,16 +17,16 @@ NAMES = ("title", "save", "delete", "cancel", "empty", "retry", "network", "help
 KEYS = [f"{app}.{area}.{name}" for app in ("web", "ios") for area in AREAS for name in NAMES]
 
 
-def _runs(text: str, most: int) -> list[str]:
+def runs(text: str, most: int) -> list[str]:
     """The words of the note's prose in runs of at most `most` characters."""
-    runs = [""]
+    found = [""]
     for word in pieces(text, 1):
-        fits = len(runs[-1]) + 1 + len(word) <= most
-        runs[-1:] = [f"{runs[-1]} {word}".strip()] if fits or not runs[-1] else [runs[-1], word]
-    return runs
+        fits = len(found[-1]) + 1 + len(word) <= most
+        found[-1:] = [f"{found[-1]} {word}".strip()] if fits or not found[-1] else [found[-1], word]
+    return found
 
 
-def _catalog(values: list[str], item: str = "- settings.key{n}: {value}\n") -> str:
+def catalog(values: list[str], item: str = "- settings.key{n}: {value}\n") -> str:
     return "".join(item.format(n=n, key=KEYS[n % len(KEYS)], value=v) for n, v in enumerate(values))
 
 
@@ -34,7 +34,7 @@ def _catalog(values: list[str], item: str = "- settings.key{n}: {value}\n") -> s
 @pytest.mark.parametrize("lead", [SENTENCE, ""])
 def test_foreign_notes_cut_behind_message_keys_are_refused(most: int, lead: str) -> None:
     notes = texts("non-en")
-    passed = [text[:40] for text in notes if check_text(lead + _catalog(_runs(text, most))).english]
+    passed = [text[:40] for text in notes if check_text(lead + catalog(runs(text, most))).english]
     assert len(notes) == 103 and len(passed) <= 7, passed
 
 
@@ -42,7 +42,7 @@ def test_foreign_notes_cut_behind_message_keys_are_refused(most: int, lead: str)
 def test_foreign_words_behind_message_keys_are_refused(size: int) -> None:
     notes = texts("non-en")
     passed = [
-        text[:40] for text in notes if check_text(SENTENCE + _catalog(pieces(text, size))).english
+        text[:40] for text in notes if check_text(SENTENCE + catalog(pieces(text, size))).english
     ]
     assert len(notes) == 103 and len(passed) <= 7, passed
 
@@ -54,7 +54,7 @@ def test_a_german_paragraph_behind_message_keys_is_refused() -> None:
     )
     words = prose.split(" ")
     values = [" ".join(words[i : i + 3]) for i in range(0, len(words), 3)]
-    verdict = check_text("# i18n keys\n\nNew keys for de.json:\n\n" + _catalog(values))
+    verdict = check_text("# i18n keys\n\nNew keys for de.json:\n\n" + catalog(values))
     assert not verdict.english, verdict
 
 
@@ -107,12 +107,12 @@ def test_foreign_notes_cut_behind_backticked_keys_are_refused(most: int) -> None
     passed = [
         text[:40]
         for text in notes
-        if check_text(SENTENCE + _catalog(_runs(text, most), item)).english
+        if check_text(SENTENCE + catalog(runs(text, most), item)).english
     ]
     assert len(notes) == 103 and len(passed) <= 7, passed
 
 
-def _capitalised(values: list[str]) -> list[str]:
+def capitalised(values: list[str]) -> list[str]:
     return [value[:1].upper() + value[1:] for value in values]
 
 
@@ -125,7 +125,7 @@ def test_foreign_notes_cut_behind_numbered_keys_and_capitalised_are_refused(size
     passed = [
         text[:40]
         for text in notes
-        if check_text(SENTENCE + _catalog(_capitalised(pieces(text, size)))).english
+        if check_text(SENTENCE + catalog(capitalised(pieces(text, size)))).english
     ]
     assert len(notes) == 103 and len(passed) <= 11, passed
 
@@ -139,7 +139,7 @@ def test_foreign_words_behind_named_keys_are_refused(size: int) -> None:
         text[:40]
         for text in notes
         if check_text(
-            SENTENCE + _catalog(pieces(text, size)[: len(KEYS)], "- {key}: {value}\n")
+            SENTENCE + catalog(pieces(text, size)[: len(KEYS)], "- {key}: {value}\n")
         ).english
     ]
     assert len(notes) == 103 and len(passed) <= 7, passed

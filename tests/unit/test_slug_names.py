@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.memory.remember import slugify
+from memidx.memory.new_note import slugify
 
 
 @pytest.mark.parametrize("title", ["NUL", "Con", "aux", "COM1", "lpt9", " prn "])

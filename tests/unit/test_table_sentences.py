@@ -37,13 +37,13 @@ def test_a_table_of_three_columns_reads_its_sentences() -> None:
     assert check_text(text).language == "de"
 
 
-def _runs(text: str, most: int) -> list[str]:
+def runs(text: str, most: int) -> list[str]:
     """The words of a note's prose in runs of at most `most` characters."""
-    runs = [""]
+    found = [""]
     for word in WORD.findall(" ".join(prose_units(text))):
-        fits = len(runs[-1]) + 1 + len(word) <= most
-        runs[-1:] = [f"{runs[-1]} {word}".strip()] if fits or not runs[-1] else [runs[-1], word]
-    return runs
+        fits = len(found[-1]) + 1 + len(word) <= most
+        found[-1:] = [f"{found[-1]} {word}".strip()] if fits or not found[-1] else [found[-1], word]
+    return found
 
 
 @pytest.mark.parametrize(("most", "allowed"), [(40, 12), (55, 3), (80, 4)])
@@ -53,7 +53,7 @@ def test_foreign_notes_written_as_tables_of_sentences_are_refused(most: int, all
     under 30 bytes of letters: labels), 2 and 3."""
     notes = texts("non-en")
     passed = [
-        text[:40] for text in notes if check_text(SENTENCE + _table(_runs(text, most))).english
+        text[:40] for text in notes if check_text(SENTENCE + _table(runs(text, most))).english
     ]
     assert len(notes) == 103 and len(passed) <= allowed, passed
 
@@ -183,7 +183,7 @@ def test_foreign_sentences_before_their_keys_are_refused(most: int, allowed: int
         if check_text(
             SENTENCE
             + "| Text | Key |\n| --- | --- |\n"
-            + "".join(f"| {run} | k{n} |\n" for n, run in enumerate(_runs(text, most)))
+            + "".join(f"| {run} | k{n} |\n" for n, run in enumerate(runs(text, most)))
         ).english
     ]
     assert len(notes) == 103 and len(passed) <= allowed, passed

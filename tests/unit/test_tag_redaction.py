@@ -10,8 +10,8 @@ import pytest
 from memidx.errors import UsageError
 from memidx.haystack.redaction import redacted, stored_tags
 from memidx.haystack.turn_input import parse_turn_json, turn_record
+from memidx.memory.new_note import parse_tags
 from memidx.memory.note_redaction import Redacted, redact_note
-from memidx.memory.remember import parse_tags
 
 AWS = "AKIAIOSFODNN7EXAMPLQ"  # the detector knows it in upper case only
 GOOGLE = "AIzaSyA1234567890abcdefghijklmnopqrstuv"  # and this with its mixed case

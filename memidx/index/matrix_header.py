@@ -1,10 +1,12 @@
-"""The header of a vector matrix file, read without numpy: which generation of the index's
-vectors a file was made from (memidx.embed.matrix writes it)."""
+"""The header of a vector matrix file, read without numpy: which index, and which generation of
+its vectors, a file was made from (memidx.embed.matrix writes it). Beside the index, so that
+what removes an index's files (memidx.index.ownership) reads it too."""
 
 from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Collection
 from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: the git hooks' sync reads these headers (import cost)
@@ -62,13 +64,15 @@ def stale_matrices(index_path: Path, index_id: str, generation: int) -> list[Pat
     return found
 
 
-def remove_foreign(index_path: Path, index_id: str) -> list[Path]:
-    """Remove the matrix files another index made (one deleted since at this path: search
-    never reads them, they would only keep their disk space and vectors); returns them."""
+def remove_foreign(index_path: Path, keep: Collection[str]) -> list[Path]:
+    """Remove the matrix files beside the index at `index_path` that memidx made (their header
+    says so) from an index whose id is not in `keep` (one deleted since at this path: search
+    never reads them, they would only keep their disk space and vectors); returns them. A
+    file whose header cannot be read is left: memidx cannot prove it wrote it."""
     removed: list[Path] = []
     for path in matrix_files(index_path):
         made = made_at(path)
-        if made is not None and made[0] != index_id:
+        if made is not None and made[0] not in keep:
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed

@@ -1,0 +1,149 @@
+"""A git command run on a copy of git's index that then replaces it, memidx holding
+`.git/index.lock` only for that rename.
+
+memidx's `git reset -q <commit> -- <paths>` (git's index told of what memidx committed) and its
+`git update-index --force-remove` (a former writer's staged segments) ran on git's index
+itself: git held index.lock for the whole command (a process start, the index read and written:
+~10-40 ms at a load of ~20), and every `git add`, `commit`, `switch` or `stash` of the person's
+in that time failed at once ("index.lock: File exists"). Now the command runs on a copy, with
+git's index kept alive by a hard link (its inode cannot be reused meanwhile, so two writes of
+the index in one clock tick are still seen: git writes a new index by renaming its lock over
+it), and under the lock memidx only checks that git's index is still that file and renames the
+copy over it. When another git changed the index meanwhile, the command runs again on a new
+copy; when another git holds the lock, the caller waits as it did."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+HELD = 3  # another git holds git's index, or kept changing it: wait and try again
+TRIES = 5  # copies made in one call while other gits keep writing the index
+COPIED = "memidx-copied-index"  # in the git folder, `-<pid>` after it
+_PREFIXES = ("memidx-copied", "memidx-edit")  # this module's, memidx.git.index_edit's
+_CHANGED = -1  # git's index changed since it was copied: copied again
+HELD_SAID = "fatal: Unable to create '{}': File exists (another git command holds git's index)"
+
+
+def edit_on_copy(
+    root: Path, git_dir: Path, args: Sequence[str], *, input_bytes: bytes = b""
+) -> tuple[int, str]:
+    """Run `git <args>` on a copy of git's index and rename it over the index while the index
+    is still the one copied: (0, "") once done; (HELD, git's words for a held lock) when
+    another git holds index.lock or changed the index at each of TRIES copies; else git's
+    status and the last line of its stderr (git's index untouched)."""
+    for _ in range(TRIES):
+        status, words = _once(root, git_dir, args, input_bytes)
+        if status != _CHANGED:
+            return status, words
+    return HELD, HELD_SAID.format(git_dir / "index.lock")
+
+
+def _once(root: Path, git_dir: Path, args: Sequence[str], input_bytes: bytes) -> tuple[int, str]:
+    import subprocess
+
+    from memidx.git.repo import git_env
+
+    copy, seen = _names(git_dir)
+    try:
+        if not _copied(git_dir, copy, seen):
+            return _CHANGED, ""
+        env = {**git_env(), "GIT_INDEX_FILE": str(copy)}
+        done = subprocess.run(
+            ["git", *args], cwd=root, env=env, input=input_bytes, capture_output=True, check=False
+        )
+        if done.returncode:
+            lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return done.returncode, lines[-1].strip() if lines else ""
+        swapped = _swapped(git_dir, copy, seen)
+        return swapped, HELD_SAID.format(git_dir / "index.lock") if swapped == HELD else ""
+    except OSError as exc:
+        return 1, f"cannot copy git's index: {exc}"
+    finally:
+        for path in (copy, seen, copy.with_name(copy.name + ".lock")):
+            path.unlink(missing_ok=True)
+
+
+def _names(git_dir: Path) -> tuple[Path, Path]:
+    """This process's copy of git's index and its hold of the index it copied."""
+    pid = os.getpid()
+    remove_dead_copies(git_dir)
+    return git_dir / f"{COPIED}-{pid}", git_dir / f"{COPIED}-{pid}.seen"
+
+
+def remove_dead_copies(git_dir: Path) -> None:
+    """Remove the copies of git's index (and their holds) a memidx killed with `kill -9` left
+    in the git folder (`memidx-*-index-<pid>[.seen|.lock]`, that pid gone)."""
+    if not Path("/proc/self").exists():
+        return  # which pid lives is not known (Linux /proc): left
+    try:
+        names = [entry.name for entry in os.scandir(git_dir) if entry.name.startswith("memidx-")]
+        for name in names:
+            prefix, _, rest = name.partition("-index-")
+            pid = rest.split(".", 1)[0]
+            if prefix in _PREFIXES and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                (git_dir / name).unlink(missing_ok=True)
+    except OSError:
+        return
+
+
+def _copied(git_dir: Path, copy: Path, seen: Path) -> bool:
+    """Copy git's index (its times kept: racy git) to `copy` and hold the file copied at `seen`
+    (a hard link; a copy where the file system has none); False when it changed meanwhile."""
+    import shutil
+
+    index = git_dir / "index"
+    for path in (copy, seen):
+        path.unlink(missing_ok=True)  # a killed memidx's, of this pid
+    try:
+        os.link(index, seen)
+    except FileNotFoundError:
+        return True  # no index yet: git makes the copy, still none there at the swap
+    except OSError:  # no hard links here: a second copy, compared byte for byte
+        shutil.copy2(index, seen)
+    shutil.copy2(seen, copy)
+    return _unchanged(index, seen)
+
+
+def _unchanged(index: Path, seen: Path) -> bool:
+    """Whether git's index is the file held at `seen` (or, none held, there is still none), or
+    one of the same bytes (a git that wrote it again as it was; a file system without links)."""
+    if not seen.exists():
+        return not index.exists()
+    try:
+        if index.samefile(seen):
+            return True
+        return index.stat().st_size == seen.stat().st_size and index.read_bytes() == (
+            seen.read_bytes()
+        )
+    except FileNotFoundError:
+        return False
+
+
+def _swapped(git_dir: Path, copy: Path, seen: Path) -> int:
+    """Take index.lock as git does and, while git's index is the one copied, rename `copy`
+    over it, the lock let go at once: 0 when done, HELD (another git holds the lock) or
+    _CHANGED. Signals that end memidx wait until then: no lock is left for the person to
+    remove by hand."""
+    import signal
+
+    from memidx.git.move_script import index_token, let_go, take_index_lock
+
+    token = index_token(os.getpid(), "copy")
+    blocked = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} if os.name == "posix" else set()
+    if blocked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        if not take_index_lock(git_dir, token):
+            return HELD
+        try:
+            if not _unchanged(git_dir / "index", seen):
+                return _CHANGED
+            copy.replace(git_dir / "index")
+            return 0
+        finally:
+            let_go(git_dir, token)
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)

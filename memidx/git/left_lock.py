@@ -1,0 +1,118 @@
+"""A lock of git's that no running process holds and no git of the clone is at (`.git/index.lock`,
+`.git/HEAD.lock`, its branch's `refs/heads/<name>.lock`): every git command of the person fails
+("index.lock: File exists") until it goes. Which kind it is, and the one command that clears it
+once no git runs.
+
+`memidx status` said nothing of one (healthy, exit 0) while every git failed; and an index lock
+memidx's own move of HEAD left when it was killed (its token, `memidx <pid> <commit>`, in it:
+HEAD moved to the commit, git's index not brought to it) was called a killed git's, to be
+removed with `rm`, which leaves the index as it was before the commit: the person's next `git
+commit` then commits that index on top of it, undoing the note. Linux /proc tells; elsewhere
+none is ever called left (unknown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from shlex import quote
+
+from memidx.git.repo import GitRepo
+
+EMPTY = "empty"  # nothing in it: a git killed as it took it (or one made by hand)
+GIT = "git"  # a killed git's new index, half written or not yet renamed
+MOVE = "memidx-move"  # memidx killed as it moved HEAD (memidx.git.move_script's token)
+EDIT = "memidx-edit"  # memidx killed as it changed an entry (memidx.git.index_edit's token)
+REF = "ref"  # HEAD's lock or its branch's
+
+
+@dataclass(frozen=True, slots=True)
+class LeftLock:
+    """A lock left behind: where, which kind, what it is in words, and what clears it."""
+
+    path: Path
+    kind: str
+    said: str  # `<lock> was left behind by ...`
+    clear: str  # the one command, run once no git command runs
+
+    def todo(self, form: str = "remove it: {}") -> str:
+        """What the person does, once no git runs: `form` for a lock removed alone (`rm`),
+        else `run <the command>` (a killed memidx move's: the index brought to HEAD too)."""
+        alone = self.clear.startswith("rm ") and " && " not in self.clear
+        return form.format(self.clear) if alone else f"run {self.clear}"
+
+
+def left_lock(root: Path) -> LeftLock | None:
+    """The first lock of the clone at `root` left behind (no process holds it, no git runs in
+    the clone: memidx.git.lock_holders.left_behind), else None."""
+    from memidx.git.head_lock import head_locks
+    from memidx.git.lock_holders import left_behind
+    from memidx.git.underway import git_dir
+
+    folder = git_dir(root)
+    if folder is None:
+        return None
+    for lock in [folder / "index.lock", *head_locks(folder)]:
+        if lock.exists() and left_behind(lock, root):
+            return described(root, lock)
+    return None
+
+
+def described(root: Path, lock: Path) -> LeftLock:
+    """`lock`, known to be left behind, in words: its kind and the command that clears it."""
+    rm = f"rm {quote(str(lock))}"
+    try:
+        data = lock.read_bytes()[:4096]
+    except OSError:
+        data = b""
+    killed = f"{lock} was left behind by a git process that was killed"
+    if lock.name != "index.lock":
+        return LeftLock(lock, REF, killed, rm)
+    if not data:
+        return LeftLock(lock, EMPTY, f"{killed} as it took it: it is empty", rm)
+    token = data.split()
+    if len(token) == 3 and token[0] == b"memidx" and token[1].isdigit():
+        return _memidx(root, lock, token[2].decode("ascii", "replace"), rm)
+    return LeftLock(lock, GIT, f"{killed} as it wrote git's index", rm)
+
+
+def _memidx(root: Path, lock: Path, name: str, rm: str) -> LeftLock:
+    """A lock memidx took, its shell gone: a change of an entry (a blob named: nothing changed
+    yet) or a move of HEAD (a commit named), which HEAD is at when the move was made."""
+    repo = GitRepo(root)
+    kind = repo.run("cat-file", "-t", name, check=False).strip()
+    if kind != b"commit":
+        said = f"{lock} was left behind by a memidx killed as it changed git's index, unchanged"
+        return LeftLock(lock, EDIT, said, rm)
+    head = repo.run("rev-parse", "-q", "--verify", "HEAD", check=False).decode().strip()
+    if head != name:  # killed before the move: git's index is HEAD's still
+        said = f"{lock} was left behind by a memidx killed before it moved HEAD, unmoved"
+        return LeftLock(lock, MOVE, said, rm)
+    said = (
+        f"{lock} was left behind by a memidx killed as it moved HEAD to {name[:12]}: git's "
+        "index was not brought to that commit, and removed alone, your next commit undoes it"
+    )
+    return LeftLock(lock, MOVE, said, f"{rm} && {_follow(repo, root, name)}")
+
+
+def _follow(repo: GitRepo, root: Path, commit: str) -> str:
+    """The git command that brings the index (and the files the commit wrote) to `commit` from
+    its first parent, as memidx's move would have: a merge's as share runs it (read-tree),
+    else the commit's paths' entries reset and those missing from the work tree checked out."""
+    parents = repo.run("rev-list", "--parents", "-n", "1", commit, check=False).split()[1:]
+    if len(parents) > 1:
+        first = parents[0].decode()
+        return f"git -C {quote(str(root))} read-tree --no-recurse-submodules -m -u {first} {commit}"
+    listed = ["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "--root", commit]
+    paths = [p.decode("utf-8", "surrogateescape") for p in repo.run(*listed).split(b"\0") if p]
+    git = f"git -C {quote(str(root))}"  # run from anywhere: the `rm` names the lock in full
+    quoted = " ".join(quote(f":(literal){path}") for path in paths)
+    follow = f"{git} reset -q {commit} -- {quoted}"
+    missing = [path for path in paths if not (root / path).exists() and _in(repo, commit, path)]
+    if missing:
+        written = " ".join(quote(f":(literal){path}") for path in missing)
+        follow += f" && {git} checkout -q {commit} -- {written}"
+    return follow
+
+
+def _in(repo: GitRepo, commit: str, path: str) -> bool:
+    return bool(repo.run("rev-parse", "-q", "--verify", f"{commit}:{path}", check=False).strip())

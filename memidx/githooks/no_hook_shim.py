@@ -1,0 +1,30 @@
+"""The post-* shims' lines for a checkout without hooks/memidx-hook (memidx.githooks.shims):
+nothing to run there, so they say so, and what to run, and leave a trace for status and the
+checks."""
+
+from __future__ import annotations
+
+# an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks,
+# in the user's state folder when the memory cannot keep it (or keeps a link or a FIFO there)
+# (reconcile fails as the hook would on a memory that cannot be written: that first). `make
+# reconcile` only where the checkout's Makefile has that rule (memidx.remedies): such a
+# checkout mostly lacks memidx's Makefile too ("No rule to make target 'reconcile'")
+NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated"
+  todo="memidx reconcile --fix" w='[^:#=[:blank:]]+' b='[[:blank:]]'
+  for made in GNUmakefile makefile Makefile; do # the one make reads: a rule, no variable
+    [ -f "$made" ] || continue
+    grep -Eqs "^($w$b+)*reconcile($b+$w)*$b*::?([^=]|\\$)" "$made" && todo="make reconcile"
+    break
+  done
+  if [ ! -w . ] || {{ [ -e .memidx ] && [ ! -w .memidx ]; }}; then
+    todo="make the memory writable ({check}), then run $todo"
+  else
+    todo="run $todo"
+  fi
+  printf 'memidx: %s: %s (%s)\\n' {stage} "$said" "$todo" >&2
+  line="$(printf '%s\\t%s\\t%s' "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said")"
+  {{ state .memidx && own .memidx/hook-error.log &&
+    printf '%s\\n' "$line" >>.memidx/hook-error.log; }} 2>/dev/null ||
+    {{ dir="$(trace_dir "$PWD")" && mkdir -p "$dir" && own "$dir/hook-error.log" &&
+      printf '%s\\n' "$line" >>"$dir/hook-error.log"; }} 2>/dev/null
+"""

@@ -1,0 +1,69 @@
+"""A table's columns of short cells that are prose cut in cells (a foreign note cut in runs of
+a few words in a table's cells), read as one paragraph each; labels, terms, UI strings and a
+glossary's translations do not vote. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from memidx.notes.function_words import ANY_FUNCTION_WORD, FUNCTION_WORDS
+from memidx.notes.letters import runs
+
+MIN_CELL_BYTES = 30  # a cell with as many bytes of letters votes alone, as a paragraph does
+MIN_FUNCTION_CELLS = 2  # a table's shorter cells holding a function word: prose cut in cells
+_CELL_WORD = re.compile(r"\w+")
+
+
+def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
+    """The cells of each column of a table's rows holding fewer than MIN_CELL_BYTES bytes of
+    letters (`weights`: each cell's; the others vote alone), when they are prose cut in cells
+    (_cut_in_cells), joined in runs of MAX_PIECE_CHARS: a foreign note cut in runs of 12 to 30
+    characters in a table's cells passed 59 to 83 of the 103 labeled foreign notes. So are the
+    translations beside a column of sentences (Spanish sentences beside their shorter English
+    were refused as Spanish). A column of labels, terms or UI strings (`Zeitüberschreitung`,
+    `Datei öffnen`) does not vote, nor do columns of prose in different languages (_languages:
+    a glossary's translations, `Le paiement a échoué` beside `El pago ha fallado`, refused
+    its English)."""
+    short = [
+        [
+            row[column]
+            for row, ws in zip(rows, weights, strict=True)
+            if column < len(row) and 0 < ws[column] < MIN_CELL_BYTES
+        ]
+        for column in range(max(map(len, rows), default=0))
+    ]
+    prose = [cells for cells in short if _cut_in_cells(cells)]
+    common = set(FUNCTION_WORDS)
+    for cells in prose:
+        common &= _languages(cells)
+    if not common:
+        return []  # a glossary's translations
+    return ["\n".join(run) for cells in prose for run in runs(cells)]
+
+
+def _cut_in_cells(cells: list[str]) -> bool:
+    """Whether a column's cells are prose: MIN_FUNCTION_CELLS of them, a fourth at least, hold
+    two words or more, one a function word of a listed language, as labels, terms and UI
+    strings seldom do (a cell of one word is a label, `a`, `d`, whatever it reads as)."""
+    found = (_words(cell) for cell in cells)
+    function = sum(len(words) > 1 and not ANY_FUNCTION_WORD.isdisjoint(words) for words in found)
+    return function >= max(MIN_FUNCTION_CELLS, len(cells) / 4)
+
+
+def _languages(cells: list[str]) -> frozenset[str]:
+    """The languages whose function words the most cells hold (`de la` is French as much as
+    Spanish: a French note split over two columns read as two languages by the first listed)."""
+    held = Counter(
+        lang
+        for words in map(_words, cells)
+        for lang, function in FUNCTION_WORDS.items()
+        if not function.isdisjoint(words)
+    )
+    most = max(held.values(), default=0)
+    return frozenset(lang for lang, count in held.items() if count == most)
+
+
+def _words(cell: str) -> frozenset[str]:
+    """The words of a cell, in lower case (`k0`, a key, holds no `k`)."""
+    return frozenset(_CELL_WORD.findall(cell.lower()))

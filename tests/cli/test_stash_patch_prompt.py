@@ -1,0 +1,54 @@
+"""A `git stash -p` at its prompt (memidx/git/still_busy.py) waits for the person, for as long as
+they take to answer: a `remember` beside it waited its whole bound (10 s) and then kept the
+note pending ("a git command taking the index here is still under way"). memidx must not move
+HEAD under it (the stash is built on the HEAD it read), so it now keeps the note pending at
+once and says which git it left alone."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import time
+from pathlib import Path
+
+from tests.helpers import GIT_IDENTITY, clean_env, started_memory
+
+BODY = "The build cache lives in the runner's home folder, not in the work tree.\n"
+
+
+def test_remember_beside_a_stash_at_its_prompt_keeps_the_note_pending_at_once(
+    tmp_path: Path,
+) -> None:
+    repo = started_memory(tmp_path)
+    (repo.root / "notes" / "start.md").write_text("# Start\n\nAn edit of the person's.\n")
+    stash = subprocess.Popen(
+        ["git", *GIT_IDENTITY, "stash", "-p"], cwd=repo.root, env=clean_env(),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        assert stash.stdout is not None
+        prompt = _until_asked(stash.stdout.fileno())  # at the prompt now
+        assert b"Stash this hunk" in prompt, prompt
+        began = time.monotonic()
+        done = repo.memidx_process("remember", "--title", "Build cache", stdin=BODY)
+        took = time.monotonic() - began
+    finally:
+        stash.kill()
+        stash.wait(timeout=10)
+    assert "Traceback" not in done.err, done.err
+    assert "`git stash -p` here waits at its prompt" in done.err, done.err
+    assert took < 6.0, (took, done.err)  # it waited 10 s
+    assert (repo.root / "notes" / "build-cache.md").exists()  # kept, pending: nothing lost
+
+
+def _until_asked(fd: int) -> bytes:
+    """What the stash printed until it asks about the hunk (5 s at most)."""
+    said, deadline = b"", time.monotonic() + 5
+    while b"Stash this hunk" not in said and time.monotonic() < deadline:
+        if select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            said += chunk
+    return said

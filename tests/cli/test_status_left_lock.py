@@ -1,0 +1,110 @@
+"""`memidx status` and a git lock left behind (memidx.git.left_lock): status said nothing
+(healthy, exit 0) while every git command of the person failed ("index.lock: File exists");
+and the lock a memidx killed as it moved HEAD left was called a killed git's, with an `rm`
+that, alone, left git's index before the commit HEAD moved to: the person's next commit
+undid it. Now status names the lock, its kind and the one command that clears it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_remember import hold_open
+from tests.helpers import NotesRepo, clean_env
+from tests.pending_memory import started
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/fd").is_dir(), reason="a lock no process holds is seen in /proc"
+)
+NOTE = "---\ntitle: Clock drifts\n---\n\nThe clock drifts after sleep; run hwclock -s again.\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "kind", "said"),
+    [
+        (b"", "empty", "as it took it: it is empty"),
+        (b"DIRC\x00\x00\x00\x02 half written", "git", "as it wrote git's index"),
+    ],
+)
+def test_status_names_a_lock_a_killed_git_left_and_how_to_clear_it(
+    tmp_path: Path, content: bytes, kind: str, said: str
+) -> None:
+    repo = started(tmp_path)
+    lock = repo.root / ".git" / "index.lock"
+    lock.write_bytes(content)
+    run = repo.memidx("status")
+    assert run.code == 1, run.out
+    line = next(line for line in run.out.splitlines() if line.startswith("git lock:"))
+    assert f"{lock} was left behind by a git process that was killed {said}" in line, line
+    assert line.endswith(f"then remove it: rm {lock}"), line
+    data = repo.memidx("status", "--json").json()
+    assert data["healthy"] is False
+    assert data["git_lock"] == {
+        "path": str(lock), "kind": kind, "said": data["git_lock"]["said"], "clear": f"rm {lock}",
+    }  # fmt: skip
+
+
+def test_status_says_nothing_of_a_lock_a_running_git_holds(tmp_path: Path) -> None:
+    repo = started(tmp_path)
+    holder = hold_open(repo.root / ".git" / "index.lock", 30)
+    try:
+        data = repo.memidx("status", "--json").json()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert data["git_lock"] is None
+    (repo.root / ".git" / "index.lock").unlink()
+
+
+def _plumbing(repo: NotesRepo, *args: str, given: str = "", **env: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=repo.root, env=clean_env(**env), input=given,
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout.strip()
+
+
+def _killed_as_head_moved(repo: NotesRepo) -> str:
+    """HEAD moved to a commit adding notes/clock-drifts.md, git's index and work tree not
+    brought to it, and the index.lock memidx took for the move left, its token in it."""
+    blob = _plumbing(repo, "hash-object", "-w", "--stdin", given=NOTE)
+    index = str(repo.root / ".git" / "test-index")
+    _plumbing(repo, "read-tree", "HEAD", GIT_INDEX_FILE=index)
+    added = f"100644,{blob},notes/clock-drifts.md"
+    _plumbing(repo, "update-index", "--add", "--cacheinfo", added, GIT_INDEX_FILE=index)
+    tree = _plumbing(repo, "write-tree", GIT_INDEX_FILE=index)
+    Path(index).unlink()
+    commit = repo.git("commit-tree", "-p", "HEAD", "-m", "memidx remember: x", tree).strip()
+    repo.git("update-ref", "HEAD", commit)
+    (repo.root / ".git" / "index.lock").write_text(f"memidx 999999 {commit}")
+    return commit
+
+
+def test_a_killed_memidx_moves_lock_is_named_with_the_command_that_brings_the_index(
+    tmp_path: Path,
+) -> None:
+    """Named as memidx's, not a killed git's; its command, run, leaves the clone clean: git's
+    index and work tree at HEAD, the note there (an `rm` alone showed it deleted, staged)."""
+    repo = started(tmp_path)
+    commit = _killed_as_head_moved(repo)
+    data = repo.memidx("status", "--json").json()
+    lock = data["git_lock"]
+    assert lock["kind"] == "memidx-move", lock
+    assert f"killed as it moved HEAD to {commit[:12]}" in lock["said"]
+    assert lock["clear"].startswith(f"rm {repo.root / '.git' / 'index.lock'} && git -C ")
+    subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
+    assert repo.git("status", "--porcelain") == ""
+    assert (repo.root / "notes" / "clock-drifts.md").read_text() == NOTE
+
+
+def test_remember_names_a_killed_memidx_moves_lock_as_memidx_s(tmp_path: Path) -> None:
+    """remember said "left behind by a git process that was killed ... rm" of it."""
+    repo = started(tmp_path)
+    _killed_as_head_moved(repo)
+    run = repo.memidx_process("remember", "--title", "Disk full", stdin="The disk was full.\n")
+    assert run.code == 1 and "Traceback" not in run.err, run.err
+    assert "left behind by a memidx killed as it moved HEAD" in run.err, run.err
+    assert "git process that was killed" not in run.err
+    assert " && git -C " in run.err

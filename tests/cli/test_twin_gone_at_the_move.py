@@ -1,0 +1,61 @@
+"""share's move of a remembered twin note aside (memidx/memory/twins.py) read the note's bytes
+at its old name unguarded: a note the person deleted (or replaced by a folder) between share's
+look and that read ended share in a traceback (FileNotFoundError). Now such a note is left to
+git's merge, as one with uncommitted changes is, and nothing is committed for it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.memory.twins import part_twins
+from tests.helpers import NotesRepo
+
+REMEMBERED = "---\ntitle: Build cache\ncreated: 2026-01-01\n---\n\n{}\n"
+# a `git` first on PATH: right after share's last look at the note (`git status` of it), the
+# person's `$PERSON` runs
+PERSON_AFTER_THE_LOOK = """#!/bin/sh
+"$REAL_GIT" "$@"; said=$?
+case " $* " in *" status "*) [ -e "$MARK" ] || { : > "$MARK"; eval "$PERSON"; } ;; esac
+exit $said
+"""
+
+
+@pytest.mark.parametrize("person", ['rm "$NOTE"', 'rm "$NOTE" && mkdir "$NOTE"'])
+def test_a_twin_the_person_deleted_after_the_look_is_left_to_git_s_merge(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, person: str
+) -> None:
+    repo.write("notes/start.md", "# Start\n")
+    repo.commit("start")
+    repo.git("branch", "theirs")
+    repo.write("notes/build-cache.md", REMEMBERED.format("bravo"))
+    main = repo.commit("memidx remember: Build cache")
+    repo.git("switch", "-q", "theirs")
+    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
+    repo.commit("memidx remember: Build cache")
+    repo.git("switch", "-q", "main")
+    repo.git("branch", "-q", "--set-upstream-to=theirs")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(PERSON_AFTER_THE_LOOK)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git")
+    assert real is not None
+    note = repo.root / "notes" / "build-cache.md"
+    for name, value in {
+        "REAL_GIT": real, "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
+        "MARK": str(tmp_path / "mark"), "PERSON": person, "NOTE": str(note),
+    }.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+
+    moved = part_twins(load_config(repo.root, env={}))
+
+    monkeypatch.undo()
+    assert (tmp_path / "mark").exists()  # the person did act after the look
+    assert moved == ()
+    assert repo.git("rev-parse", "HEAD").strip() == main  # nothing committed
+    assert not (repo.root / "notes" / "build-cache-2.md").exists()
+    assert note.is_dir() if "mkdir" in person else not note.exists()  # as the person left it
