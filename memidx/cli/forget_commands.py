@@ -45,16 +45,22 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.held import printable
     from memidx.haystack.purge import Purged
     from memidx.haystack.purge import purge as purge_segments
+    from memidx.index.following import following
 
     done = Purged()
-    try:
-        purge_segments(
-            config, pushed=args.pushed, branches=args.branch, work_trees=args.work_tree, into=done
-        )
-    finally:  # the records read before the purge blanked them: a purge stopped after that (a
-        # late git past its wait) left the kept prompts, and its next run found no text to match
-        prompts = forget_kept(config, done.records)
-    unfollowed = _follow(config, done)
+    with following(config):  # its commits move HEAD: a person's commit meanwhile waits for it
+        try:
+            purge_segments(
+                config,
+                pushed=args.pushed,
+                branches=args.branch,
+                work_trees=args.work_tree,
+                into=done,
+            )
+        finally:  # the records read before the purge blanked them: a purge stopped after that
+            # (a late git past its wait) left the kept prompts, and its next run found no text
+            prompts = forget_kept(config, done.records)
+        unfollowed = _follow(config, done)
     pairs = [(ref, pair) for ref, pair in done.blobs.items()]
     others = [*done.others, *(ref for part in done.work_trees.values() for ref in part.others)]
     linked = [*done.linked, *(ref for part in done.work_trees.values() for ref in part.linked)]

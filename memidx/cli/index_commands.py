@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from memidx.cli.notice import say_notice
@@ -80,27 +81,28 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.progress import ProgressBar
 
     settle_killed(config)  # a lock a killed memidx left would hold the pending notes up
-    commit_pending_notes(config)  # first: this sync indexes them
-    marks = trace_marks(*hook_traces(config))  # failures until now
     filled: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:  # fill_index, keeping its reports
         notes = ingest_notes(config, store, None)
         filled.append((notes, sync_records(config, store, full=True)))  # said below
 
-    store = writable_index(config, say_notice, fill=fill)  # waits for a build under way
-    bar = ProgressBar("syncing notes")
-    try:
-        report = sync_notes(config, store, bar)
-        records = sync_records(config, store)
-        report, records = filled[0] if filled else (report, records)  # a new index: its fill
-        mark_index_built(config, store)
-        if filled:  # rebuilt: no vector is left, and sync starts no background embed
-            say_unembedded(config, store)
-        made = (VectorStore(store.conn).index_id(), VectorStore(store.conn).forgotten_at())
-    finally:
-        bar.close()
-        store.conn.close()
+    with ExitStack() as moving:  # `following` from the pending notes' commit to the index's
+        commit_pending_notes(config, moving)  # first: this sync indexes them
+        marks = trace_marks(*hook_traces(config))  # failures until now
+        store = writable_index(config, say_notice, fill=fill)  # waits for a build under way
+        bar = ProgressBar("syncing notes")
+        try:
+            report = sync_notes(config, store, bar)
+            records = sync_records(config, store)
+            report, records = filled[0] if filled else (report, records)  # a new index's fill
+            mark_index_built(config, store)
+            if filled:  # rebuilt: no vector is left, and sync starts no background embed
+                say_unembedded(config, store)
+            made = (VectorStore(store.conn).index_id(), VectorStore(store.conn).forgotten_at())
+        finally:
+            bar.close()
+            store.conn.close()
     clear_unchanged(marks)  # a forget's vectors it dropped (or a pulled tombstone's) leave the
     scrub_forgotten(config, "forgotten text left the index", say_line, made)  # files
     summary = (

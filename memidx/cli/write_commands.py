@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
@@ -176,12 +177,15 @@ def settle_killed(config: Config, *, asides: bool = True) -> None:
     settle(config, say_line, asides=asides)
 
 
-def commit_pending_notes(config: Config) -> None:
+def commit_pending_notes(config: Config, moving: ExitStack | None = None) -> None:
     """The notes a `remember` left pending while a git command held the clone, committed
-    (`memidx sync`, `memidx share`); one still held up is a warning line and stays pending."""
+    (`memidx sync`, `memidx share`); one still held up is a warning line and stays pending.
+    `moving` holds `following` from their commit on, when there was one (finish_now)."""
     from memidx.memory.pending_notes import finish_now
 
-    done = finish_now(config, say_line)
+    done = finish_now(config, say_line, moving)
+    if moving is not None and not done.commits:
+        moving.close()  # HEAD did not move: the index behind it is drift of another cause
     for ref, commit in done.commits.items():
         say_line(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
     if done.busy:

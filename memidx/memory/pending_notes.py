@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -256,15 +257,21 @@ def _to_commit(
     return False
 
 
-def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:
+def finish_now(
+    config: Config, notice: Callable[[str], None], moving: ExitStack | None = None
+) -> Committed:
     """What `memidx sync` runs first: the pending notes committed, waiting for remember.lock
-    and for git as `remember` does."""
+    and for git as `remember` does. `moving` holds `following` from the move on (the caller
+    lets go once the index is at HEAD)."""
+    from memidx.index.following import following
     from memidx.memory.remember import LOCK_WAIT
     from memidx.waited_lock import waited_lock
 
     if not any_pending(config):
         return Committed({})
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
+        if moving is not None:
+            moving.enter_context(following(config, at_the_move=True))
         return commit_pending(config, None, notice)
 
 

@@ -51,22 +51,26 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
     # read first: a `git switch` meanwhile never gets the move committed on the branch it
     # took HEAD to, where neither name may be a twin (share's merge names what it finds)
     branch = head_ref(config.root)
-    base = _merge_base(repo)
-    if base is None or branch == DETACHED:
+    sides = None if branch == DETACHED else _sides(repo, branch)
+    base = None if sides is None else _merge_base(repo, sides)
+    if base is None or sides is None:
         return ()
-    ours = _added(repo, base, "HEAD", config.notes_dir)
-    theirs = _added(repo, base, UPSTREAM, config.notes_dir)
+    ours, theirs = (_added(repo, base, side, config.notes_dir) for side in sides)
     moves: list[Renamed] = []
     for path in sorted(ours & theirs):
-        if _twins(repo, base, path, config.max_note_bytes):
+        if _twins(repo, base, path, config.max_note_bytes, sides):
             taken = {move.ref for move in moves}
-            moves.append(Renamed(path, _free_name(config, repo, path, taken)))
-    moves = _commit(config, moves, branch)
+            moves.append(Renamed(path, _free_name(config, repo, path, taken, sides)))
     if not moves:
         return ()
+    from memidx.index.following import following
     from memidx.memory.head_sync import after_commit
 
-    after_commit(config, say)
+    # HEAD moves: a search or a person's commit meanwhile waits for the index to follow it
+    with following(config, at_the_move=True):
+        moves = _commit(config, moves, branch)
+        if moves:
+            after_commit(config, say)
     for move in moves:
         if say is not None:
             say(
@@ -76,13 +80,26 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
     return tuple(moves)
 
 
-def _merge_base(repo: GitRepo) -> str | None:
-    """Where HEAD and its upstream parted; None when there is nothing to part (no upstream,
-    no shared history) or a merge, cherry-pick or revert is under way (git's to finish)."""
+def _sides(repo: GitRepo, branch: str) -> tuple[str, str] | None:
+    """The commits of `branch` (refs/heads/<name>) and of its upstream, read once: named
+    "HEAD" and "@{upstream}" at each look, a `git pull --rebase` that detached HEAD meanwhile
+    failed the share with git's "HEAD does not point to a branch" (tests/benchmark/chaos.py,
+    seed 1); None when it has no upstream."""
+    name = branch.removeprefix("refs/heads/")
+    found = [
+        repo.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False).decode().strip()
+        for ref in (branch, f"{name}@{{upstream}}")
+    ]
+    return (found[0], found[1]) if all(found) else None
+
+
+def _merge_base(repo: GitRepo, sides: tuple[str, str]) -> str | None:
+    """Where the branch and its upstream parted; None when there is nothing to part (no
+    shared history) or a merge, cherry-pick or revert is under way (git's to finish)."""
     for ongoing in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD"):
         if repo.run("rev-parse", "-q", "--verify", ongoing, check=False).strip():
             return None
-    base = repo.run("merge-base", "HEAD", UPSTREAM, check=False).decode().strip()
+    base = repo.run("merge-base", *sides, check=False).decode().strip()
     return base or None
 
 
@@ -96,15 +113,17 @@ def _added(repo: GitRepo, base: str, side: str, notes_dir: str) -> set[str]:
     return {path for path in paths if is_note_path(path, notes_dir)}
 
 
-def _twins(repo: GitRepo, base: str, path: str, max_bytes: int) -> bool:
+def _twins(
+    repo: GitRepo, base: str, path: str, max_bytes: int, sides: Sequence[str] = ("HEAD", UPSTREAM)
+) -> bool:
     """Whether both sides' notes at `path` are remember's alone, differ, and ours is as
     committed in the work tree (staged and unstaged)."""
-    blobs = [_blob(repo, side, path) for side in ("HEAD", UPSTREAM)]
+    blobs = [_blob(repo, side, path) for side in sides]
     if blobs[0] == blobs[1] or not all(blobs):
         return False
     literal = f":(literal){path}"
     ours = (REMEMBERED.encode(), SUBJECT.encode())  # remember's note, or one share moved
-    for side in ("HEAD", UPSTREAM):  # the subjects as stored, whatever git is told to print
+    for side in sides:  # the subjects as stored, whatever git is told to print
         subjects = repo.run("log", "-z", "--format=%s", AS_STORED, f"{base}..{side}", "--", literal)
         if not all(s.startswith(ours) for s in subjects.split(b"\0") if s):
             return False
@@ -126,14 +145,16 @@ def _remembered_note(data: bytes, max_bytes: int) -> bool:
     return fields.title is not None and fields.created is not None
 
 
-def _free_name(config: Config, repo: GitRepo, path: str, taken: set[str]) -> str:
+def _free_name(
+    config: Config, repo: GitRepo, path: str, taken: set[str], sides: Sequence[str]
+) -> str:
     """`<stem>-N<suffix>`, the first N from 2 that neither side nor the work tree has."""
     name = PurePosixPath(path)
     for n in range(2, MOST):
         ref = name.with_name(f"{name.stem}-{n}{name.suffix}").as_posix()
         if ref in taken or os.path.lexists(config.root / ref):
             continue
-        if not repo.has("HEAD", ref) and not repo.has(UPSTREAM, ref):
+        if not any(repo.has(side, ref) for side in sides):
             return ref
     from memidx.errors import MemidxError
 

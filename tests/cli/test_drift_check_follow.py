@@ -138,3 +138,26 @@ def test_the_wait_ends_once_the_index_is_at_head(
 
     assert done.code == 0 and "drifted" not in done.out, done.out
     assert "still bringing" not in done.err, done.err
+
+
+def test_a_commit_goes_on_once_the_index_is_at_head_though_a_follow_still_holds(
+    repo: NotesRepo,
+) -> None:
+    """A memidx command that holds `following` while it waits for this very `git commit` (a
+    share's haystack commit, a forget: they wait for git's index, which the commit holds
+    through its hooks) held the check for all its wait once another's follow had brought the
+    index to HEAD: the person's commit took 8-9 s, and memidx's command failed, "git's index
+    was held by git commit (pid N) for all of memidx's wait" (chaos.py seeds 3 and 4). The
+    check goes on as soon as the index is at HEAD."""
+    waiting = _follow(repo, 8.0, to_head=False, moves=False)  # waits for this commit
+    released = time.monotonic() + 8.0
+    follower = _follow(repo, 0.5, to_head=True)  # the one that moved HEAD brings the index
+    try:
+        done = repo.memidx_process("check", "all", "notes/mine.md")
+        ended = time.monotonic()
+    finally:
+        follower.join(timeout=60)
+        waiting.join(timeout=60)
+
+    assert done.code == 0 and "drifted" not in done.out, done.out + done.err
+    assert ended < released - 1.0, f"the check waited {ended - released + 8.0:.1f} s"

@@ -1,0 +1,47 @@
+"""`memidx haystack purge` commits the blanked segments (and rebuilds unpushed commits), then
+brings the index to that HEAD. It held no `following` lock meanwhile (memidx.index.following),
+as forget, remember, share and the hooks do: a person's `git commit` whose drift check came in
+between was refused at once as a drift no hook followed, and a search said `run memidx sync`.
+It holds it from its first commit until the index is at HEAD."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.index.following import followed_now
+from memidx.memory import head_sync
+from tests.helpers import NotesRepo
+
+
+def test_a_purge_follows_its_commits_until_the_index_is_at_them(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx("ingest").code == 0
+    filed = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "giraffe"}))
+    assert filed.code == 0, filed.err
+    assert repo.memidx_process("haystack", "commit").code == 0
+    assert repo.memidx_process("forget", str(filed.json()["id"])).code == 0
+    assert repo.memidx_process("haystack", "commit").code == 0
+    config = load_config(repo.root, env={})
+    real = head_sync.after_commit
+    seen: list[bool] = []
+
+    def looked_at(config_: Config, say: Callable[[str], None] | None = None) -> None:
+        seen.append(followed_now(config))
+        real(config_, say)
+
+    monkeypatch.setattr(head_sync, "after_commit", looked_at)
+    before = repo.git("rev-parse", "HEAD").strip()
+
+    purged = repo.memidx("haystack", "purge")
+
+    assert purged.code == 0, purged.err
+    assert repo.git("rev-parse", "HEAD").strip() != before  # the purge moved HEAD
+    assert seen and all(seen), seen  # a person's commit meanwhile waits for the index
+    assert not followed_now(config)

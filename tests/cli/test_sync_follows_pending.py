@@ -1,0 +1,51 @@
+"""`memidx sync` commits the notes a `remember` left pending, then brings the index to that
+commit. It held no `following` lock meanwhile (memidx.index.following): a person's `git commit`
+whose pre-commit drift check came in between was refused at once, "the index has drifted from
+HEAD ... a git operation no memidx hook followed ... or a hook failed", for a drift the sync was
+ending (a chaos run under load: a pending note's commit moved HEAD, and the index had not
+followed 3 s later). It holds it from that commit until the index is at it, as the finisher
+and the hooks do, so the check waits for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.index import sync as index_sync
+from memidx.index.documents import Store
+from memidx.index.following import followed_now
+from memidx.memory.pending_notes import keep
+from memidx.progress import ProgressBar
+from tests.helpers import NotesRepo, started_memory
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
+REF = "notes/disk-full.md"
+
+
+def test_sync_follows_the_pending_notes_commit_until_the_index_is_at_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo: NotesRepo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)  # as a `remember` leaves it while git is busy
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+    real_sync = index_sync.sync
+    seen: list[tuple[bool, str, str | None]] = []
+
+    def looked_at(config_: object, store: Store, bar: ProgressBar | None = None) -> object:
+        head = repo.git("rev-parse", "HEAD").strip()
+        seen.append((followed_now(config), head, store.get_state("indexed_commit")))
+        return real_sync(config, store, bar)
+
+    monkeypatch.setattr(index_sync, "sync", looked_at)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    [(followed, head, indexed)] = seen
+    assert repo.git("log", "-1", "--format=%s", "--", REF) == "memidx remember: Disk full\n"
+    assert indexed != head  # the pending note's commit moved HEAD; the index is behind it
+    assert followed  # a person's commit now waits for this sync, never refused as drift
+    assert not followed_now(config)  # and no lock is left once the index is at HEAD
