@@ -133,10 +133,19 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
 
 
 def _edited(repo: GitRepo, ref: str) -> bool:
-    """Whether the person changed the note HEAD holds, staged or not (a deletion is no change:
-    the forget does it): the forget's commit took the edit with the file, with no word of it."""
+    """Whether the person changed the note HEAD holds: staged, in a merge's conflict, or its
+    file's words are not HEAD's, whatever git's index says of it (a deletion is no change: the
+    forget does it). The forget's commit took the edit with the file, with no word of it; a
+    conflict's resolution, and an edit `git status` did not show (`git rm --cached`, an
+    assume-unchanged or skip-worktree entry) went too; line endings autocrlf changed are none."""
     said = repo.run("status", "--porcelain=v1", "-z", "--", f":(literal){ref}")
-    return any(sign in said[:2] for sign in (b"M", b"T", b"A", b"R"))
+    signs = [entry[:2] for entry in said.split(b"\0") if entry[2:3] == b" "]
+    if any(xy[:1] in b"MTARCU" or xy[1:] == b"U" for xy in signs):  # X: staged; U: a conflict
+        return True
+    if not (repo.root / ref).is_file():
+        return False
+    words = repo.run("hash-object", f"--path={ref}", "--", ref).strip()  # as git would add it
+    return words != repo.run("rev-parse", f"HEAD:{ref}").strip()
 
 
 def _removed_uncommitted(config: Config, ref: str) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import started_memory
+from tests.helpers import NotesRepo, started_memory
 
 REF = "notes/deploy.md"
 
@@ -43,3 +43,71 @@ def test_a_note_the_person_deleted_is_forgotten(tmp_path: Path) -> None:
     assert said.code == 0, said
     assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
     assert repo.git("status", "--porcelain") == ""
+
+
+def _conflict(repo: NotesRepo) -> None:
+    """A merge stopped at a conflict in the note, the person's resolution written, not added."""
+    repo.git("switch", "-q", "-c", "side")
+    repo.write(REF, (repo.root / REF).read_text() + "Side's line.\n")
+    repo.commit("side")
+    repo.git("switch", "-q", "main")
+    repo.write(REF, (repo.root / REF).read_text() + "Main's line.\n")
+    repo.commit("main")
+    repo.git("merge", "-q", "side", check=False)
+    repo.write(REF, "# Deploy\n\nDeploys go out on Tuesdays, as the person resolved it.\n")
+
+
+HIDDEN = {  # the git command after which git status does not show an edit as one
+    "untracked by git rm --cached": ("rm", "-q", "--cached", REF),
+    "assume-unchanged": ("update-index", "--assume-unchanged", REF),
+    "skip-worktree": ("update-index", "--skip-worktree", REF),
+}
+
+
+@pytest.mark.parametrize("hidden", sorted(HIDDEN))
+def test_an_edit_git_status_does_not_show_is_not_forgotten(tmp_path: Path, hidden: str) -> None:
+    repo = started_memory(tmp_path)
+    repo.note("deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    repo.git(*HIDDEN[hidden])
+    edited = (repo.root / REF).read_text() + "\nThe person's own line, not committed.\n"
+    (repo.root / REF).write_text(edited)
+    head = repo.git("rev-parse", "HEAD").strip()
+
+    said = repo.memidx("forget", REF)
+
+    assert said.code == 1 and f"{REF} has changes not committed" in said.err, said
+    assert (repo.root / REF).read_text() == edited
+    assert repo.git("rev-parse", "HEAD").strip() == head
+
+
+def test_a_note_in_a_merge_s_conflict_is_not_forgotten(tmp_path: Path) -> None:
+    repo = started_memory(tmp_path)
+    repo.note("deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    _conflict(repo)
+    resolved = (repo.root / REF).read_text()
+    head = repo.git("rev-parse", "HEAD").strip()
+
+    said = repo.memidx("forget", REF)
+
+    assert said.code == 1 and f"{REF} has changes not committed" in said.err, said
+    assert (repo.root / REF).read_text() == resolved
+    assert repo.git("rev-parse", "HEAD").strip() == head
+    assert repo.git("status", "--porcelain", "--", REF).startswith("UU ")
+
+
+def test_a_note_whose_line_endings_autocrlf_changed_is_forgotten(tmp_path: Path) -> None:
+    """`git status` says ` M` of it (its index entry's stat), `git diff HEAD` nothing."""
+    repo = started_memory(tmp_path)
+    repo.note("deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    repo.git("config", "core.autocrlf", "true")
+    path = repo.root / REF
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+    said = repo.memidx("forget", REF)
+
+    assert said.code == 0, said
+    assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
+    assert not path.exists()
