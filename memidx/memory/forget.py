@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Forgotten:
-    """What was forgotten: a note (and the commit of its deletion) or a record (and the id of
-    its tombstone)."""
+    """What was forgotten: a note (and its deletion's commit) or a record (its tombstone's id)."""
 
     kind: str  # "note" or "record"
     ref: str
@@ -52,8 +51,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
 
 
 def _note_ref(ref: str, notes_dir: str) -> str | None:
-    """The note `ref` names (`notes/x.md`, or `notes/x.md:<line>` as people's output prints a
-    hit); None when it names no note."""
+    """The note `ref` names (`notes/x.md`, or `notes/x.md:<line>` as a hit is printed); None."""
     clean = PurePosixPath(ref).as_posix()
     if is_note_path(clean, notes_dir):
         return clean
@@ -133,19 +131,19 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
 
 
 def _edited(repo: GitRepo, ref: str) -> bool:
-    """Whether the person changed the note HEAD holds: staged, in a merge's conflict, or its
-    file's words are not HEAD's, whatever git's index says of it (a deletion is no change: the
-    forget does it). The forget's commit took the edit with the file, with no word of it; a
-    conflict's resolution, and an edit `git status` did not show (`git rm --cached`, an
-    assume-unchanged or skip-worktree entry) went too; line endings autocrlf changed are none."""
+    """Whether the person changed the note HEAD holds (the forget's commit took the edit with
+    the file, with no word of it): staged, a conflict they resolved (no markers left), or words
+    not HEAD's that `git status` does not show (`git rm --cached`, an assume-unchanged or
+    skip-worktree entry). Neither a deletion (the forget does it) nor autocrlf's line ends is."""
     said = repo.run("status", "--porcelain=v1", "-z", "--", f":(literal){ref}")
     signs = [entry[:2] for entry in said.split(b"\0") if entry[2:3] == b" "]
-    if any(xy[:1] in b"MTARCU" or xy[1:] == b"U" for xy in signs):  # X: staged; U: a conflict
+    path = repo.root / ref
+    if any(b"U" in xy or xy in (b"AA", b"DD") for xy in signs):  # a conflict: deleted, it goes
+        return path.is_file() and b"<<<<<<<" not in path.read_bytes()  # unless they resolved it
+    if any(xy[:1] in b"MTARC" for xy in signs):  # staged
         return True
-    if not (repo.root / ref).is_file():
-        return False
-    words = repo.run("hash-object", f"--path={ref}", "--", ref).strip()  # as git would add it
-    return words != repo.run("rev-parse", f"HEAD:{ref}").strip()
+    head = repo.run("rev-parse", f"HEAD:{ref}").strip()  # the file's words as git would add it:
+    return path.is_file() and repo.run("hash-object", f"--path={ref}", "--", ref).strip() != head
 
 
 def _removed_uncommitted(config: Config, ref: str) -> bool:
@@ -160,8 +158,7 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
     from memidx.waited_lock import waited_lock
 
     if not config.state_dir.is_dir():  # no note pending, none committed by memidx (none made)
-        (config.root / ref).unlink(missing_ok=True)
-        return True
+        raise _yours(ref)
     holders = "a memidx remember, git hook or finisher committing a note of this clone"
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
         if GitRepo(config.root).has_file("HEAD", ref):
@@ -169,10 +166,19 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
         kept = [note for note in pending(config) if note.ref == ref]
         if not kept and (elsewhere := held_elsewhere(config, ref)):
             raise elsewhere  # a copy a switch left, or a pending note committed there meanwhile
+        if not kept:
+            raise _yours(ref)
         (config.root / ref).unlink(missing_ok=True)
         for note in kept:  # else its commit, tried later, warned of a note removed
             note.entry.unlink(missing_ok=True)
     return True
+
+
+def _yours(ref: str) -> MemidxError:
+    """A file HEAD does not hold and memidx did not leave pending: the person's own (a new
+    note, a rename's), deleted with "it was never committed" (a staged one left staged)."""
+    why = f"{ref} was never committed and memidx did not write it, so it was not forgotten"
+    return MemidxError(why, "it is your own file: delete it yourself if you mean to (`rm`)")
 
 
 def _pending(config: Config, ref: str) -> bool:

@@ -81,7 +81,9 @@ def test_an_edit_git_status_does_not_show_is_not_forgotten(tmp_path: Path, hidde
     assert repo.git("rev-parse", "HEAD").strip() == head
 
 
-def test_a_note_in_a_merge_s_conflict_is_not_forgotten(tmp_path: Path) -> None:
+def test_a_note_whose_conflict_the_person_resolved_is_not_forgotten(tmp_path: Path) -> None:
+    """One with git's markers in it still is (the merge resolved as its deletion:
+    tests/cli/test_two_machines.py); the person's resolution was deleted with it."""
     repo = started_memory(tmp_path)
     repo.note("deploy.md", "Deploy", "Deploys go out on Tuesdays.")
     repo.commit("deploy")
@@ -111,3 +113,38 @@ def test_a_note_whose_line_endings_autocrlf_changed_is_forgotten(tmp_path: Path)
     assert said.code == 0, said
     assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
     assert not path.exists()
+
+
+NEW = "notes/new.md"
+OWN = {  # a note of the person's that HEAD does not hold, as git's index has it
+    "untracked": (),
+    "staged": ("add", NEW),
+    "renamed": ("mv", REF, NEW),
+}
+
+
+@pytest.mark.parametrize("own", sorted(OWN))
+def test_a_note_the_person_wrote_and_did_not_commit_is_not_forgotten(
+    tmp_path: Path, own: str
+) -> None:
+    """Forget deleted the file with "it was never committed" (exit 0), the person's words
+    gone; a staged one was left staged, for their next `git commit` to commit all the same."""
+    repo = started_memory(tmp_path)
+    repo.note("deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    if own == "renamed":
+        repo.git(*OWN[own])
+    else:
+        repo.note("new.md", "New", "The person's own note, not committed.")
+        if OWN[own]:
+            repo.git(*OWN[own])
+    words = (repo.root / NEW).read_text() + "The person's own line.\n"
+    (repo.root / NEW).write_text(words)
+    status = repo.git("status", "--porcelain")
+
+    said = repo.memidx("forget", NEW)
+
+    assert said.code == 1, said
+    assert f"{NEW} was never committed and memidx did not write it" in said.err, said.err
+    assert (repo.root / NEW).read_text() == words
+    assert repo.git("status", "--porcelain") == status
