@@ -147,18 +147,21 @@ def _edited(repo: GitRepo, ref: str) -> bool:
 
 
 def _removed_uncommitted(config: Config, ref: str) -> bool:
-    """Delete the file of a note HEAD does not hold, and its pending entry, under remember.lock,
-    which a hook, the finisher or a `remember` holds while it commits a pending note; False
-    when HEAD holds it once the lock is taken: committed meanwhile, it is forgotten by commit.
-    Deleted while such a commit was built, the note was committed all the same: the forget said
-    it was done (exit 0), HEAD held the note and `git status` showed ` D`, no forget commit."""
+    """Delete the file of a note HEAD does not hold, and its pending entry, under remember.lock
+    (held while a pending note is committed: deleted then, it was committed all the same); False
+    when HEAD holds it once the lock is taken: it is forgotten by commit. One git's index holds
+    is refused: deleted, it was committed by the person's next `git commit` all the same."""
     from memidx.git.repo import GitRepo
     from memidx.memory.pending_notes import LOCK, pending
     from memidx.memory.remember import LOCK_WAIT
     from memidx.waited_lock import waited_lock
 
+    if GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}"):  # git add, git mv
+        why = f"{ref} is staged in git's index (never committed), so it was not forgotten"
+        raise MemidxError(why, f"unstage it (`git restore --staged -- {ref}`), then forget again")
     if not config.state_dir.is_dir():  # no note pending, none committed by memidx (none made)
-        raise _yours(ref)
+        (config.root / ref).unlink(missing_ok=True)
+        return True
     holders = "a memidx remember, git hook or finisher committing a note of this clone"
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
         if GitRepo(config.root).has_file("HEAD", ref):
@@ -166,19 +169,10 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
         kept = [note for note in pending(config) if note.ref == ref]
         if not kept and (elsewhere := held_elsewhere(config, ref)):
             raise elsewhere  # a copy a switch left, or a pending note committed there meanwhile
-        if not kept:
-            raise _yours(ref)
         (config.root / ref).unlink(missing_ok=True)
         for note in kept:  # else its commit, tried later, warned of a note removed
             note.entry.unlink(missing_ok=True)
     return True
-
-
-def _yours(ref: str) -> MemidxError:
-    """A file HEAD does not hold and memidx did not leave pending: the person's own (a new
-    note, a rename's), deleted with "it was never committed" (a staged one left staged)."""
-    why = f"{ref} was never committed and memidx did not write it, so it was not forgotten"
-    return MemidxError(why, "it is your own file: delete it yourself if you mean to (`rm`)")
 
 
 def _pending(config: Config, ref: str) -> bool:

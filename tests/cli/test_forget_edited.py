@@ -116,28 +116,24 @@ def test_a_note_whose_line_endings_autocrlf_changed_is_forgotten(tmp_path: Path)
 
 
 NEW = "notes/new.md"
-OWN = {  # a note of the person's that HEAD does not hold, as git's index has it
-    "untracked": (),
-    "staged": ("add", NEW),
+STAGED = {  # a note of the person's that HEAD does not hold and git's index does
+    "added": ("add", NEW),
     "renamed": ("mv", REF, NEW),
 }
 
 
-@pytest.mark.parametrize("own", sorted(OWN))
-def test_a_note_the_person_wrote_and_did_not_commit_is_not_forgotten(
-    tmp_path: Path, own: str
+@pytest.mark.parametrize("how", sorted(STAGED))
+def test_a_note_the_person_staged_and_did_not_commit_is_not_forgotten(
+    tmp_path: Path, how: str
 ) -> None:
-    """Forget deleted the file with "it was never committed" (exit 0), the person's words
-    gone; a staged one was left staged, for their next `git commit` to commit all the same."""
+    """Forget deleted the file with "it was never committed" (exit 0), and git's index kept
+    it: the person's next `git commit` committed it all the same (` AD`, `RD`)."""
     repo = started_memory(tmp_path)
     repo.note("deploy.md", "Deploy", "Deploys go out on Tuesdays.")
     repo.commit("deploy")
-    if own == "renamed":
-        repo.git(*OWN[own])
-    else:
+    if how == "added":
         repo.note("new.md", "New", "The person's own note, not committed.")
-        if OWN[own]:
-            repo.git(*OWN[own])
+    repo.git(*STAGED[how])
     words = (repo.root / NEW).read_text() + "The person's own line.\n"
     (repo.root / NEW).write_text(words)
     status = repo.git("status", "--porcelain")
@@ -145,6 +141,6 @@ def test_a_note_the_person_wrote_and_did_not_commit_is_not_forgotten(
     said = repo.memidx("forget", NEW)
 
     assert said.code == 1, said
-    assert f"{NEW} was never committed and memidx did not write it" in said.err, said.err
+    assert f"{NEW} is staged in git's index (never committed)" in said.err, said.err
     assert (repo.root / NEW).read_text() == words
     assert repo.git("status", "--porcelain") == status
