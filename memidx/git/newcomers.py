@@ -111,7 +111,7 @@ def lately(root: Path, commands: frozenset[str] = COMMITTING) -> bool:
 
 def _runs_git(pid: str, comm: str) -> bool:
     """Whether process `pid` (named `comm`) runs git now, whenever it started: its start is its
-    fork's, and a shell's child exec'd `git commit` 0.22 to 0.6 s after its fork in 6 of 400
+    fork's, and a shell's child exec'd `git commit` 0.22 to 0.6 s after its fork in 7 of 400
     forks under a load of ~26 on 2 cores; taken for an old one, it was passed."""
     if comm == "git":
         return True

@@ -221,7 +221,7 @@ def test_a_git_commit_exec_d_long_after_its_fork_is_waited_for(
     repo: NotesRepo, tmp_path: Path
 ) -> None:
     """A shell's child that exec'd `git commit` more than RECENT s after its fork (a loaded
-    machine: 6 of 400 forks of a shell took 0.22 to 0.6 s to exec under a load of ~26 on 2
+    machine: 7 of 400 forks of a shell took 0.22 to 0.6 s to exec under a load of ~26 on 2
     cores): the last look took its start for the git's and passed it as an old process. Here
     the fork waits on its redirection (a FIFO no one reads yet) as one waits for a CPU."""
     fifo = tmp_path / "fifo"
