@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from memidx.git import invocation
@@ -182,13 +182,15 @@ PROMPTERS = frozenset({"add", "reset", "restore"})
 PROMPTS = frozenset({"-p", "--patch", "-i", "--interactive", "-e", "--edit"})
 
 
-def in_the_way(root: Path, commands: frozenset[str] = COMMITTING | SWITCHERS) -> bool:
+def in_the_way(
+    root: Path, commands: frozenset[str] = COMMITTING | SWITCHERS, among: Collection[str] = ()
+) -> bool:
     """Whether a git of this clone is committing (committing()) or checking a branch out (not
     yet in its post-checkout hook), in one look: a `git switch side` that read HEAD just
     before memidx's move took git's index once memidx let it go, memidx's files staged in it,
     to side (`A notes/x.md`, for the person's next commit there; left so when memidx was
-    killed before it took them out). So memidx moves HEAD once it ended."""
-    found = committers(root, commands)
+    killed before it took them out). So memidx moves HEAD once it ended (`among`: those only)."""
+    found = committers(root, commands, among)
     return any(it.split()[0] not in SWITCHERS or not in_its_hook(pid) for pid, it in found.items())
 
 
@@ -218,19 +220,22 @@ def committing(root: Path) -> bool:
 
 
 def committers(
-    root: Path, commands: frozenset[str] = COMMITTING, *, also: Sequence[Path] = ()
+    root: Path,
+    commands: frozenset[str] = COMMITTING,
+    among: Collection[str] = (),
+    *,
+    also: Sequence[Path] = (),
 ) -> dict[str, str]:
     """The git processes of this clone that are committing (running one of `commands`), as
     committing() finds them: their pid -> `<git command> <start time>` (the start tells a pid
     used again from the same). `also`: other work trees looked in, in the same look at /proc
-    (one look per work tree cost a side commit ~6 ms per work tree of the clone)."""
+    (a look per work tree cost a side commit ~6 ms per work tree); `among`: those pids only."""
     found: dict[str, str] = {}
-    proc = Path("/proc")
-    if not (proc / "self").is_dir():
+    if not Path("/proc/self").is_dir():
         return found
     roots = [root.resolve(), *(tree.resolve() for tree in also)]
     mine, dirs = _ancestors(), git_dirs(roots)
-    for pid in pids():  # raw reads, no Path: under HEAD's lock, for ~200 processes
+    for pid in among or pids():  # raw reads, no Path: under HEAD's lock, for ~200 processes
         if pid in mine:
             continue
         try:

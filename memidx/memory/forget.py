@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Forgotten:
-    """What was forgotten: a note (and the commit of its deletion) or a record (and the id of
-    its tombstone)."""
+    """What was forgotten: a note (and its deletion's commit) or a record (its tombstone's id)."""
 
     kind: str  # "note" or "record"
     ref: str
@@ -52,8 +51,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
 
 
 def _note_ref(ref: str, notes_dir: str) -> str | None:
-    """The note `ref` names (`notes/x.md`, or `notes/x.md:<line>` as people's output prints a
-    hit); None when it names no note."""
+    """The note `ref` names (`notes/x.md`, or `notes/x.md:<line>` as a hit is printed); None."""
     clean = PurePosixPath(ref).as_posix()
     if is_note_path(clean, notes_dir):
         return clean
@@ -133,23 +131,34 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
 
 
 def _edited(repo: GitRepo, ref: str) -> bool:
-    """Whether the person changed the note HEAD holds, staged or not (a deletion is no change:
-    the forget does it): the forget's commit took the edit with the file, with no word of it."""
+    """Whether the person changed the note HEAD holds (the forget's commit took the edit with
+    the file, with no word of it): staged, a conflict they resolved (no markers left), or words
+    not HEAD's that `git status` does not show (`git rm --cached`, an assume-unchanged or
+    skip-worktree entry). Neither a deletion (the forget does it) nor autocrlf's line ends is."""
     said = repo.run("status", "--porcelain=v1", "-z", "--", f":(literal){ref}")
-    return any(sign in said[:2] for sign in (b"M", b"T", b"A", b"R"))
+    signs = [entry[:2] for entry in said.split(b"\0") if entry[2:3] == b" "]
+    path = repo.root / ref
+    if any(b"U" in xy or xy in (b"AA", b"DD") for xy in signs):  # a conflict: deleted, it goes
+        return path.is_file() and b"<<<<<<<" not in path.read_bytes()  # unless they resolved it
+    if any(xy[:1] in b"MTARC" for xy in signs):  # staged
+        return True
+    head = repo.run("rev-parse", f"HEAD:{ref}").strip()  # the file's words as git would add it:
+    return path.is_file() and repo.run("hash-object", f"--path={ref}", "--", ref).strip() != head
 
 
 def _removed_uncommitted(config: Config, ref: str) -> bool:
-    """Delete the file of a note HEAD does not hold, and its pending entry, under remember.lock,
-    which a hook, the finisher or a `remember` holds while it commits a pending note; False
-    when HEAD holds it once the lock is taken: committed meanwhile, it is forgotten by commit.
-    Deleted while such a commit was built, the note was committed all the same: the forget said
-    it was done (exit 0), HEAD held the note and `git status` showed ` D`, no forget commit."""
+    """Delete the file of a note HEAD does not hold, and its pending entry, under remember.lock
+    (held while a pending note is committed: deleted then, it was committed all the same); False
+    when HEAD holds it once the lock is taken: it is forgotten by commit. One git's index holds
+    is refused: deleted, it was committed by the person's next `git commit` all the same."""
     from memidx.git.repo import GitRepo
     from memidx.memory.pending_notes import LOCK, pending
     from memidx.memory.remember import LOCK_WAIT
     from memidx.waited_lock import waited_lock
 
+    if GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}"):  # git add, git mv
+        why = f"{ref} is staged in git's index (never committed), so it was not forgotten"
+        raise MemidxError(why, f"unstage it (`git restore --staged -- {ref}`), then forget again")
     if not config.state_dir.is_dir():  # no note pending, none committed by memidx (none made)
         (config.root / ref).unlink(missing_ok=True)
         return True

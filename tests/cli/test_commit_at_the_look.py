@@ -12,7 +12,7 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Generator
+from collections.abc import Collection, Generator
 from pathlib import Path
 
 import pytest
@@ -61,8 +61,10 @@ def test_a_commit_that_starts_right_after_memidx_looked_is_waited_for(
     started: list[subprocess.Popen[str]] = []
     look = publish_module.in_the_way
 
-    def person_starts_after_the_look(root: Path, *commands: frozenset[str]) -> bool:
-        busy = look(root, *commands)
+    def person_starts_after_the_look(
+        root: Path, commands: frozenset[str], among: Collection[str] = ()
+    ) -> bool:
+        busy = look(root, commands, among)
         held = (memory.root / ".git" / "HEAD.lock").exists()  # memidx's look under the lock
         if held and not busy and not started:
             started.append(person_commits(memory))
@@ -213,3 +215,50 @@ def test_a_process_forked_lately_elsewhere_or_by_memidx_is_not_waited_for(
         stop(pid)
         own.kill()
         own.wait()
+
+
+def test_a_git_commit_exec_d_long_after_its_fork_is_waited_for(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """A shell's child that exec'd `git commit` more than RECENT s after its fork (a loaded
+    machine: 7 of 400 forks of a shell took 0.22 to 0.6 s to exec under a load of ~26 on 2
+    cores): the last look took its start for the git's and passed it as an old process. Here
+    the fork waits on its redirection (a FIFO no one reads yet) as one waits for a CPU."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    git = shlex.join(["git", *GIT_IDENTITY, "-c", "core.editor=cd / && sleep 5; true", "commit"])
+    pid = orphan_in(repo.root, f"{{ exec {git} --allow-empty 3>{fifo}; }}")  # output first
+    try:
+        time.sleep(RECENT + 0.1)
+        assert Path(f"/proc/{pid}/comm").read_text().strip() != "git"  # not exec'd yet
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the fork goes on: it execs git
+        try:
+            for _ in range(500):  # 5 s at most: until it is git
+                if Path(f"/proc/{pid}/comm").read_text().strip() == "git":
+                    break
+                time.sleep(0.01)
+            assert not young(str(pid))  # its start is its fork's
+            assert lately(repo.root)
+        finally:
+            os.close(reader)
+    finally:
+        stop(pid)
+
+
+def test_an_old_git_add_at_its_prompt_is_not_waited_for(repo: NotesRepo, tmp_path: Path) -> None:
+    """An old git is judged as the look for gits judges it: a `git add -p` at the person's
+    prompt is not waited for (each hunk's own git takes the index), however long it runs."""
+    ref = repo.note("kept.md", "Kept", "kept as it was")
+    repo.commit("kept")
+    (repo.root / ref).write_text("# Kept\n\nchanged by hand\n")
+    answers = tmp_path / "answers"
+    os.mkfifo(answers)
+    held = os.open(answers, os.O_RDWR)  # the person has not answered: git waits at its prompt
+    pid = orphan_in(repo.root, f"{{ exec git add -p <{answers}; }}")
+    try:
+        time.sleep(RECENT + 0.1)
+        assert Path(f"/proc/{pid}/comm").read_text().strip() == "git"
+        assert not lately(repo.root, publish_module.COMMITTING | publish_module.INDEX_TAKERS)
+    finally:
+        stop(pid)
+        os.close(held)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -65,8 +66,10 @@ def test_a_pull_that_starts_during_the_look_is_waited_for(
     pulls: list[subprocess.Popen[str]] = []
     look = publish_module.in_the_way
 
-    def pull_starts_during_the_look(root: Path, commands: frozenset[str]) -> bool:
-        busy = look(root, commands)
+    def pull_starts_during_the_look(
+        root: Path, commands: frozenset[str], among: Collection[str] = ()
+    ) -> bool:
+        busy = look(root, commands, among)
         if (one.root / ".git" / "HEAD.lock").exists() and not busy and not pulls:
             pulls.append(fetching_pull(one, tmp_path))
         return busy

@@ -87,3 +87,27 @@ def test_a_killed_hook_s_pid_given_to_another_process_is_no_follow(repo: NotesRe
     finally:
         other.kill()
         other.wait()
+
+
+def test_a_mark_the_hook_could_not_write_is_left_nowhere_and_said_by_no_shell_error(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """A full disk (here the file size limit: the mark's file made, its write refused): the
+    hook went on (fails open) but left its empty mark behind, read as a running hook's while
+    another process had its pid; a mark it could not make printed the shell's own error
+    (`cannot create ...`) at every commit, its `2>/dev/null` applied after the failing `>`."""
+    behind(repo)
+    shutil.copytree(PROJECT / "hooks", repo.root / "hooks")
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\nexit 0\n")  # memidx itself: not what is looked at here
+    python.chmod(0o755)
+    env = clean_env(MEMIDX_PYTHON=str(python))
+    script = "trap '' XFSZ; ulimit -f 0; exec sh hooks/memidx-hook hook post-commit"
+
+    done = subprocess.run(
+        ["sh", "-c", script], cwd=repo.root, env=env,
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert list((repo.root / ".memidx" / "following").iterdir()) == []
