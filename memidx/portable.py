@@ -4,8 +4,8 @@ with the process: a killed memidx leaves none; Windows: the `filelock` package, 
 file already open); opening a note as it is (no link followed, no FIFO waited on, no newline
 translation); a folder only this user can use; peak memory; whether a process is alive, ending
 one even when stopped; which boot this is; room on a disk that will not say its free space; a
-durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on POSIX), signalling the
-main thread; whether a socket's other end hung up. tests/unit/test_portability.py enforces it."""
+durable rename (a folder's fsync); whether a socket's other end hung up (the stop signals are in
+memidx/portable_signals.py, the same rule). tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
 
@@ -263,27 +263,6 @@ def sync_folder(folder: Path) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def stop_signals() -> list[int]:
-    """The signals a server ends on as on a normal stop: SIGTERM, and SIGHUP where there is one."""
-    import signal
-
-    return [signal.SIGTERM, *([] if sys.platform == "win32" else [signal.SIGHUP])]
-
-
-def signal_main(number: int) -> None:
-    """Signal `number` to the main thread as the system does: a sleep or select it waits in is
-    cut short (`_thread.interrupt_main`, the fallback, runs the handler only once it returns)."""
-    import signal
-    import threading
-
-    if hasattr(signal, "pthread_kill"):
-        signal.pthread_kill(threading.main_thread().ident or 0, number)
-    else:  # pragma: no cover - exercised on Windows only
-        import _thread
-
-        _thread.interrupt_main(signal.Signals(number))
 
 
 def hung_up(conn: socket.socket) -> bool:

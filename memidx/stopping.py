@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 
-from memidx.portable import signal_main, stop_signals
+from memidx.portable_signals import signal_main, stop_signals
 
 # How long a repeated stop signal waits for the first one's stop: it is ignored meanwhile, so it
 # cannot cut the `finally` clauses the first one runs (a socket or pid file left half removed,

@@ -126,15 +126,11 @@ def _swapped(git_dir: Path, copy: Path, seen: Path) -> int:
     over it, the lock let go at once: 0 when done, HELD (another git holds the lock) or
     _CHANGED. Signals that end memidx wait until then: no lock is left for the person to
     remove by hand."""
-    import signal
-
     from memidx.git.move_script import index_token, let_go, take_index_lock
+    from memidx.portable_signals import stop_signals_held
 
     token = index_token(os.getpid(), "copy")
-    blocked = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} if os.name == "posix" else set()
-    if blocked:
-        signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
-    try:
+    with stop_signals_held():
         if not take_index_lock(git_dir, token):
             return HELD
         try:
@@ -144,6 +140,3 @@ def _swapped(git_dir: Path, copy: Path, seen: Path) -> int:
             return 0
         finally:
             let_go(git_dir, token)
-    finally:
-        if blocked:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)

@@ -60,6 +60,6 @@ def _trace(config: Config, message: str) -> None:
 def _stop() -> None:
     import signal
 
-    from memidx.portable import signal_main
+    from memidx.portable_signals import signal_main
 
     signal_main(signal.SIGTERM)  # the server's own stop: its socket and record removed

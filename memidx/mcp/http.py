@@ -108,7 +108,7 @@ def _uvicorn_server() -> type[Any]:
     import uvicorn
     from uvicorn.server import HANDLED_SIGNALS
 
-    from memidx.portable import stop_signals
+    from memidx.portable_signals import stop_signals
 
     class Server(uvicorn.Server):
         @contextmanager

@@ -284,7 +284,7 @@ def _serve_copy(config: Config, path: Path) -> None:
         import signal
 
         from memidx.mcp.daemon import serve_shared
-        from memidx.portable import stop_signals
+        from memidx.portable_signals import stop_signals
 
         for number in stop_signals():  # not the front's: as a new process has, until it serves
             signal.signal(number, signal.SIG_DFL)
