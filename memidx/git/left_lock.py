@@ -111,7 +111,21 @@ def _follow(repo: GitRepo, root: Path, commit: str) -> str:
     if missing:
         written = " ".join(quote(f":(literal){path}") for path in missing)
         follow += f" && {git} checkout -q {commit} -- {written}"
+    left = [path for path in paths if _left(repo, root, parents, commit, path)]
+    if left:  # a forget's (or a rename's old name): the reset alone left it, untracked
+        follow += " && rm -f -- " + " ".join(quote(str(root / path)) for path in left)
     return follow
+
+
+def _left(repo: GitRepo, root: Path, parents: list[bytes], commit: str, path: str) -> bool:
+    """A file the commit deleted still in the work tree, as its parent has it (a forget
+    killed before its move deleted it): the reset alone left it untracked, and a `git add -A`
+    committed the forgotten note again. Edited since, it is the person's: kept."""
+    if not parents or _in(repo, commit, path) or not (root / path).is_file():
+        return False
+    was = repo.run("rev-parse", "-q", "--verify", f"{parents[0].decode()}:{path}", check=False)
+    now = repo.run("hash-object", "--", str(root / path), check=False)
+    return bool(was.strip()) and was.strip() == now.strip()
 
 
 def _in(repo: GitRepo, commit: str, path: str) -> bool:

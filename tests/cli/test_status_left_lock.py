@@ -108,3 +108,40 @@ def test_remember_names_a_killed_memidx_moves_lock_as_memidx_s(tmp_path: Path) -
     assert "left behind by a memidx killed as it moved HEAD" in run.err, run.err
     assert "git process that was killed" not in run.err
     assert " && git -C " in run.err
+
+
+def _killed_as_a_forget_moved(repo: NotesRepo) -> str:
+    """HEAD moved to a commit deleting notes/start.md, its file not yet deleted (the move's
+    `restore --worktree` never ran), the index.lock memidx took for the move left."""
+    index = str(repo.root / ".git" / "test-index")
+    _plumbing(repo, "read-tree", "HEAD", GIT_INDEX_FILE=index)
+    _plumbing(repo, "update-index", "--force-remove", "notes/start.md", GIT_INDEX_FILE=index)
+    tree = _plumbing(repo, "write-tree", GIT_INDEX_FILE=index)
+    Path(index).unlink()
+    commit = repo.git("commit-tree", "-p", "HEAD", "-m", "memidx forget: x", tree).strip()
+    repo.git("update-ref", "HEAD", commit)
+    (repo.root / ".git" / "index.lock").write_text(f"memidx 999999 {commit}")
+    return commit
+
+
+def test_a_killed_forgets_lock_clears_with_the_forgotten_note_gone(tmp_path: Path) -> None:
+    """The reset alone left the forgotten note in the work tree, untracked: the person's next
+    `git add -A` committed it again. Its file, as the commit's parent has it, goes too."""
+    repo = started(tmp_path)
+    _killed_as_a_forget_moved(repo)
+    lock = repo.memidx("status", "--json").json()["git_lock"]
+    assert lock["kind"] == "memidx-move", lock
+    subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
+    assert repo.git("status", "--porcelain", "--untracked-files=all") == ""
+    assert not (repo.root / "notes" / "start.md").exists()
+
+
+def test_a_killed_forgets_lock_keeps_the_note_edited_since(tmp_path: Path) -> None:
+    """A file the person changed after the forget is theirs: never in the `rm`."""
+    repo = started(tmp_path)
+    _killed_as_a_forget_moved(repo)
+    (repo.root / "notes" / "start.md").write_text("# Start\n\nMine now.\n")
+    lock = repo.memidx("status", "--json").json()["git_lock"]
+    assert "rm -f" not in lock["clear"], lock
+    subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
+    assert (repo.root / "notes" / "start.md").read_text() == "# Start\n\nMine now.\n"
