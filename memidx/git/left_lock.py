@@ -40,6 +40,13 @@ class LeftLock:
         alone = self.clear.startswith("rm ") and " && " not in self.clear
         return form.format(self.clear) if alone else f"run {self.clear}"
 
+    def in_full(self) -> str:
+        """What it is, what it does to the person's git, and what they do: status's line."""
+        return (
+            f"{self.said}; every git command of this clone fails until it goes: check that no "
+            f"git command is running, then {self.todo()}"
+        )
+
 
 def left_lock(root: Path) -> LeftLock | None:
     """The first lock of the clone at `root` left behind (no process holds it, no git runs in

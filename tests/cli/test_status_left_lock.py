@@ -145,3 +145,15 @@ def test_a_killed_forgets_lock_keeps_the_note_edited_since(tmp_path: Path) -> No
     assert "rm -f" not in lock["clear"], lock
     subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
     assert (repo.root / "notes" / "start.md").read_text() == "# Start\n\nMine now.\n"
+
+
+def test_sync_names_a_lock_left_behind(tmp_path: Path) -> None:
+    """`memidx sync` said nothing of it (exit 0, no line) while every git command of the person
+    failed: README says sync names it as remember and forget do."""
+    repo = started(tmp_path)
+    _killed_as_head_moved(repo)
+    run = repo.memidx_process("sync")
+    assert "Traceback" not in run.err, run.err
+    lock = repo.root / ".git" / "index.lock"
+    assert f"memidx: warning: {lock} was left behind by a memidx killed as it moved" in run.err
+    assert f"then run rm {lock} && git -C " in run.err, run.err
