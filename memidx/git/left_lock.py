@@ -106,9 +106,10 @@ def _follow(repo: GitRepo, root: Path, commit: str) -> str:
     its first parent, as memidx's move would have: a merge's as share runs it (read-tree),
     else the commit's paths' entries reset and those missing from the work tree checked out."""
     parents = repo.run("rev-list", "--parents", "-n", "1", commit, check=False).split()[1:]
-    if len(parents) > 1:
-        first = parents[0].decode()
-        return f"git -C {quote(str(root))} read-tree --no-recurse-submodules -m -u {first} {commit}"
+    if len(parents) > 1:  # refused (a file edited since that the merge changes): HEAD goes
+        first, git = parents[0].decode(), f"git -C {quote(str(root))}"  # back, as the move's
+        back = f"{git} update-ref -m 'memidx: share undone' HEAD {first} {commit}"
+        return f"{{ {git} read-tree --no-recurse-submodules -m -u {first} {commit} || {back}; }}"
     listed = ["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "--root", commit]
     paths = [p.decode("utf-8", "surrogateescape") for p in repo.run(*listed).split(b"\0") if p]
     git = f"git -C {quote(str(root))}"  # run from anywhere: the `rm` names the lock in full

@@ -157,3 +157,32 @@ def test_sync_names_a_lock_left_behind(tmp_path: Path) -> None:
     lock = repo.root / ".git" / "index.lock"
     assert f"memidx: warning: {lock} was left behind by a memidx killed as it moved" in run.err
     assert f"then run rm {lock} && git -C " in run.err, run.err
+
+
+def test_a_killed_merges_lock_clears_with_head_back_when_a_file_was_edited_since(
+    tmp_path: Path,
+) -> None:
+    """A killed share's merge, then the person edited a note the merge changes: the printed
+    read-tree refused, after the `rm`, and left HEAD at the merge over git's index before it
+    (their next `git commit -a` undid the merge). Now HEAD goes back, as the move's own
+    failure does; their edit is kept and nothing is staged."""
+    repo = started(tmp_path)
+    base = repo.git("rev-parse", "HEAD").strip()
+    blob = _plumbing(repo, "hash-object", "-w", "--stdin", given="# Start\n\nTheirs.\n")
+    index = str(repo.root / ".git" / "test-index")
+    _plumbing(repo, "read-tree", "HEAD", GIT_INDEX_FILE=index)
+    changed = f"100644,{blob},notes/start.md"
+    _plumbing(repo, "update-index", "--cacheinfo", changed, GIT_INDEX_FILE=index)
+    tree = _plumbing(repo, "write-tree", GIT_INDEX_FILE=index)
+    Path(index).unlink()
+    theirs = repo.git("commit-tree", "-p", base, "-m", "theirs", tree).strip()
+    merge = repo.git("commit-tree", "-p", base, "-p", theirs, "-m", "memidx share", tree).strip()
+    repo.git("update-ref", "HEAD", merge)
+    (repo.root / ".git" / "index.lock").write_text(f"memidx 999999 {merge}")
+    (repo.root / "notes" / "start.md").write_text("# Start\n\nMine, edited since.\n")
+    lock = repo.memidx("status", "--json").json()["git_lock"]
+    assert lock["kind"] == "memidx-move", lock
+    subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
+    assert not (repo.root / ".git" / "index.lock").exists()
+    assert repo.git("diff", "--cached", "--name-only", "HEAD") == ""
+    assert (repo.root / "notes" / "start.md").read_text() == "# Start\n\nMine, edited since.\n"
