@@ -88,7 +88,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
         filled.append((notes, sync_records(config, store, full=True)))  # said below
 
     with ExitStack() as moving:  # `following` from the pending notes' commit to the index's
-        commit_pending_notes(config, moving)  # first: this sync indexes them
+        commit_pending_notes(config, moving, left=True)  # first: this sync indexes them
         marks = trace_marks(*hook_traces(config))  # failures until now
         store = writable_index(config, say_notice, fill=fill)  # waits for a build under way
         bar = ProgressBar("syncing notes")

@@ -110,10 +110,7 @@ def write_status(out: TextIO, status: Status) -> None:
 def _git_lock(status: Status) -> str:
     lock = status.git_lock
     assert lock is not None
-    return (
-        f"{lock.said}; every git command of this clone fails until it goes: check that no "
-        f"git command is running, then {lock.todo()}"
-    )
+    return lock.in_full()
 
 
 def _pending_rows(status: Status) -> list[tuple[str, str]]:

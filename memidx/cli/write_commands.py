@@ -177,10 +177,15 @@ def settle_killed(config: Config, *, asides: bool = True) -> None:
     settle(config, say_line, asides=asides)
 
 
-def commit_pending_notes(config: Config, moving: ExitStack | None = None) -> None:
+def commit_pending_notes(
+    config: Config, moving: ExitStack | None = None, *, left: bool = False
+) -> None:
     """The notes a `remember` left pending while a git command held the clone, committed
     (`memidx sync`, `memidx share`); one still held up is a warning line and stays pending.
-    `moving` holds `following` from their commit on, when there was one (finish_now)."""
+    `moving` holds `following` from their commit on, when there was one (finish_now).
+    `left` (sync): a git lock left behind is a warning line too, when no note named it (sync
+    said nothing of one, exit 0, while every git command of the person failed)."""
+    from memidx.git.left_lock import left_lock
     from memidx.memory.pending_notes import finish_now
 
     done = finish_now(config, say_line, moving)
@@ -190,6 +195,8 @@ def commit_pending_notes(config: Config, moving: ExitStack | None = None) -> Non
         say_line(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
     if done.busy:
         say_line(f"warning: the pending notes are not committed yet: {done.busy}")
+    elif left and config.in_git and (lock := left_lock(config.root)) is not None:
+        say_line(f"warning: {lock.in_full()}")
 
 
 def share(args: argparse.Namespace, config: Config) -> int:

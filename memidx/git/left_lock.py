@@ -40,6 +40,13 @@ class LeftLock:
         alone = self.clear.startswith("rm ") and " && " not in self.clear
         return form.format(self.clear) if alone else f"run {self.clear}"
 
+    def in_full(self) -> str:
+        """What it is, what it does to the person's git, and what they do: status's line."""
+        return (
+            f"{self.said}; every git command of this clone fails until it goes: check that no "
+            f"git command is running, then {self.todo()}"
+        )
+
 
 def left_lock(root: Path) -> LeftLock | None:
     """The first lock of the clone at `root` left behind (no process holds it, no git runs in
@@ -99,9 +106,10 @@ def _follow(repo: GitRepo, root: Path, commit: str) -> str:
     its first parent, as memidx's move would have: a merge's as share runs it (read-tree),
     else the commit's paths' entries reset and those missing from the work tree checked out."""
     parents = repo.run("rev-list", "--parents", "-n", "1", commit, check=False).split()[1:]
-    if len(parents) > 1:
-        first = parents[0].decode()
-        return f"git -C {quote(str(root))} read-tree --no-recurse-submodules -m -u {first} {commit}"
+    if len(parents) > 1:  # refused (a file edited since that the merge changes): HEAD goes
+        first, git = parents[0].decode(), f"git -C {quote(str(root))}"  # back, as the move's
+        back = f"{git} update-ref -m 'memidx: share undone' HEAD {first} {commit}"
+        return f"{{ {git} read-tree --no-recurse-submodules -m -u {first} {commit} || {back}; }}"
     listed = ["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "--root", commit]
     paths = [p.decode("utf-8", "surrogateescape") for p in repo.run(*listed).split(b"\0") if p]
     git = f"git -C {quote(str(root))}"  # run from anywhere: the `rm` names the lock in full
@@ -111,7 +119,21 @@ def _follow(repo: GitRepo, root: Path, commit: str) -> str:
     if missing:
         written = " ".join(quote(f":(literal){path}") for path in missing)
         follow += f" && {git} checkout -q {commit} -- {written}"
+    left = [path for path in paths if _left(repo, root, parents, commit, path)]
+    if left:  # a forget's (or a rename's old name): the reset alone left it, untracked
+        follow += " && rm -f -- " + " ".join(quote(str(root / path)) for path in left)
     return follow
+
+
+def _left(repo: GitRepo, root: Path, parents: list[bytes], commit: str, path: str) -> bool:
+    """A file the commit deleted still in the work tree, as its parent has it (a forget
+    killed before its move deleted it): the reset alone left it untracked, and a `git add -A`
+    committed the forgotten note again. Edited since, it is the person's: kept."""
+    if not parents or _in(repo, commit, path) or not (root / path).is_file():
+        return False
+    was = repo.run("rev-parse", "-q", "--verify", f"{parents[0].decode()}:{path}", check=False)
+    now = repo.run("hash-object", "--", str(root / path), check=False)
+    return bool(was.strip()) and was.strip() == now.strip()
 
 
 def _in(repo: GitRepo, commit: str, path: str) -> bool:

@@ -108,3 +108,81 @@ def test_remember_names_a_killed_memidx_moves_lock_as_memidx_s(tmp_path: Path) -
     assert "left behind by a memidx killed as it moved HEAD" in run.err, run.err
     assert "git process that was killed" not in run.err
     assert " && git -C " in run.err
+
+
+def _killed_as_a_forget_moved(repo: NotesRepo) -> str:
+    """HEAD moved to a commit deleting notes/start.md, its file not yet deleted (the move's
+    `restore --worktree` never ran), the index.lock memidx took for the move left."""
+    index = str(repo.root / ".git" / "test-index")
+    _plumbing(repo, "read-tree", "HEAD", GIT_INDEX_FILE=index)
+    _plumbing(repo, "update-index", "--force-remove", "notes/start.md", GIT_INDEX_FILE=index)
+    tree = _plumbing(repo, "write-tree", GIT_INDEX_FILE=index)
+    Path(index).unlink()
+    commit = repo.git("commit-tree", "-p", "HEAD", "-m", "memidx forget: x", tree).strip()
+    repo.git("update-ref", "HEAD", commit)
+    (repo.root / ".git" / "index.lock").write_text(f"memidx 999999 {commit}")
+    return commit
+
+
+def test_a_killed_forgets_lock_clears_with_the_forgotten_note_gone(tmp_path: Path) -> None:
+    """The reset alone left the forgotten note in the work tree, untracked: the person's next
+    `git add -A` committed it again. Its file, as the commit's parent has it, goes too."""
+    repo = started(tmp_path)
+    _killed_as_a_forget_moved(repo)
+    lock = repo.memidx("status", "--json").json()["git_lock"]
+    assert lock["kind"] == "memidx-move", lock
+    subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
+    assert repo.git("status", "--porcelain", "--untracked-files=all") == ""
+    assert not (repo.root / "notes" / "start.md").exists()
+
+
+def test_a_killed_forgets_lock_keeps_the_note_edited_since(tmp_path: Path) -> None:
+    """A file the person changed after the forget is theirs: never in the `rm`."""
+    repo = started(tmp_path)
+    _killed_as_a_forget_moved(repo)
+    (repo.root / "notes" / "start.md").write_text("# Start\n\nMine now.\n")
+    lock = repo.memidx("status", "--json").json()["git_lock"]
+    assert "rm -f" not in lock["clear"], lock
+    subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
+    assert (repo.root / "notes" / "start.md").read_text() == "# Start\n\nMine now.\n"
+
+
+def test_sync_names_a_lock_left_behind(tmp_path: Path) -> None:
+    """`memidx sync` said nothing of it (exit 0, no line) while every git command of the person
+    failed: README says sync names it as remember and forget do."""
+    repo = started(tmp_path)
+    _killed_as_head_moved(repo)
+    run = repo.memidx_process("sync")
+    assert "Traceback" not in run.err, run.err
+    lock = repo.root / ".git" / "index.lock"
+    assert f"memidx: warning: {lock} was left behind by a memidx killed as it moved" in run.err
+    assert f"then run rm {lock} && git -C " in run.err, run.err
+
+
+def test_a_killed_merges_lock_clears_with_head_back_when_a_file_was_edited_since(
+    tmp_path: Path,
+) -> None:
+    """A killed share's merge, then the person edited a note the merge changes: the printed
+    read-tree refused, after the `rm`, and left HEAD at the merge over git's index before it
+    (their next `git commit -a` undid the merge). Now HEAD goes back, as the move's own
+    failure does; their edit is kept and nothing is staged."""
+    repo = started(tmp_path)
+    base = repo.git("rev-parse", "HEAD").strip()
+    blob = _plumbing(repo, "hash-object", "-w", "--stdin", given="# Start\n\nTheirs.\n")
+    index = str(repo.root / ".git" / "test-index")
+    _plumbing(repo, "read-tree", "HEAD", GIT_INDEX_FILE=index)
+    changed = f"100644,{blob},notes/start.md"
+    _plumbing(repo, "update-index", "--cacheinfo", changed, GIT_INDEX_FILE=index)
+    tree = _plumbing(repo, "write-tree", GIT_INDEX_FILE=index)
+    Path(index).unlink()
+    theirs = repo.git("commit-tree", "-p", base, "-m", "theirs", tree).strip()
+    merge = repo.git("commit-tree", "-p", base, "-p", theirs, "-m", "memidx share", tree).strip()
+    repo.git("update-ref", "HEAD", merge)
+    (repo.root / ".git" / "index.lock").write_text(f"memidx 999999 {merge}")
+    (repo.root / "notes" / "start.md").write_text("# Start\n\nMine, edited since.\n")
+    lock = repo.memidx("status", "--json").json()["git_lock"]
+    assert lock["kind"] == "memidx-move", lock
+    subprocess.run(["sh", "-c", lock["clear"]], cwd=tmp_path, env=clean_env(), check=True)
+    assert not (repo.root / ".git" / "index.lock").exists()
+    assert repo.git("diff", "--cached", "--name-only", "HEAD") == ""
+    assert (repo.root / "notes" / "start.md").read_text() == "# Start\n\nMine, edited since.\n"
