@@ -11,7 +11,9 @@ nor a placeholder, a reference or an algorithm (`pwd: sha256`), a test's verdict
 Test1 (0.00s)`, `pass: test_1`: assignments.is_test_verdict, which a longer value passed; but
 `PASS: hunter2`, a YAML key's, is one) or a
 quantity, a number with its unit (a benchmark's `first pass: 500ms`, `pass: 16GB`, `0xFF`,
-`21st`): each was refused."""
+`21st`): each was refused. Nor is a technical name (`utf8`, `node18`, `mem2reg`, `0644`,
+`8080`) or the value of a name that counts a password (`max_password: 1000`, `on_pass:
+1234`): memidx.secrets.technical."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from collections.abc import Iterator
 from memidx.secrets.assignments import TEST_NAME, is_test_verdict
 from memidx.secrets.held import ALGORITHM
 from memidx.secrets.signs import personal
+from memidx.secrets.technical import counted, technical
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 
 # A name ending in such a word, its assignment (`:` or `=`, not `==`), and a value of 4 to 7
@@ -50,7 +53,7 @@ def short_passwords(line: str) -> Iterator[tuple[int, int]]:
         name, value = match.group(1).rpartition(".")[2], match.group(4)
         if match[2] == ":" and _verdict(line, match, name, value):
             continue  # `--- PASS: Test1 (0.00s)`
-        if (personal(name) or _joined(name)) and _password_shaped(value):
+        if (personal(name) or _joined(name)) and not counted(name) and _password_shaped(value):
             yield match.span(4)
 
 
@@ -83,6 +86,6 @@ def _password_shaped(value: str) -> bool:
         return False
     if LETTER.search(value) is None and not value.isdigit():
         return False
-    if VERSION.fullmatch(value) or QUANTITY.fullmatch(value):
+    if VERSION.fullmatch(value) or QUANTITY.fullmatch(value) or technical(value):
         return False
     return not (PLACEHOLDER_WORDS.match(value) or referred(value) or ALGORITHM.match(value))

@@ -96,6 +96,7 @@ PURE = [
     "memidx.secrets.patterns",
     "memidx.secrets.values",
     "memidx.secrets.short",
+    "memidx.secrets.technical",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
     "memidx.secrets.signs",
