@@ -133,7 +133,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             match = EXTRA_ASSIGNED.search(line, value.end())
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
-    yield from held_values(line, secret_word)
+    yield from held_values(line, secret_word, auth_method)
 
 
 def _words_of(

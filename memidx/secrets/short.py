@@ -21,21 +21,28 @@ import re
 from collections.abc import Iterator
 
 from memidx.secrets.assignments import TEST_NAME, is_test_verdict
-from memidx.secrets.held import ALGORITHM
-from memidx.secrets.signs import personal
+from memidx.secrets.held import ALGORITHM, pair_passwords
+from memidx.secrets.identifiers import WORD
+from memidx.secrets.signs import PERSONAL, personal
 from memidx.secrets.technical import counted, technical
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 
-# A name ending in such a word, its assignment (`:` or `=`, not `==`), and a value of 4 to 7
+# A name ending in such a word (its digits after it, `password2`, or a word that asks for it
+# again, `password_confirm`: each let through), its assignment (`:`, `=`, Go's `:=`, PHP's and
+# Perl's `=>`; not `==`), and a value of 4 to 7
 # characters in the same quotes or none, ending its run (but for the closing quotes, brackets
 # or sentence's end after it: inline code's `DB_PASSWORD=abc123`, JSON's `{"pw":"abc123"}`
 # were let through), from a letter or a digit (not YAML's
 # anchor or tag, `&id001`, `!Base64`) (group 1 the name, 2 its sign, 4 the value). Tried
 # where a run of name characters begins, its word looked for behind the run's end.
+SHORT_SHAPE = r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+"
+SHORT_VALUE = re.compile(SHORT_SHAPE)
 SHORT = re.compile(
     r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
-    r"|(?<=pass)))[\"']?+[ \t]*+([:=])(?!=)"
-    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+)\3"
+    r"|(?<=pass)|(?<=password[0-9])|(?<=passwd[0-9])|(?<=pwd[0-9])|(?<=pw[0-9])|(?<=pass[0-9])"
+    r"|(?<=confirm)|(?<=confirmation)|(?<=again)|(?<=repeat)|(?<=retype)))"
+    r"[\"']?+[ \t]*+(:=|=>|[:=])(?!=)"
+    rf"[ \t]*+([\"'`]?+)({SHORT_SHAPE})\3"
     r"(?=[\"'`)\]}.!?]*+(?:[\s,;]|$))"
 )
 LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")
@@ -53,8 +60,12 @@ def short_passwords(line: str) -> Iterator[tuple[int, int]]:
         name, value = match.group(1).rpartition(".")[2], match.group(4)
         if match[2] == ":" and _verdict(line, match, name, value):
             continue  # `--- PASS: Test1 (0.00s)`
-        if (personal(name) or _joined(name)) and not counted(name) and _password_shaped(value):
+        person = personal(name) or _joined(name) or _confirmed(name)
+        if person and not counted(name) and _password_shaped(value):
             yield match.span(4)
+    for at, end in pair_passwords(line):  # `auth=("admin", "hunter2")`
+        if SHORT_VALUE.fullmatch(line, at, end) and _password_shaped(line[at:end]):
+            yield at, end
 
 
 # what marks a test's verdict around `PASS:` (Go's `--- PASS: Test1 (0.00s)`): a short value
@@ -72,6 +83,16 @@ def _verdict(line: str, match: re.Match[str], name: str, value: str) -> bool:
         return True
     before = GO_VERDICT.search(line, 0, match.start())
     return before is not None or DURATION.match(line, match.end()) is not None
+
+
+# the words that ask for a password again (`password_confirm`, `passwordAgain`)
+AGAIN = frozenset({"confirm", "confirmation", "again", "repeat", "retype"})
+
+
+def _confirmed(name: str) -> bool:
+    """Whether `name` asks for a person's password again: `password_confirm`, `pwRepeat`."""
+    words = [word.lower() for word in WORD.findall(name)]
+    return len(words) >= 2 and words[-1] in AGAIN and words[-2] in PERSONAL
 
 
 def _joined(name: str) -> bool:
