@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.candidates import WorthReading
 from memidx.secrets.held import held_values
 from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.members import NAME_WORD
@@ -32,7 +33,7 @@ EXTRA_WORDS = re.compile(
 # expression of word, prefix and suffix read each way of splitting a run around a word, cubic
 # in the run (`tokentoken...token=`: 1.8 s for 1 KB, minutes for 8 KB); and a value read after
 # each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
-EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
+# (EXTRA_ASSIGNED, in memidx.secrets.candidates: only the names worth reading are found)
 VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters,
 # to the run's end or an `&` (a query string's next pair, `&password=`, cut off by _cut)
@@ -82,7 +83,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the values
     starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
     order; then the strings and items held_values reads."""
-    match, long_until = EXTRA_ASSIGNED.search(line), 0
+    names = WorthReading(line)
+    match, long_until = names.first(0), 0
     kinds: dict[str, tuple[bool, bool]] = {}  # each name's words read once (a long run repeats)
     while match:
         start, end = match.span(1)
@@ -130,9 +132,9 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             long_until, value = max(long_until, value.end()), None
         if value:
             yield value.group(1)
-            match = EXTRA_ASSIGNED.search(line, value.end())
+            match = names.first(value.end())
         else:  # what the old expression took for a value may hold a name
-            match = EXTRA_ASSIGNED.search(line, end)
+            match = names.first(end)
     yield from held_values(line, secret_word, auth_method)
 
 

@@ -34,13 +34,14 @@ from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 # or sentence's end after it: inline code's `DB_PASSWORD=abc123`, JSON's `{"pw":"abc123"}`
 # were let through), from a letter or a digit (not YAML's
 # anchor or tag, `&id001`, `!Base64`) (group 1 the name, 2 its sign, 4 the value). Tried
-# where a run of name characters begins, its word looked for behind the run's end.
+# where a run of name characters with a `p` begins (each word holds one, and so does the
+# name that asks for one again), its word looked for behind the run's end, by width.
 SHORT_SHAPE = r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+"
 SHORT_VALUE = re.compile(SHORT_SHAPE)
 SHORT = re.compile(
-    r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
-    r"|(?<=pass)|(?<=password[0-9])|(?<=passwd[0-9])|(?<=pwd[0-9])|(?<=pw[0-9])|(?<=pass[0-9])"
-    r"|(?<=confirm)|(?<=confirmation)|(?<=again)|(?<=repeat)|(?<=retype)))"
+    r"(?i)(?<![\w.-])(?=[\w.-]*?p)([\w.-]++(?:(?<=pw)|(?<=pwd|pw[0-9])|(?<=pass|pwd[0-9])"
+    r"|(?<=pass[0-9]|again)|(?<=passwd|repeat|retype)|(?<=passwd[0-9]|confirm)|(?<=password)"
+    r"|(?<=password[0-9])|(?<=passphrase)|(?<=confirmation)))"
     r"[\"']?+[ \t]*+(:=|=>|[:=])(?!=)"
     rf"[ \t]*+([\"'`]?+)({SHORT_SHAPE})\3"
     r"(?=[\"'`)\]}.!?]*+(?:[\s,;]|$))"

@@ -97,6 +97,7 @@ PURE = [
     "memidx.secrets.values",
     "memidx.secrets.short",
     "memidx.secrets.technical",
+    "memidx.secrets.candidates",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
     "memidx.secrets.signs",
