@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from memidx.secrets.candidates import WorthReading
 from memidx.secrets.held import held_values
@@ -177,10 +178,23 @@ METHOD_PART = r"(?:[A-Za-z]++[0-9]*+[a-z]{0,2}+|[0-9]++)"
 METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
 
 
+def _extra_words(name: str) -> frozenset[str]:
+    """The words of EXTRA_WORDS in `name`, in small letters; a short name's kept (a line of
+    `pw=1 ` repeated asked 200,000 times)."""
+    return _kept_words(name) if len(name) <= 256 else _words_in(name)
+
+
+def _words_in(name: str) -> frozenset[str]:
+    return frozenset(word[0].lower() for word in EXTRA_WORDS.finditer(name))
+
+
+_kept_words = lru_cache(maxsize=4096)(_words_in)
+AUTH_ONLY, PASS_ONLY = frozenset({"auth"}), frozenset({"pass"})
+
+
 def auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
-    words = {word[0].lower() for word in EXTRA_WORDS.finditer(name)}
-    if words != {"auth"} or METHOD.fullmatch(value) is None or _random_run(value):
+    if _extra_words(name) != AUTH_ONLY or METHOD.fullmatch(value) is None or _random_run(value):
         return False
     return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
 
@@ -194,7 +208,7 @@ TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
 
 def is_test_verdict(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `pass`, is a test's."""
-    if {word[0].lower() for word in EXTRA_WORDS.finditer(name)} != {"pass"}:
+    if _extra_words(name) != PASS_ONLY:
         return False
     if name == "PASS":
         return not (_random_run(value) or _random_letters(value))
