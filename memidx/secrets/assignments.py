@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
+from memidx.secrets.candidates import WorthReading
 from memidx.secrets.held import held_values
 from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.members import NAME_WORD
@@ -32,7 +34,7 @@ EXTRA_WORDS = re.compile(
 # expression of word, prefix and suffix read each way of splitting a run around a word, cubic
 # in the run (`tokentoken...token=`: 1.8 s for 1 KB, minutes for 8 KB); and a value read after
 # each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
-EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
+# (EXTRA_ASSIGNED, in memidx.secrets.candidates: only the names worth reading are found)
 VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters,
 # to the run's end or an `&` (a query string's next pair, `&password=`, cut off by _cut)
@@ -82,7 +84,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the values
     starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
     order; then the strings and items held_values reads."""
-    match, long_until = EXTRA_ASSIGNED.search(line), 0
+    names = WorthReading(line)
+    match, long_until = names.first(0), 0
     kinds: dict[str, tuple[bool, bool]] = {}  # each name's words read once (a long run repeats)
     while match:
         start, end = match.span(1)
@@ -130,10 +133,10 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             long_until, value = max(long_until, value.end()), None
         if value:
             yield value.group(1)
-            match = EXTRA_ASSIGNED.search(line, value.end())
+            match = names.first(value.end())
         else:  # what the old expression took for a value may hold a name
-            match = EXTRA_ASSIGNED.search(line, end)
-    yield from held_values(line, secret_word)
+            match = names.first(end)
+    yield from held_values(line, secret_word, auth_method)
 
 
 def _words_of(
@@ -175,10 +178,23 @@ METHOD_PART = r"(?:[A-Za-z]++[0-9]*+[a-z]{0,2}+|[0-9]++)"
 METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
 
 
+def _extra_words(name: str) -> frozenset[str]:
+    """The words of EXTRA_WORDS in `name`, in small letters; a short name's kept (a line of
+    `pw=1 ` repeated asked 200,000 times)."""
+    return _kept_words(name) if len(name) <= 256 else _words_in(name)
+
+
+def _words_in(name: str) -> frozenset[str]:
+    return frozenset(word[0].lower() for word in EXTRA_WORDS.finditer(name))
+
+
+_kept_words = lru_cache(maxsize=4096)(_words_in)
+AUTH_ONLY, PASS_ONLY = frozenset({"auth"}), frozenset({"pass"})
+
+
 def auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
-    words = {word[0].lower() for word in EXTRA_WORDS.finditer(name)}
-    if words != {"auth"} or METHOD.fullmatch(value) is None or _random_run(value):
+    if _extra_words(name) != AUTH_ONLY or METHOD.fullmatch(value) is None or _random_run(value):
         return False
     return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
 
@@ -192,7 +208,7 @@ TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
 
 def is_test_verdict(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `pass`, is a test's."""
-    if {word[0].lower() for word in EXTRA_WORDS.finditer(name)} != {"pass"}:
+    if _extra_words(name) != PASS_ONLY:
         return False
     if name == "PASS":
         return not (_random_run(value) or _random_letters(value))

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 
 from memidx.secrets import library
+from memidx.secrets.assignments import auth_method
 from memidx.secrets.patterns import Finding
 from memidx.secrets.quotes import plain_quotes
 from memidx.secrets.values import looks_secret
@@ -61,11 +62,13 @@ def values_below(
     listed = not text.startswith("- ", start + indent)  # a list may stand under its column
     for at, begin, _, value in _lines_below(text, end + 1):  # a blank line is part of a block
         if not block and ITEM.match(value) and begin - at >= indent + (not listed):
-            yield from _items(text, at, begin - at, kind, judged)
+            yield from _items(text, at, begin - at, kind, judged, name=key[2])
             return  # a list: its items are the value
         if begin - at <= indent or (not block and NESTED_KEY.match(value)):
             return  # the block ended, or the key holds a mapping
-        yield from _judged(text, begin, begin + len(value), kind, judged, plain=not block)
+        yield from _judged(
+            text, begin, begin + len(value), kind, judged, plain=not block, name=key[2]
+        )
         if not block:
             return  # a plain value: its first line is all this reads
 
@@ -103,11 +106,11 @@ def flow_values(
     line `text[start:end]` (`password: {value: x}`): no keyword rule reads into one."""
     key = KEY_FLOW.fullmatch(text, start, end)
     if key is not None and secret_word(key.group(1)):
-        yield from _judged(text, key.start(2), key.end(2), kind, judged)
+        yield from _judged(text, key.start(2), key.end(2), kind, judged, name=key[1])
 
 
 def _items(
-    text: str, at: int, column: int, kind: str, judged: dict[int, bool]
+    text: str, at: int, column: int, kind: str, judged: dict[int, bool], *, name: str
 ) -> Iterator[Finding]:
     """The items that look secret of the list whose first item's line begins at `at`, its
     dashes at `column`: each item's text on its dash's line (an item that is a mapping,
@@ -118,7 +121,7 @@ def _items(
             continue  # a line of the item above, more indented
         value = text[dash.end() : stop].rstrip()
         if value and not NESTED_KEY.match(value):
-            yield from _judged(text, dash.end(), dash.end() + len(value), kind, judged)
+            yield from _judged(text, dash.end(), dash.end() + len(value), kind, judged, name=name)
         at = stop + 1
 
 
@@ -147,11 +150,19 @@ def _lines_below(text: str, at: int) -> Iterator[tuple[int, int, int, str]]:
 
 
 def _judged(
-    text: str, start: int, end: int, kind: str, judged: dict[int, bool], *, plain: bool = True
+    text: str,
+    start: int,
+    end: int,
+    kind: str,
+    judged: dict[int, bool],
+    *,
+    plain: bool = True,
+    name: str = "",
 ) -> Iterator[Finding]:
     """`text[start:end]` when it looks secret (judged once by where it starts), or each value
     of the flow collection it is (`{value: x}`, `[x, y]`) that does; `plain`: a value not in
-    a block, whose comment is no part of it."""
+    a block, whose comment is no part of it; not a method's name given to `auth`
+    (assignments.auth_method: `auth: [AWS4-HMAC-SHA256]` was refused)."""
     value = COMMENT.sub("", text[start:end], count=1) if plain else text[start:end]
     end = start + len(value)
     if plain and value.startswith("{{") and value.endswith("}}"):
@@ -160,9 +171,12 @@ def _judged(
         for entry in FLOW_ENTRY.finditer(text, start + 1, end - 1):
             scalar = entry.group(1).rstrip()
             if scalar:
-                yield from _judged(text, entry.start(1), entry.start(1) + len(scalar), kind, judged)
+                at = entry.start(1)
+                yield from _judged(text, at, at + len(scalar), kind, judged, name=name)
         return
     secret = judged.get(start)
+    if secret is None and auth_method(name, value):
+        secret = judged[start] = False
     if secret is None:
         secret = judged[start] = " " not in value and looks_secret(value, library.entropy())
     if secret:

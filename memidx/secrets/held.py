@@ -39,9 +39,13 @@ GIVING = frozenset(
 )  # fmt: skip
 
 
-def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
+def held_values(
+    line: str, secret_word: Callable[[str], bool], method: Callable[[str, str], bool]
+) -> Iterator[str]:
     """The strings a secret-sounding name is called with and the items of the list it is
-    given (see HOLDING), in order."""
+    given (see HOLDING), in order; not a method's name given to `auth` (`method(name, value)`:
+    `auth=["AWS4-HMAC-SHA256"]`, `auth=("bob", "OAuth2-PKCE")` were refused, where `auth:
+    AWS4-HMAC-SHA256` was not)."""
     match = HOLDING.search(line)
     while match:
         at, name = match.end(), match.group(1).rpartition(".")[2]
@@ -57,7 +61,7 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
                 shaped = item.group(2) is not None or match.group(3) == "["  # `(user, pw)`: names
                 named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
                 named = named and not _key_as_user(line, item.end(), value)
-                algorithm = later and ALGORITHM.match(value)
+                algorithm = (later and ALGORITHM.match(value)) or method(name, value)
                 if shaped and VALUE_SHAPE.search(value) and not named and not algorithm:
                     yield value
                 user, later = False, bool(match.group(2))
@@ -110,6 +114,23 @@ def _user_and_password(name: str) -> bool:
     """Whether `name` is given a user's name and a password (PAIR_WORDS)."""
     words = [word.lower() for word in WORD.findall(name)]
     return words[-1:] == ["auth"] and all(word in PAIR_WORDS for word in words[:-1])
+
+
+def pair_passwords(line: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of the password of each quoted user's name and password an HTTP client's
+    authentication is given (`auth=("admin", "hunter2")`, `HTTPBasicAuth("u", "abc123")`),
+    whatever its length: held_values' items are judged from 8 characters on."""
+    if "auth" not in line.lower():
+        return
+    for match in HOLDING.finditer(line):
+        if not _user_and_password(match.group(1).rpartition(".")[2]):
+            continue
+        user = HELD_ITEM.match(line, match.end())
+        if user is None or user.group(2) is None or user.group(4) != ",":
+            continue
+        password = HELD_ITEM.match(line, user.end())
+        if password is not None and password.group(2) is not None:
+            yield password.span(2)
 
 
 def _holds_a_secret(name: str, *, called: bool) -> bool:

@@ -127,10 +127,16 @@ def plain_labels(text: str) -> str:
     return LABEL.sub(_plain_label, text)
 
 
+# A key's kind and `key` in words (`**API key:** v4lue`): a label's name, as `api_key` is a
+# name; `key` alone names no secret (`key: value`), and the label's value was let through
+LABELED_KEY = re.compile(r"(?i)(?:api|secret|private|access|client|signing|encryption) key")
+
+
 def _plain_label(label: re.Match[str]) -> str:
     if not (label[3] or label[4]) or (label[3] and label[4]):
         return label[0]
-    return (label[2] + ":").ljust(len(label[0]))
+    words = label[2].replace(" ", "_") if LABELED_KEY.fullmatch(label[2]) else label[2]
+    return (words + ":").ljust(len(label[0]))
 
 
 # A value closing a template's `}}` it did not open sits inside the template, after a name in

@@ -11,7 +11,9 @@ nor a placeholder, a reference or an algorithm (`pwd: sha256`), a test's verdict
 Test1 (0.00s)`, `pass: test_1`: assignments.is_test_verdict, which a longer value passed; but
 `PASS: hunter2`, a YAML key's, is one) or a
 quantity, a number with its unit (a benchmark's `first pass: 500ms`, `pass: 16GB`, `0xFF`,
-`21st`): each was refused."""
+`21st`): each was refused. Nor is a technical name (`utf8`, `node18`, `mem2reg`, `0644`,
+`8080`) or the value of a name that counts a password (`max_password: 1000`, `on_pass:
+1234`): memidx.secrets.technical."""
 
 from __future__ import annotations
 
@@ -19,20 +21,29 @@ import re
 from collections.abc import Iterator
 
 from memidx.secrets.assignments import TEST_NAME, is_test_verdict
-from memidx.secrets.held import ALGORITHM
-from memidx.secrets.signs import personal
+from memidx.secrets.held import ALGORITHM, pair_passwords
+from memidx.secrets.identifiers import WORD
+from memidx.secrets.signs import PERSONAL, personal
+from memidx.secrets.technical import counted, technical
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 
-# A name ending in such a word, its assignment (`:` or `=`, not `==`), and a value of 4 to 7
+# A name ending in such a word (its digits after it, `password2`, or a word that asks for it
+# again, `password_confirm`: each let through), its assignment (`:`, `=`, Go's `:=`, PHP's and
+# Perl's `=>`; not `==`), and a value of 4 to 7
 # characters in the same quotes or none, ending its run (but for the closing quotes, brackets
 # or sentence's end after it: inline code's `DB_PASSWORD=abc123`, JSON's `{"pw":"abc123"}`
 # were let through), from a letter or a digit (not YAML's
 # anchor or tag, `&id001`, `!Base64`) (group 1 the name, 2 its sign, 4 the value). Tried
-# where a run of name characters begins, its word looked for behind the run's end.
+# where a run of name characters with a `p` begins (each word holds one, and so does the
+# name that asks for one again), its word looked for behind the run's end, by width.
+SHORT_SHAPE = r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+"
+SHORT_VALUE = re.compile(SHORT_SHAPE)
 SHORT = re.compile(
-    r"(?i)(?<![\w.-])([\w.-]++(?:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=pwd)|(?<=pw)"
-    r"|(?<=pass)))[\"']?+[ \t]*+([:=])(?!=)"
-    r"[ \t]*+([\"'`]?+)([A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+)\3"
+    r"(?i)(?<![\w.-])(?=[\w.-]*?p)([\w.-]++(?:(?<=pw)|(?<=pwd|pw[0-9])|(?<=pass|pwd[0-9])"
+    r"|(?<=pass[0-9]|again)|(?<=passwd|repeat|retype)|(?<=passwd[0-9]|confirm)|(?<=password)"
+    r"|(?<=password[0-9])|(?<=passphrase)|(?<=confirmation)))"
+    r"[\"']?+[ \t]*+(:=|=>|[:=])(?!=)"
+    rf"[ \t]*+([\"'`]?+)({SHORT_SHAPE})\3"
     r"(?=[\"'`)\]}.!?]*+(?:[\s,;]|$))"
 )
 LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")
@@ -50,8 +61,12 @@ def short_passwords(line: str) -> Iterator[tuple[int, int]]:
         name, value = match.group(1).rpartition(".")[2], match.group(4)
         if match[2] == ":" and _verdict(line, match, name, value):
             continue  # `--- PASS: Test1 (0.00s)`
-        if (personal(name) or _joined(name)) and _password_shaped(value):
+        person = personal(name) or _joined(name) or _confirmed(name)
+        if person and not counted(name) and _password_shaped(value):
             yield match.span(4)
+    for at, end in pair_passwords(line):  # `auth=("admin", "hunter2")`
+        if SHORT_VALUE.fullmatch(line, at, end) and _password_shaped(line[at:end]):
+            yield at, end
 
 
 # what marks a test's verdict around `PASS:` (Go's `--- PASS: Test1 (0.00s)`): a short value
@@ -71,6 +86,16 @@ def _verdict(line: str, match: re.Match[str], name: str, value: str) -> bool:
     return before is not None or DURATION.match(line, match.end()) is not None
 
 
+# the words that ask for a password again (`password_confirm`, `passwordAgain`)
+AGAIN = frozenset({"confirm", "confirmation", "again", "repeat", "retype"})
+
+
+def _confirmed(name: str) -> bool:
+    """Whether `name` asks for a person's password again: `password_confirm`, `pwRepeat`."""
+    words = [word.lower() for word in WORD.findall(name)]
+    return len(words) >= 2 and words[-1] in AGAIN and words[-2] in PERSONAL
+
+
 def _joined(name: str) -> bool:
     """A name one word with a person's password's long word at its end: `PGPASSWORD`,
     PostgreSQL's, `dbpassword` (let through: its one word is no PERSONAL's; `bypass` is none)."""
@@ -83,6 +108,6 @@ def _password_shaped(value: str) -> bool:
         return False
     if LETTER.search(value) is None and not value.isdigit():
         return False
-    if VERSION.fullmatch(value) or QUANTITY.fullmatch(value):
+    if VERSION.fullmatch(value) or QUANTITY.fullmatch(value) or technical(value):
         return False
     return not (PLACEHOLDER_WORDS.match(value) or referred(value) or ALGORITHM.match(value))

@@ -60,6 +60,9 @@ def template_led(line: str, named: Callable[[str], bool]) -> Iterator[str]:
             after = _reference_end(line, match.start(2))
             yield from _quoted_defaults(_reference(line, match.start(2), after))
             quote = line[match.start(2) - 1]
+            if after > match.end() and (run := ATTACHED.match(line, after)):
+                yield run[0]  # `${{ format('{0}', x) }}v4lue`: the reference's spaces ended
+                # the value read, and what is written right after it was let through
             if after != -1 and quote not in "\"'`":  # a plain scalar:
                 yield from _words_after(line, max(after, match.end()))  # its words after it
             # a shell's word goes on after its closing quote: `"${X}"v4lue` is one value
@@ -212,6 +215,7 @@ def _random_piece(literal: str) -> bool:
 
 
 RUN_AFTER = re.compile(r"[^\s\"'`;&|)<>]++")  # to a shell's separator
+ATTACHED = re.compile(r"[^\s\"'`;&|)<>${}]++")  # to a quote, a separator or the next reference
 # a word after a plain value a reference leads, on its line, up to a comment
 WORD_AFTER = re.compile(r"[ \t]++([^\s#]\S*+)")
 

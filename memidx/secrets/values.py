@@ -11,11 +11,12 @@ from memidx.private import PRIVATE_STAND_IN
 from memidx.secrets.calls import password_call
 from memidx.secrets.identifiers import condition, names_a_secret
 from memidx.secrets.members import MEMBER, named_member
+from memidx.secrets.technical import technical
 from memidx.secrets.templates import literal_parts
 from memidx.secrets.weak import common_password
 
 PLACEHOLDER_WORDS = re.compile(
-    r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
+    r"(?i)^(?:x+|\*+|(?:x{3,}|\*{3,})[0-9]{1,4}|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
     r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|[\w-]*[_-]here|test(?:ing)?)$"
 )
@@ -75,6 +76,8 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     if (len(value) < 8 and not weak) or value.startswith("[REDACTED:"):
         return False
     if PLACEHOLDER_WORDS.match(value) or names_a_secret(value) or condition(value):
+        return False
+    if technical(value):  # `scram-sha-256`, `ubuntu-22.04`, `1Password/Prod-DB`
         return False
     if referred(value):  # but for what is written beside a template's reference, `${X}v4lue`
         parts = literal_parts(value)

@@ -99,6 +99,8 @@ PURE = [
     "memidx.secrets.patterns",
     "memidx.secrets.values",
     "memidx.secrets.short",
+    "memidx.secrets.technical",
+    "memidx.secrets.candidates",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
     "memidx.secrets.signs",

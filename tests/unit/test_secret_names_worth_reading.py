@@ -1,0 +1,95 @@
+"""memidx's own assignments read only the names worth reading (memidx/secrets/candidates.py):
+the values found are those every name read one by one finds, and a line dense with names
+that give nothing costs little (`a=1 ` or `x=y&` to 1 MB: 0.3 to 1.0 s of CPU before)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from memidx.secrets import candidates, library, windows
+from memidx.secrets.assignments import extra_keyword_values
+from memidx.secrets.windows import secret_word
+
+NAMES = (
+    "a", "x.y", "password", "db.pass", "TOKEN", "loginPw", "auth", "bypass", "k1", "pw",
+    "api-key", "secret_key", "cd", "credentials", "passwd2", "oauth", "sort_key",
+)  # fmt: skip
+VALUES = ["1", "v4lue", "Zq8vT2mW9pLqXk7R", "!Zq8vT2mW9pL", "&lt;", "@a/b", "", "-x", "${X}"]
+SIGNS = ["=", ":", ": ", " := ", "=>", '"="', "="]
+BETWEEN = [" ", "&", ",", ";", "&", "?", " & ", "\t", "%26", "'"]
+
+
+def generated(seed: int) -> str:
+    chosen = random.Random(seed)
+    parts: list[str] = []
+    for _ in range(chosen.randint(1, 40)):
+        parts += [chosen.choice(NAMES), chosen.choice(SIGNS), chosen.choice(VALUES)]
+        parts.append(chosen.choice(BETWEEN))
+        if chosen.random() < 0.2:
+            parts.append("z" * chosen.randint(1, 240))
+    return "".join(parts)
+
+
+def every_name(line: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The values found reading every name one by one (the reading before)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(
+            candidates.WorthReading,
+            "first",
+            lambda self, at: candidates.EXTRA_ASSIGNED.search(self.line, at),  # pyright: ignore
+        )
+        return list(extra_keyword_values(line, secret_word))
+
+
+@pytest.mark.parametrize("seed", range(400))
+def test_the_names_worth_reading_find_what_every_name_finds(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line = generated(seed)
+    assert list(extra_keyword_values(line, secret_word)) == every_name(line, monkeypatch), line
+
+
+def test_a_line_dense_with_names_that_give_nothing_is_read_fast() -> None:
+    """262,144 names given a value in 1 MB, one secret-sounding: each was read in Python."""
+    for line in ("password=x " + "a=1 " * (1 << 18), "password=x " + "x=y&" * (1 << 18)):
+        start = time.process_time()
+        found = list(extra_keyword_values(line, secret_word))
+        spent = time.process_time() - start
+        assert found == [] and spent < 0.2, f"{spent:.2f} s of CPU"
+
+
+LIBRARY_PIECES = (
+    "api_key", "APIKEY", "database_pass", "db", "pass", "password", "x", "_", "key", "secret",
+    "pwd", "Contrasena", "keypass", "key_pass", "=", " ", "-", "1",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_library_names_around_stems_are_those_of_the_whole_line(seed: int) -> None:
+    chosen = random.Random(seed)
+    line = "".join(chosen.choice(LIBRARY_PIECES) for _ in range(chosen.randint(1, 60)))
+    words = windows._library_words()  # pyright: ignore[reportPrivateUsage]
+    around = windows._library_word_matches(line)  # pyright: ignore[reportPrivateUsage]
+    assert [m.span() for m in around] == [m.span() for m in words.finditer(line)]
+
+
+def test_the_library_names_of_a_line_dense_with_other_names_are_found_fast() -> None:
+    """`a=1 ` to 1 MB: the library's names tried at each character took 0.14 s of CPU."""
+    line = "password=x " + "a=1 " * (1 << 18)
+    start = time.process_time()
+    names = windows.library_names(line)
+    spent = time.process_time() - start
+    assert names == [(0, 0)] and spent < 0.06, f"{spent:.2f} s of CPU"
+
+
+def test_the_screen_looks_for_a_needed_literal_first() -> None:
+    """1 MB of runs without `eyJ`, `T3BlbkFJ`, `_authToken=` or `-us`: each kind's linear
+    pattern was tried at each character (0.02 to 0.03 s of CPU each)."""
+    text = "\n".join(["ab=cd,ef=gh,ij=kl"] * (1 << 16))
+    start = time.process_time()
+    found = library.may_find(text)
+    spent = time.process_time() - start
+    assert not found and spent < 0.08, f"{spent:.2f} s of CPU"
