@@ -132,7 +132,7 @@ def publish(
     back: bool = False,
     ready: Callable[[str], Sequence[str]] = lambda _: (),
     files: Sequence[str] = (),
-    gone: Sequence[str] = (),
+    gone: Mapping[str, bytes | None] | None = None,
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never

@@ -40,6 +40,11 @@ def _shim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: Path) -> None:
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
 
 
+def _never(*_: object) -> bool:
+    """index_swap.usable's answer when the index changed since its copy."""
+    return False
+
+
 def _memory(tmp_path: Path) -> tuple[NotesRepo, str]:
     repo = started_memory(tmp_path)
     repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
@@ -53,7 +58,7 @@ def test_an_edit_made_during_the_forget_is_kept(
 ) -> None:
     repo, before = _memory(tmp_path)
     if not fast:  # the index changed since its copy: the move's follow brings it along
-        monkeypatch.setattr(index_swap, "usable", lambda *_: False)
+        monkeypatch.setattr(index_swap, "usable", _never)
     _shim(tmp_path, monkeypatch, repo.root / REF)
 
     said = repo.memidx("forget", REF)
@@ -72,7 +77,7 @@ def test_a_note_not_edited_still_goes_with_its_emptied_folder(
 ) -> None:
     repo, _ = _memory(tmp_path)
     if not fast:
-        monkeypatch.setattr(index_swap, "usable", lambda *_: False)
+        monkeypatch.setattr(index_swap, "usable", _never)
 
     said = repo.memidx("forget", REF)
 

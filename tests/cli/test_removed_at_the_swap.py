@@ -23,14 +23,14 @@ def test_a_path_committed_as_deleted_leaves_the_work_tree_with_the_move(repo: No
     moved = repo.note("moved-from.md", "Moved", "a note renamed by a twin move")
     repo.commit("notes")
     config = load_config(repo.root)
-    data = (repo.root / moved).read_bytes()
+    data, forgotten = (repo.root / moved).read_bytes(), (repo.root / ref).read_bytes()
     target = "notes/moved-to.md"
     commit_paths(
         config,
         [ref, moved, target],
         "forget and move",
         written={target: data},
-        removed=[ref, moved],
+        removed={ref: forgotten, moved: data},  # the bytes judged: deleted while still these
     )
     assert not (repo.root / ref).exists()  # not left for forget to delete later
     assert not (repo.root / moved).exists()
