@@ -83,6 +83,7 @@ def test_a_note_not_edited_still_goes_with_its_emptied_folder(
 
     assert said.code == 0, said
     assert not (repo.root / REF).exists() and "changed while" not in said.err
+    assert not (repo.root / REF).parent.exists()  # notes/ops/ emptied: gone, as git's restore
     assert repo.git("status", "--porcelain") == ""
 
 
