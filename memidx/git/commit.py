@@ -49,7 +49,7 @@ def commit_paths(
     wait: float | None = None,
     branch: str | None = None,
     written: Mapping[str, bytes] | None = None,
-    removed: Sequence[str] = (),
+    removed: Mapping[str, bytes | None] | None = None,
     undone: str | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
@@ -60,9 +60,11 @@ def commit_paths(
     when they change nothing there: not committed on `branch`).
     `written`: paths of `paths` committed with these bytes, not read from the work tree (the
     caller writes the file once it is committed: untracked meanwhile, it failed a `git pull`
-    that brought the same file). `removed`: paths of `paths` committed as deleted; their files
-    leave with the move (deleted before, a pull's autostash took the deletion and gave it back
-    after a failed commit). Each error ends in `undone` (`x.md was not committed`)."""
+    that brought the same file). `removed`: paths of `paths` committed as deleted, each with the
+    bytes the caller judged (None: no file); their files leave with the move, only while they
+    still hold exactly those bytes (an edit since is the person's: left, untracked; deleted
+    before, a pull's autostash took the deletion and gave it back after a failed commit). Each
+    error ends in `undone` (`x.md was not committed`)."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -70,14 +72,15 @@ def commit_paths(
     root = Path(str(repo.working_tree_dir))
     undone = undone or not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
-    build = partial(_build, written=written, removed=removed, undone=undone)
+    removed = removed or {}
+    build = partial(_build, written=written, removed=sorted(removed), undone=undone)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
         _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         commit = publish(
             root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=index_follows(paths, sorted(written or ()), removed), branch=branch,
+            then=index_follows(paths, sorted(written or ()), sorted(removed)), branch=branch,
             ready=index_follows(paths), files=sorted(written or ()), gone=removed,  # a rename
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
@@ -98,11 +101,12 @@ def index_follows(
     (nothing without paths: a reset without them would reset the whole index). With paths
     `written` from memory (in no work tree yet), the work tree takes them too (a checkout of
     them, hooks off): a memidx killed right after the move leaves no committed file missing.
-    With paths `removed`, both take `paths` as the commit has them (a restore: theirs go)."""
+    With paths `removed`, the index takes `paths` as the commit has them (a restore), and the
+    move's follow deletes their files only while they hold the bytes judged (move_script)."""
     if not paths:
         return lambda _: ()
     if removed:
-        restore = ("-c", "core.hooksPath=/dev/null", "restore", "-q", "--staged", "--worktree")
+        restore = ("-c", "core.hooksPath=/dev/null", "restore", "-q", "--staged")
         return lambda new: (*restore, f"--source={new}", "--", *literal(paths))
     if written:
         quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
@@ -128,7 +132,7 @@ def publish(
     back: bool = False,
     ready: Callable[[str], Sequence[str]] = lambda _: (),
     files: Sequence[str] = (),
-    gone: Sequence[str] = (),
+    gone: Mapping[str, bytes | None] | None = None,
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never

@@ -103,15 +103,20 @@ def usable(root: Path, git_dir: Path, prepared: Prepared | None) -> bool:
     return not any(os.path.lexists(root / path) for path in prepared[1])
 
 
-def swap(root: Path, git_dir: Path, files: Mapping[str, bytes], gone: Sequence[str] = ()) -> bool:
+def swap(
+    root: Path, git_dir: Path, files: Mapping[str, bytes], gone: Mapping[str, bytes | None] | None
+) -> bool:
     """Write `files` where nothing is at their paths, delete `gone` (committed as deleted: the
     follow's restore deletes them; left for the caller, a killed memidx left a forgotten note
-    untracked for the person's next `git add -A`) and rename READY over git's index (HEAD
-    moved, index.lock memidx's); False when that failed (the move's follow then does it)."""
+    untracked for the person's next `git add -A`) where each still holds the bytes judged (None:
+    no file was; an edit made since is the person's, left untracked) and rename READY over
+    git's index (HEAD moved, index.lock memidx's); False when that failed (the move's follow
+    then does it)."""
     try:
-        for path in gone:
-            if not (root / path).is_dir() or (root / path).is_symlink():
+        for path, judged in (gone or {}).items():
+            if judged is not None and _holds(root / path, judged):
                 (root / path).unlink(missing_ok=True)
+                _emptied(root, (root / path).parent)
         for path, data in files.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             with (root / path).open("xb") as file:
@@ -121,6 +126,25 @@ def swap(root: Path, git_dir: Path, files: Mapping[str, bytes], gone: Sequence[s
     except OSError:
         return False
     return True
+
+
+def _emptied(root: Path, folder: Path) -> None:
+    """Remove `folder` and each parent below `root` the deletion left empty, as git's restore
+    does (README: an emptied folder goes too)."""
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or not ours to remove): the folders above are not either
+            return
+        folder = folder.parent
+
+
+def _holds(path: Path, judged: bytes) -> bool:
+    """Whether `path` is a regular file of exactly `judged`, read right before its unlink."""
+    try:
+        return not path.is_symlink() and path.is_file() and path.read_bytes() == judged
+    except OSError:
+        return False
 
 
 def discard(git_dir: Path) -> None:

@@ -18,18 +18,28 @@ still the one memidx took."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 FAILED = "memidx: the command run with the move failed"
 # $1 the reflog message, $2 the new commit, $3 the commit it was built on, $4 the git dir,
+# $5 the work tree's files to write or delete (move_lines),
 COPY = "memidx-follow-index"  # in the git folder: the index the git command runs on
 # then the git command to run once HEAD is there (index_token: what memidx wrote in
 # index.lock, this shell's pid in it), on a
 # copy of the index that replaces it once the command did its work (update-ref's answers go
 # to memidx; its exit status does not tell a commit from an abort)
 _FOLLOW = (
+    # the work tree once git's index follows ($5: a line per file, move_lines): `+ <path>` is
+    # written from the index where nothing is; `<blob> <path>`, committed as deleted, removed
+    # only while it is still that blob byte for byte (an edit since is the person's)
+    'leave() { printf "%s\\n" "$gone" | while IFS= read -r line; do p=${line#* }; '
+    'case $line in "") ;; "+ "*) GIT_INDEX_FILE=$copy git checkout-index -q -- "$p" 2>/dev/null;; '
+    '*) [ -f "$p" ] && [ ! -L "$p" ] && '
+    '[ "$(git hash-object --no-filters -- "$p" 2>/dev/null)" = "${line%% *}" ] && '
+    'rm -f -- "$p" && { rmdir -p -- "${p%/*}" 2>/dev/null || :; };; esac; done; }; '
     'git update-ref -m "$1" --stdin; '
-    'said=$1 new=$2 old=$3 dir=$4 token="memidx $$ $2"; shift 4; '
+    'said=$1 new=$2 old=$3 dir=$4 gone=$5 token="memidx $$ $2"; shift 5; '
     f"lock=$dir/index.lock; copy=$dir/{COPY}; "
     # the lock read by the shell itself: `$(cat ...)` cost a process (~2-5 ms under load) at
     # each of three looks while the lock was held
@@ -45,7 +55,8 @@ _FOLLOW = (
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
     # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here
     'if mine && { [ -e "$copy" ] || [ ! -e "$dir/index" ] || cp -p "$dir/index" "$copy"; } && '
-    'GIT_INDEX_FILE=$copy git "$@" && mv -f "$copy" "$dir/index"; then rm -f "$lock"; exit 0; fi; '
+    'GIT_INDEX_FILE=$copy git "$@" && { leave; mv -f "$copy" "$dir/index"; }; then '
+    'rm -f "$lock"; exit 0; fi; '
     'rm -f "$copy"; '
 )
 THEN = _FOLLOW + 'mine && rm -f "$lock"; exit 1'
@@ -55,6 +66,25 @@ THEN_OR_BACK = (
     _FOLLOW + 'git update-ref -m "$said (undone)" HEAD "$old" "$new"; '
     f'mine && rm -f "$lock"; echo "{FAILED}" >&2'
 )
+
+
+def move_lines(root: Path, gone: Mapping[str, bytes | None], written: Sequence[str]) -> str:
+    """The script's $5: `+ <path>` per path of `written` (checked out where nothing is), and
+    `<blob> <path>` per path of `gone` (committed as deleted) whose file the caller judged (its
+    bytes; None: no file was), the blob id of exactly those bytes (no filter), so the script
+    deletes the file only while it is still them. A path with a line break is left to the
+    caller, which writes or compares the bytes itself once the move is done."""
+    import subprocess
+
+    lines = [f"+ {path}" for path in written if "\n" not in path]
+    for path, judged in gone.items():
+        if judged is None or "\n" in path:
+            continue
+        argv = ["git", "hash-object", "--no-filters", "--stdin"]
+        done = subprocess.run(argv, cwd=root, input=judged, capture_output=True, check=False)
+        if done.returncode == 0:
+            lines.append(f"{done.stdout.decode().strip()} {path}")
+    return "\n".join(lines)
 
 
 def index_token(pid: int, new: str) -> str:

@@ -20,17 +20,16 @@ pathlib, the same look took 11-19 ms median, 27-31 ms p90, ~49 ms max.
 
 What must follow the move (git's index told about the paths the new commit holds) runs in the
 same child process, a shell that runs `git update-ref` and then, when HEAD is the new commit,
-that git command: memidx killed between the two (a `kill -9`, a Ctrl-C) left HEAD moved and
-the index not, so `git status` showed the committed files as staged for deletion and
-untracked, and a person's next `git commit` would have deleted them. The child has a session
-of its own and finishes alone; a transaction memidx had not committed is aborted when its
-input closes."""
+that git command: memidx killed between the two (a `kill -9`, a Ctrl-C) left HEAD moved and the
+index not, so `git status` showed the committed files as staged for deletion and untracked, and
+a person's next `git commit` would have deleted them. The child has a session of its own and
+finishes alone; a transaction memidx had not committed is aborted when its input closes."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from memidx.git import invocation
@@ -43,6 +42,7 @@ from memidx.git.move_script import (
     copy_index,
     index_token,
     let_go,
+    move_lines,
     take_index_lock,
 )
 from memidx.git.newcomers import (
@@ -77,20 +77,19 @@ def move_head(
     back: bool = False,
     ready: Sequence[str] = (),
     files: Sequence[str] = (),
-    gone: Sequence[str] = (),
+    gone: Mapping[str, bytes | None] | None = None,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
     HEAD names another (or none), looked at while git holds HEAD's lock (a `git switch` cannot
-    come in between).
-    `then`: git arguments run right after the move in the same child process, so they run
-    even if memidx dies in between (POSIX; elsewhere not at all: the caller runs them again
-    anyway). `back`: HEAD goes back to `old` when `then` fails (Undone, saying git's
-    words), in the same child process. `ready`: git arguments that bring a copy of the index
-    to `new` as `then` does, its work tree untouched; run before the move, so that memidx holds
-    index.lock only for a rename (`files`: those `then` writes in the work tree, written then
-    from `new`; `gone`: those it deletes) while no git of the person that takes the index runs
-    (memidx.git.index_swap)."""
+    come in between). `then`: git arguments run right after the move in the same child
+    process, so they run even if memidx dies in between (POSIX; elsewhere not at all: the
+    caller runs them again anyway). `back`: HEAD goes back to `old` when `then` fails (Undone,
+    saying git's words), in the same child process. `ready`: git arguments that bring a copy
+    of the index to `new` as `then` does, its work tree untouched; run before the move, so that
+    memidx holds index.lock only for a rename (`files`: those `then` writes in the work tree,
+    written then from `new`; `gone`: the files it deletes, each only while it holds the bytes
+    judged) while no git of the person that takes the index runs (memidx.git.index_swap)."""
     from memidx.children import SHELL, start_piped
     from memidx.git.index_swap import discard, prepare, swap, usable
 
@@ -103,6 +102,7 @@ def move_head(
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     if locks and SHELL is not None:
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
+        was.append(move_lines(root, gone, files) if gone else "")  # the work tree's part
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:

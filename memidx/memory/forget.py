@@ -80,13 +80,13 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
     # the person's words, not memidx's pending ones: never deleted with the note
-    if committed and _edited(GitRepo(config.root), ref) and not _pending(config, ref):
+    kept = path.read_bytes() if path.is_file() else None  # judged, and deleted only as it is
+    if committed and _edited(GitRepo(config.root), ref, kept) and not _pending(config, ref):
         raise MemidxError(
             f"{ref} has changes not committed (`git diff HEAD -- {ref}`), so it was not forgotten",
             f"commit them or discard them (`git restore --staged --worktree -- {ref}`), then "
             "forget it again",
         )
-    kept = path.read_bytes() if path.is_file() else None
     text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
     subject = f"memidx forget: {ref}"
     before = reflog_top(config, branch)
@@ -94,14 +94,15 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         # deletion (` D`), its reset put the file back, the commit failed, and the stash's
         # apply deleted it again, for the person's next `git commit -a` (chaos seeds 2, 4)
         undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
-        commit = commit_paths(config, [ref], subject, branch=branch, removed=[ref], undone=undone)
+        removed = {ref: kept}  # an edit since the look is the person's: its file is left
+        commit = commit_paths(config, [ref], subject, branch=branch, removed=removed, undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         held = GitRepo(config.root).has("HEAD", ref)  # a late git may have put it back since
         moved = moves(config, branch, subject, before)
         if isinstance(exc, MemidxError) and not held and (moved or late(exc)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
-            leave_work_tree(config, ref, kept)
+            leave_work_tree(config, ref, kept, notice)
             return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
         if kept is not None and held and (moved or late(exc)) and not path.exists():
             # the move's restore took the file, then a git put HEAD back on the note: never
@@ -118,7 +119,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
-    leave_work_tree(config, ref, kept)
+    leave_work_tree(config, ref, kept, notice)
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
@@ -130,20 +131,22 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     return Forgotten("note", ref, commit=commit)
 
 
-def _edited(repo: GitRepo, ref: str) -> bool:
+def _edited(repo: GitRepo, ref: str, kept: bytes | None) -> bool:
     """Whether the person changed the note HEAD holds (the forget's commit took the edit with
     the file, with no word of it): staged, a conflict they resolved (no markers left), or words
     not HEAD's that `git status` does not show (`git rm --cached`, an assume-unchanged or
-    skip-worktree entry). Neither a deletion (the forget does it) nor autocrlf's line ends is."""
+    skip-worktree entry). Neither a deletion (the forget does it) nor autocrlf's line ends is.
+    `kept`: the file's bytes, read once: the ones the move deletes, and no others."""
     said = repo.run("status", "--porcelain=v1", "-z", "--", f":(literal){ref}")
     signs = [entry[:2] for entry in said.split(b"\0") if entry[2:3] == b" "]
-    path = repo.root / ref
     if any(b"U" in xy or xy in (b"AA", b"DD") for xy in signs):  # a conflict: deleted, it goes
-        return path.is_file() and b"<<<<<<<" not in path.read_bytes()  # unless they resolved it
+        return kept is not None and b"<<<<<<<" not in kept  # unless they resolved it
     if any(xy[:1] in b"MTARC" for xy in signs):  # staged
         return True
+    if kept is None:
+        return False
     head = repo.run("rev-parse", f"HEAD:{ref}").strip()  # the file's words as git would add it:
-    return path.is_file() and repo.run("hash-object", f"--path={ref}", "--", ref).strip() != head
+    return repo.run("hash-object", f"--path={ref}", "--stdin", input_bytes=kept).strip() != head
 
 
 def _removed_uncommitted(config: Config, ref: str) -> bool:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from memidx.config import Config
@@ -89,19 +90,29 @@ def landed(
     return Forgotten("note", ref, commit=commit)
 
 
-def leave_work_tree(config: Config, ref: str, kept: bytes | None) -> None:
+def leave_work_tree(
+    config: Config, ref: str, kept: bytes | None, notice: Callable[[str], None] | None
+) -> None:
     """Delete the note's file once HEAD lacks it, when the move's restore did not (no POSIX
-    shell; git's index held) and it is still the file forgotten (an edit since is kept)."""
+    shell; git's index held) and it is still the file forgotten; an edit since (or a file
+    made since where there was none) is the person's: kept, untracked, and said."""
     import contextlib
 
     from memidx.git.repo import GitRepo
 
     path = config.root / ref
-    if kept is None or not path.is_file() or GitRepo(config.root).has("HEAD", ref):
+    if not os.path.lexists(path) or GitRepo(config.root).has("HEAD", ref):
         return
     with contextlib.suppress(OSError):
-        if path.read_bytes() == kept:
+        if kept is not None and path.is_file() and path.read_bytes() == kept:
             path.unlink()
+            return
+    if notice is not None:
+        notice(
+            f"warning: {ref} changed while it was being forgotten: the note is forgotten, your "
+            f"edit is left in the work tree, untracked (`git add {ref}` and commit it to keep "
+            "it; delete it if it should go)"
+        )
 
 
 def late(exc: BaseException) -> bool:

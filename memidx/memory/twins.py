@@ -175,7 +175,7 @@ def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> list[Renam
     if not moves:
         return moves
     both = [p for move in moves for p in (move.was, move.ref)]
-    removed = [move.was for move in moves]
+    removed = {move.was: data[move.ref] for move in moves}  # deleted only while still these
     try:
         commit_paths(config, both, SUBJECT, branch=branch, written=data, removed=removed)
     finally:  # landed, what came after failing: the work tree follows all the same

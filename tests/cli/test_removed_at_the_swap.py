@@ -13,24 +13,36 @@ import os
 import pytest
 
 from memidx.config import load_config
+from memidx.git import index_swap
 from memidx.git.commit import commit_paths
 from tests.helpers import NotesRepo
 
 
+def _never(*_: object) -> bool:
+    return False
+
+
 @pytest.mark.skipif(os.name != "posix", reason="the move's shell runs on POSIX")
-def test_a_path_committed_as_deleted_leaves_the_work_tree_with_the_move(repo: NotesRepo) -> None:
+@pytest.mark.parametrize("fast", [True, False], ids=["swap", "follow"])
+def test_a_path_committed_as_deleted_leaves_the_work_tree_with_the_move(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    """The follow's shell (the index changed since its copy) writes the new name from the
+    index (checkout-index) and deletes the old ones while they hold the bytes judged."""
+    if not fast:
+        monkeypatch.setattr(index_swap, "usable", _never)
     ref = repo.note("gone.md", "Gone", "a note to forget")
     moved = repo.note("moved-from.md", "Moved", "a note renamed by a twin move")
     repo.commit("notes")
     config = load_config(repo.root)
-    data = (repo.root / moved).read_bytes()
+    data, forgotten = (repo.root / moved).read_bytes(), (repo.root / ref).read_bytes()
     target = "notes/moved-to.md"
     commit_paths(
         config,
         [ref, moved, target],
         "forget and move",
         written={target: data},
-        removed=[ref, moved],
+        removed={ref: forgotten, moved: data},  # the bytes judged: deleted while still these
     )
     assert not (repo.root / ref).exists()  # not left for forget to delete later
     assert not (repo.root / moved).exists()
