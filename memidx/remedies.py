@@ -42,9 +42,11 @@ def in_words_of(root: Path | str, text: str) -> str:
 def _has_target(root: Path, target: str) -> bool:
     """Whether the first Makefile make finds in `root` names `target` as a rule (`target:`,
     not a variable `target := ...`)."""
-    # blanks within the line or a continuation (`\`, newline) only: `\s` crossed line ends, a
-    # name on a variable's list taken for a rule, and colon-free lines read in quadratic time
-    blank, word = r"(?:[ \t]|\\\n)", r"[^\s:#=\\]+"
+    # blanks within the line only, its continuations (`\`, newline) joined first: `\s` crossed
+    # line ends, a name on a variable's list taken for a rule, and colon-free lines read in
+    # quadratic time; a continuation matched as a blank was read from every line it joined
+    # (a 4,000-line `SRCS = a.c \` list: 1.9 s a hint, 50,000 lines: minutes)
+    blank, word = r"[ \t]", r"[^\s:#=\\]+"
     named = re.escape(target)
     rule = re.compile(rf"^(?:{word}{blank}+)*{named}(?:{blank}+{word})*{blank}*::?(?!=)", re.M)
     for name in MAKEFILES:
@@ -52,5 +54,5 @@ def _has_target(root: Path, target: str) -> bool:
             text = (root / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        return rule.search(text) is not None
+        return rule.search(text.replace("\\\n", " ")) is not None
     return False

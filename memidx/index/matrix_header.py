@@ -5,6 +5,8 @@ what removes an index's files (memidx.index.ownership) reads it too."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import struct
 from collections.abc import Collection
 from pathlib import Path
@@ -25,9 +27,13 @@ def matrix_files(index_path: Path) -> list[Path]:
 def read_header(path: Path) -> tuple[dict[str, Any], int] | None:
     """The header of the matrix file at `path` and its length in bytes (after the 8 bytes of
     magic and length); None when it is no matrix file memidx could read (cut short, of
-    another format)."""
+    another format, not a regular file: a FIFO named `*.mxv` hung the open of a new index
+    forever, its first read waiting for a writer)."""
     try:
-        with path.open("rb") as stream:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO: no wait
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             prefix = stream.read(8)
             if len(prefix) != 8 or prefix[:4] != MAGIC:
                 return None

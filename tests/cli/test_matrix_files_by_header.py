@@ -6,6 +6,9 @@ own stale one; and a new index removed every `*.mxv` in its folder, another prog
 
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from memidx.index.matrix_header import made_at
 from memidx.index.store import open_store
 from memidx.index.sync import ingest, note_source
 from memidx.index.vectors import VectorStore
-from tests.helpers import FakeEmbedder, NotesRepo
+from tests.helpers import MEMIDX_BIN, FakeEmbedder, NotesRepo, clean_env
 
 FOREIGN = b"not a matrix of memidx's: another program's file\n"
 
@@ -88,3 +91,25 @@ def test_a_file_of_another_program_in_the_vectors_folder_is_left(
 
     assert sorted(path.name for path in folder.glob("*.mxv")) == ["theirs.mxv"]
     assert theirs.read_bytes() == FOREIGN
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_named_like_a_matrix_file_does_not_hang_a_new_index(repo: NotesRepo) -> None:
+    """A FIFO `*.mxv` in the vectors folder: its header was read by a blocking open and read,
+    waiting for a writer, so `memidx ingest` of a new index never ended (the old removal
+    unlinked every `*.mxv` unread). Now it is no matrix file of memidx's: left, not waited on."""
+    repo.note("caches.md", "Caches", "Caches evict by LRU when they are full.")
+    repo.commit("notes")
+    folder = Path(f"{load_config(repo.root).index_path}-vectors")
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "theirs.mxv")
+    argv = [str(MEMIDX_BIN), "-C", str(repo.root), "ingest"]
+    try:
+        done = subprocess.run(  # killed at the timeout by subprocess.run
+            argv, cwd=repo.root, env=clean_env(), capture_output=True, text=True, timeout=60,
+            check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("memidx ingest hung on a FIFO named theirs.mxv in the vectors folder")
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO((folder / "theirs.mxv").lstat().st_mode)  # not memidx's: left

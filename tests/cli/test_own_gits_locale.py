@@ -76,3 +76,33 @@ def test_a_refusal_of_the_reference_transaction_hook_is_read_in_a_translated_loc
         )
 
     assert "reference-transaction hook refused" in raised.value.message, raised.value.message
+
+
+def test_the_hook_under_remember_s_move_of_head_runs_in_the_person_s_locale(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """remember moves HEAD by a git of memidx.children.start_piped, not of git_env: its
+    reference-transaction hook must see the person's locale too (LC_ALL=C there was not
+    caught by the tests above, which run git_env's gits)."""
+    repo.note("welcome.md", "Welcome", "the shared memory")
+    repo.commit("notes")
+    seen = repo.root.parent / "seen"
+    hook = repo.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(
+        "#!/bin/sh\n"
+        + "".join(f'echo "{name}=${{{name}-unset}}" >> "{seen}"\n' for name in LOCALE)
+        + "cat >/dev/null\n"
+    )
+    hook.chmod(0o755)
+    for name, value in PERSON.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+
+    remember(
+        load_config(repo.root, env={}),
+        "Build cache keys",
+        "The build cache is keyed by the lock file, so a changed lock file rebuilds it all.\n",
+    )
+
+    said = set(seen.read_text().splitlines())
+    assert said == {"LC_ALL=C.UTF-8", "LC_MESSAGES=unset", "LANGUAGE=de", "LANG=de_DE.UTF-8"}
