@@ -11,8 +11,6 @@ from pathlib import Path
 
 from memidx.errors import GitBusy
 
-PATCH = frozenset({"-p", "--patch"})  # `git stash [push|save] -p`: hunk by hunk, at a prompt
-
 
 def at_a_prompt(root: Path) -> bool:
     """Whether a `git stash -p` of this clone runs (Linux /proc; elsewhere never)."""
@@ -24,9 +22,33 @@ def at_a_prompt(root: Path) -> bool:
             words = read_proc(f"/proc/{pid}/cmdline").decode("utf-8", "replace").split("\0")
         except OSError:
             continue  # ended since
-        after = words[words.index("stash") + 1 :] if "stash" in words else []
-        if not PATCH.isdisjoint(after) and after[:1] not in (["apply"], ["pop"]):
+        if "stash" in words and asks_hunks(words[words.index("stash") + 1 :]):
             return True
+    return False
+
+
+def asks_hunks(after: list[str]) -> bool:
+    """Whether `git stash <after>` stashes hunk by hunk: `-p`, `--patch` (or `--patc`, which git
+    takes for it), or `p` among short options run together (`-kp`, `-pm <message>`), before
+    any `--`. `-kp` was not seen: memidx waited its whole 10 s for it, as for any git."""
+    if after[:1] not in ([], ["push"], ["save"]) and not after[0].startswith("-"):
+        return False  # another command (apply, pop, branch...), or a pathspec's push
+    told = False  # the word is an option's value (`-m -p`: the message is "-p")
+    for word in after[after[:1] in (["push"], ["save"]) :]:
+        if told or word == "--":
+            told = False
+            if word == "--":
+                return False
+            continue
+        if word.startswith("--"):
+            if len(word) >= 6 and "--patch".startswith(word):
+                return True
+            told = word == "--message"
+        elif word.startswith("-"):
+            shorts = word[1:].partition("m")
+            if "p" in shorts[0]:
+                return True
+            told = bool(shorts[1]) and not shorts[2]  # `-km`: the message is the next word
     return False
 
 
