@@ -14,6 +14,7 @@ from memidx.errors import GitBusy
 
 def at_a_prompt(root: Path) -> bool:
     """Whether a `git stash -p` of this clone runs (Linux /proc; elsewhere never)."""
+    from memidx.git.hunk_prompts import stash_asks
     from memidx.git.newcomers import read_proc
     from memidx.git.publish import committers
 
@@ -22,33 +23,8 @@ def at_a_prompt(root: Path) -> bool:
             words = read_proc(f"/proc/{pid}/cmdline").decode("utf-8", "replace").split("\0")
         except OSError:
             continue  # ended since
-        if "stash" in words and asks_hunks(words[words.index("stash") + 1 :]):
+        if "stash" in words and stash_asks(words[words.index("stash") + 1 :]):
             return True
-    return False
-
-
-def asks_hunks(after: list[str]) -> bool:
-    """Whether `git stash <after>` stashes hunk by hunk: `-p`, `--patch` (or `--patc`, which git
-    takes for it), or `p` among short options run together (`-kp`, `-pm <message>`), before
-    any `--`. `-kp` was not seen: memidx waited its whole 10 s for it, as for any git."""
-    if after[:1] not in ([], ["push"], ["save"]) and not after[0].startswith("-"):
-        return False  # another command (apply, pop, branch...), or a pathspec's push
-    told = False  # the word is an option's value (`-m -p`: the message is "-p")
-    for word in after[after[:1] in (["push"], ["save"]) :]:
-        if told or word == "--":
-            told = False
-            if word == "--":
-                return False
-            continue
-        if word.startswith("--"):
-            if len(word) >= 6 and "--patch".startswith(word):
-                return True
-            told = word == "--message"
-        elif word.startswith("-"):
-            shorts = word[1:].partition("m")
-            if "p" in shorts[0]:
-                return True
-            told = bool(shorts[1]) and not shorts[2]  # `-km`: the message is the next word
     return False
 
 

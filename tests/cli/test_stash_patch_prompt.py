@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git.still_busy import asks_hunks
+from memidx.git.hunk_prompts import asks, stash_asks
 from tests.helpers import GIT_IDENTITY, clean_env, started_memory
 
 BODY = "The build cache lives in the runner's home folder, not in the work tree.\n"
@@ -60,7 +60,7 @@ def _until_asked(fd: int) -> bytes:
 
 
 @pytest.mark.parametrize(
-    ("after", "asks"),
+    ("after", "expected"),
     [
         (["-p"], True),
         (["push", "--patch"], True),
@@ -79,5 +79,31 @@ def _until_asked(fd: int) -> bytes:
         (["branch", "-p"], False),
     ],
 )
-def test_a_stash_asks_hunk_by_hunk_as_git_reads_its_options(after: list[str], asks: bool) -> None:
-    assert asks_hunks(after) is asks
+def test_a_stash_asks_hunk_by_hunk_as_git_reads_its_options(
+    after: list[str], expected: bool
+) -> None:
+    assert stash_asks(after) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "after", "expected"),
+    [
+        ("add", ["-p"], True),
+        ("add", ["-vp"], True),
+        ("add", ["-Ni"], True),
+        ("add", ["--inter"], True),
+        ("add", ["-u"], False),
+        ("add", ["--", "-p"], False),
+        ("reset", ["-qp"], True),
+        ("reset", ["-q", "HEAD"], False),
+        ("restore", ["-Sp"], True),
+        ("restore", ["-s", "-p"], False),  # the tree is named "-p"
+        ("restore", ["-sp"], False),  # the tree is "p"
+        ("restore", ["-ps", "HEAD"], True),
+        ("restore", ["--source=HEAD", "--patch"], True),
+    ],
+)
+def test_a_git_asks_at_its_prompt_as_git_reads_its_options(
+    command: str, after: list[str], expected: bool
+) -> None:
+    assert asks(command, after) is expected
