@@ -74,15 +74,17 @@ def _names(git_dir: Path) -> tuple[Path, Path]:
 
 def remove_dead_copies(git_dir: Path) -> None:
     """Remove the copies of git's index (and their holds) a memidx killed with `kill -9` left
-    in the git folder (`memidx-*-index-<pid>[.seen|.lock]`, that pid gone)."""
-    if not Path("/proc/self").exists():
-        return  # which pid lives is not known (Linux /proc): left
+    in the git folder (`memidx-*-index-<pid>[.seen|.lock]`, that pid gone). Asked of the
+    system, not of /proc: where there is none (macOS) each was left for good, a copy of the
+    whole index and a hard link keeping an old one alive."""
+    from memidx.portable import process_alive
+
     try:
         names = [entry.name for entry in os.scandir(git_dir) if entry.name.startswith("memidx-")]
         for name in names:
             prefix, _, rest = name.partition("-index-")
             pid = rest.split(".", 1)[0]
-            if prefix in _PREFIXES and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            if prefix in _PREFIXES and pid.isdigit() and not process_alive(int(pid)):
                 (git_dir / name).unlink(missing_ok=True)
     except OSError:
         return

@@ -33,6 +33,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from memidx.git import invocation
+from memidx.git.hunk_prompts import PROMPTERS, asks
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
 from memidx.git.move_script import (
@@ -175,11 +176,9 @@ SWITCHERS = SWITCHING - {"worktree"}  # the ones that check a branch out in this
 # takes it (a person's `git add` that started just before the move failed at memidx's lock)
 INDEX_TAKERS = frozenset({"add", "rm", "mv", "stash", "reset", "restore", "update-index",
                           "read-tree", "apply", "checkout-index", "sparse-checkout"})  # fmt: skip
-# of those, the ones that wait at a person's prompt with `PROMPTS` and write the index only
-# through a `git apply --cached` per answer, which reads it then: waited for, a `git add -p` at
-# its prompt left every remember pending 10 s ("a git command taking the index ... under way")
-PROMPTERS = frozenset({"add", "reset", "restore"})
-PROMPTS = frozenset({"-p", "--patch", "-i", "--interactive", "-e", "--edit"})
+# of those, PROMPTERS wait at a person's prompt (`-p`) and write the index only through a
+# `git apply --cached` per answer, which reads it then: waited for, a `git add -p` at its
+# prompt left every remember pending 10 s ("a git command taking the index ... under way")
 
 
 def in_the_way(
@@ -252,7 +251,8 @@ def committers(
         command = command_of(argv, tree_of(cwd, roots), environ) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
-        if (command in PROMPTERS and not PROMPTS.isdisjoint(words)) or _looks(command, words):
+        after = words[words.index(command) + 1 :] if command in words else words  # an alias
+        if (command in PROMPTERS and asks(command, after)) or _looks(command, words):
             continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
             found[pid] = f"{command} {started(pid)}"

@@ -11,11 +11,10 @@ from pathlib import Path
 
 from memidx.errors import GitBusy
 
-PATCH = frozenset({"-p", "--patch"})  # `git stash [push|save] -p`: hunk by hunk, at a prompt
-
 
 def at_a_prompt(root: Path) -> bool:
     """Whether a `git stash -p` of this clone runs (Linux /proc; elsewhere never)."""
+    from memidx.git.hunk_prompts import stash_asks
     from memidx.git.newcomers import read_proc
     from memidx.git.publish import committers
 
@@ -24,8 +23,7 @@ def at_a_prompt(root: Path) -> bool:
             words = read_proc(f"/proc/{pid}/cmdline").decode("utf-8", "replace").split("\0")
         except OSError:
             continue  # ended since
-        after = words[words.index("stash") + 1 :] if "stash" in words else []
-        if not PATCH.isdisjoint(after) and after[:1] not in (["apply"], ["pop"]):
+        if "stash" in words and stash_asks(words[words.index("stash") + 1 :]):
             return True
     return False
 

@@ -22,7 +22,13 @@ BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .w
 
 @pytest.mark.skipif(os.name != "posix", reason="git's processes are seen in /proc")
 @pytest.mark.parametrize(
-    ("args", "prompt"), [(("add", "-p"), "Stage this hunk"), (("checkout", "-p"), "Discard")]
+    ("args", "prompt"),
+    [
+        (("add", "-p"), "Stage this hunk"),
+        (("checkout", "-p"), "Discard"),
+        (("add", "-vp"), "Stage this hunk"),  # run together: waited its 10 s
+        (("restore", "-Wp"), "Discard"),
+    ],
 )
 def test_a_remember_commits_beside_a_git_waiting_at_its_patch_prompt(
     tmp_path: Path, args: tuple[str, ...], prompt: str
