@@ -33,7 +33,7 @@ from memidx.git.commit_lock import WAIT_SECONDS, serialized
 from memidx.memory.share_check import merge_in_progress
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
-from memidx.memory.share_merge import merge_failed, no_upstream, tracking
+from memidx.memory.share_merge import merge_failed, no_upstream, tracked_branch, tracking
 from memidx.memory.share_move import merge_upstream
 from memidx.memory.twins import Renamed, part_twins
 
@@ -86,7 +86,9 @@ def share(
         # segments at the switch back (a detached HEAD, a stopped rebase's, is said first)
         if remotes and (not remote or not branch):  # git's merge and push would say so too
             on_a_branch(config.root, "the haystack was not committed")
-            raise no_upstream("origin" if "origin" in remotes else remotes[0])
+            raise no_upstream(
+                "origin" if "origin" in remotes else remotes[0], tracked_branch(config)
+            )
         commit = commit_haystack(config, say)
         if commit is not None or not remotes:
             after_commit(config, say)

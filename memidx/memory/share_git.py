@@ -17,7 +17,7 @@ OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message
 LOOKS = (
     *("remote", "fetch", "symbolic-ref", "config"),
     *("rev-parse", "merge-base", "merge-tree", "diff", "status", "update-index"),
-    *("commit-tree", "ls-files", "read-tree", "update-ref", "sparse-checkout"),
+    *("commit-tree", "ls-files", "read-tree", "update-ref", "sparse-checkout", "for-each-ref"),
     *("fmt-merge-msg", "stripspace"),
 )
 

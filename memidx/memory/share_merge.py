@@ -103,11 +103,28 @@ def tracking(config: Config) -> tuple[str, str, str]:
     return here, remote, merge
 
 
-def no_upstream(remote: str) -> MemidxError:
+def no_upstream(remote: str, tracked: str | None = None) -> MemidxError:
+    """No upstream here. `tracked`: another local branch that has one (the memory's own, as
+    a rule): its switch comes first in the hint, since a push would publish this branch, a
+    person's side branch as often as not (chaos.py: an agent following the hint did)."""
+    push = f"git push -u {quote(remote)} HEAD"
     return MemidxError(
         "the branch has no upstream to share with, so nothing was pulled or pushed",
-        f"push it once with `git push -u {quote(remote)} HEAD`, then make sync again",
+        f"push it once with `{push}`, then make sync again"
+        if tracked is None
+        else f"to share {tracked}: git switch {quote(tracked)}, then make sync again; to "
+        f"publish this branch too: `{push}` once, then make sync again",
     )
+
+
+def tracked_branch(config: Config) -> str | None:
+    """A local branch with an upstream (the first by name), or None."""
+    done = run_git(config, "for-each-ref", "--format=%(refname:short)%00%(upstream)", "refs/heads/")
+    for line in done.stdout.splitlines():
+        name, _, upstream = line.partition("\0")
+        if upstream:
+            return name
+    return None
 
 
 def files_listed(text: str) -> list[str]:

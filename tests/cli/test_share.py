@@ -459,3 +459,20 @@ def test_a_share_on_a_branch_without_an_upstream_commits_nothing(tmp_path: Path)
     assert shared.code == 0, shared.err
     listed = machine.git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "main")
     assert "notes/haystack/" in listed
+
+
+def test_a_side_branch_without_an_upstream_names_the_switch_first(tmp_path: Path) -> None:
+    """On a person's side branch, "push it once with git push -u origin HEAD" made an agent
+    publish that branch (chaos.py seed 2, c0): the branch that tracks the remote comes first."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side-draft")
+
+    run = one.memidx_process("share")
+
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        "memidx: error: the branch has no upstream to share with, so nothing was pulled or "
+        "pushed (to share main: git switch main, then memidx share again; to publish this "
+        "branch too: `git push -u origin HEAD` once, then memidx share again)"
+    ]
+    assert one.git("ls-remote", "--heads", "origin").count("refs/heads/") == 1  # nothing pushed
