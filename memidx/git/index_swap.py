@@ -116,7 +116,7 @@ def swap(
         for path, judged in (gone or {}).items():
             if judged is not None and _holds(root / path, judged):
                 (root / path).unlink(missing_ok=True)
-                _emptied(root, (root / path).parent)
+                remove_emptied(root, (root / path).parent)
         for path, data in files.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             with (root / path).open("xb") as file:
@@ -128,7 +128,7 @@ def swap(
     return True
 
 
-def _emptied(root: Path, folder: Path) -> None:
+def remove_emptied(root: Path, folder: Path) -> None:
     """Remove `folder` and each parent below `root` the deletion left empty, as git's restore
     does (README: an emptied folder goes too)."""
     while folder != root and root in folder.parents:

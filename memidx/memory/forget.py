@@ -145,8 +145,11 @@ def _edited(repo: GitRepo, ref: str, kept: bytes | None) -> bool:
         return True
     if kept is None:
         return False
-    head = repo.run("rev-parse", f"HEAD:{ref}").strip()  # the file's words as git would add it:
-    return repo.run("hash-object", f"--path={ref}", "--stdin", input_bytes=kept).strip() != head
+    head = repo.run("rev-parse", f"HEAD:{ref}").strip()  # HEAD's bytes (a CRLF note kept so
+    # under autocrlf=input: git's add keeps them, hash-object's filters do not), or as git adds it
+    ways = ("--no-filters", f"--path={ref}")
+    said = (repo.run("hash-object", w, "--stdin", input_bytes=kept).strip() for w in ways)
+    return head not in said  # stops at the first that is HEAD's
 
 
 def _removed_uncommitted(config: Config, ref: str) -> bool:

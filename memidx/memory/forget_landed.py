@@ -98,6 +98,7 @@ def leave_work_tree(
     made since where there was none) is the person's: kept, untracked, and said."""
     import contextlib
 
+    from memidx.git.index_swap import remove_emptied
     from memidx.git.repo import GitRepo
 
     path = config.root / ref
@@ -106,6 +107,7 @@ def leave_work_tree(
     with contextlib.suppress(OSError):
         if kept is not None and path.is_file() and path.read_bytes() == kept:
             path.unlink()
+            remove_emptied(config.root, path.parent)  # README: an emptied folder goes too
             return
     if notice is not None:
         notice(

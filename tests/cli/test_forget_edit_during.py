@@ -105,3 +105,21 @@ def test_memidx_killed_at_the_move_leaves_the_edit(
     assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
     assert (repo.root / REF).read_text() == before + EDIT
     assert repo.git("status", "--porcelain", "--", REF) == f"?? {REF}\n"
+
+
+def test_a_note_the_move_s_shell_leaves_to_forget_goes_with_its_emptied_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name with a line break has no line in the shell's list (move_lines): forget deletes
+    the file itself once the move is done, and left its emptied folder (README: it goes)."""
+    repo = started_memory(tmp_path)
+    ref = repo.note("ops/line\nbreak.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    monkeypatch.setattr(index_swap, "usable", _never)  # the move's follow does the work tree
+
+    said = repo.memidx("forget", ref)
+
+    assert said.code == 0, said
+    assert not (repo.root / ref).exists() and "changed while" not in said.err
+    assert not (repo.root / "notes" / "ops").exists()
+    assert repo.git("status", "--porcelain") == ""

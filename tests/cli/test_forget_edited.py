@@ -115,6 +115,23 @@ def test_a_note_whose_line_endings_autocrlf_changed_is_forgotten(tmp_path: Path)
     assert not path.exists()
 
 
+def test_a_note_committed_with_crlf_under_autocrlf_input_is_forgotten(tmp_path: Path) -> None:
+    """A note committed with CRLF line ends (from a Windows clone, or before autocrlf=input
+    was set): git keeps them (`git status`, `git diff HEAD`: nothing), but forget hashed the
+    file through autocrlf's filter, LF, and refused it as `has changes not committed`."""
+    repo = started_memory(tmp_path)
+    repo.write(REF, "---\r\ntitle: Deploy\r\n---\r\n\r\nDeploys go out on Tuesdays.\r\n")
+    repo.commit("deploy")
+    repo.git("config", "core.autocrlf", "input")
+    assert repo.git("status", "--porcelain") == "" and repo.git("diff", "HEAD") == ""
+
+    said = repo.memidx("forget", REF)
+
+    assert said.code == 0, said
+    assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
+    assert not (repo.root / REF).exists() and repo.git("status", "--porcelain") == ""
+
+
 NEW = "notes/new.md"
 STAGED = {  # a note of the person's that HEAD does not hold and git's index does
     "added": ("add", NEW),
