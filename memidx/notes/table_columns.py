@@ -45,7 +45,7 @@ def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
     for cells in prose:
         if not _english(cells):
             common &= _languages(cells)
-    if not common:
+    if not common and not any(map(_pieces, prose)):
         return []  # a glossary's translations
     return ["\n".join(run) for cells in prose for run in runs(cells)]
 
@@ -57,6 +57,18 @@ def _cut_in_cells(cells: list[str]) -> bool:
     found = (_words(cell) for cell in cells)
     function = sum(len(words) > 1 and not _ANY_WORD.isdisjoint(words) for words in found)
     return function >= max(MIN_FUNCTION_CELLS, len(cells) / 4)
+
+
+def _pieces(cells: list[str]) -> bool:
+    """Whether a column's cells are pieces cut from prose, not a glossary's whole strings: a
+    fourth of them begin in lower case or end in a function word (`die Tests lokal`, `ausführen
+    und dann`): a German and a French note side by side in cells passed 61 of 103 as one."""
+    cut = sum(
+        cell[:1].islower()
+        or (bool(words := _CELL_WORD.findall(cell.lower())) and words[-1] in _ANY_WORD)
+        for cell in cells
+    )
+    return cut * 4 >= len(cells)
 
 
 def _english(cells: list[str]) -> bool:
