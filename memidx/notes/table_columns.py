@@ -9,6 +9,7 @@ from collections import Counter
 
 from memidx.notes.function_words import (
     ANY_FUNCTION_WORD,
+    CLOSING_WORDS,
     ENGLISH_FUNCTION_WORDS,
     FUNCTION_WORDS,
 )
@@ -52,8 +53,8 @@ def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
 
 def _cut_in_cells(cells: list[str]) -> bool:
     """Whether a column's cells are prose: MIN_FUNCTION_CELLS of them, a fourth at least, hold
-    two words or more, one a function word of a listed language or English, as labels, terms and UI
-    strings seldom do (a cell of one word is a label, `a`, `d`, whatever it reads as)."""
+    two words or more, one a function word of a listed language or English, as labels, terms
+    and UI strings seldom do (a cell of one word is a label, `a`, `d`, whatever it reads as)."""
     found = (_words(cell) for cell in cells)
     function = sum(len(words) > 1 and not _ANY_WORD.isdisjoint(words) for words in found)
     return function >= max(MIN_FUNCTION_CELLS, len(cells) / 4)
@@ -62,13 +63,17 @@ def _cut_in_cells(cells: list[str]) -> bool:
 def _pieces(cells: list[str]) -> bool:
     """Whether a column's cells are pieces cut from prose, not a glossary's whole strings: a
     fourth of them begin in lower case or end in a function word (`die Tests lokal`, `ausführen
-    und dann`): a German and a French note side by side in cells passed 61 of 103 as one."""
-    cut = sum(
-        cell[:1].islower()
-        or (bool(words := _CELL_WORD.findall(cell.lower())) and words[-1] in _ANY_WORD)
-        for cell in cells
+    und dann`; but for a word that closes a sentence, `Datei existiert nicht`: CLOSING_WORDS):
+    a German and a French note side by side in cells passed 61 of 103 as a glossary."""
+    return sum(map(_a_piece, cells)) * 4 >= len(cells)
+
+
+def _a_piece(cell: str) -> bool:
+    """Whether a cell begins in lower case or ends in a function word that closes no sentence."""
+    words = _CELL_WORD.findall(cell.lower())
+    return cell[:1].islower() or (
+        bool(words) and words[-1] in _ANY_WORD and words[-1] not in CLOSING_WORDS
     )
-    return cut * 4 >= len(cells)
 
 
 def _english(cells: list[str]) -> bool:

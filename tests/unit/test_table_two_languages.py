@@ -32,3 +32,23 @@ def test_two_foreign_notes_side_by_side_in_cells_are_refused(most: int, bound: i
 def test_a_glossarys_whole_strings_still_do_not_vote() -> None:
     verdict = check_text(GLOSSARY)
     assert verdict.english, verdict
+
+
+ERRORS = """# Error glossary
+
+Use these strings as they are; translators get this table as context.
+
+| key | en | de | fr |
+|-----|----|----|----|
+| missing | File not found | Datei existiert nicht | Le fichier n'existe pas |
+| denied | Access denied | Zugriff verweigert | Accès refusé |
+| offline | Server is not answering | Server antwortet nicht | Le serveur ne répond pas |
+| empty | No records yet | Noch keine Einträge | Aucun enregistrement |
+| saved | Changes saved | Änderungen gespeichert | Modifications enregistrées |
+"""
+
+
+def test_a_glossarys_strings_ending_in_a_negation_are_whole() -> None:
+    """`nicht`, `pas` close a sentence: read as cut pieces, this glossary was refused as German."""
+    verdict = check_text(ERRORS)
+    assert verdict.english, verdict
