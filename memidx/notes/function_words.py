@@ -17,6 +17,18 @@ CLOSING_WORDS = frozenset(
     )
 )
 
+# English's commonest function words: a phrase is prose and holds them, as labels of a word or
+# three in front of another language's pieces (`- Build Server: bitte vor`) seldom do
+ENGLISH_FUNCTION_WORDS = frozenset(
+    (
+        *("a", "an", "the", "i", "you", "he", "she", "it", "we", "they", "me", "us", "my"),
+        *("your", "our", "this", "that", "there", "here", "is", "are", "am", "was", "were"),
+        *("be", "do", "does", "did", "not", "no", "to", "of", "in", "on", "at", "for", "from"),
+        *("with", "and", "or", "but", "how", "what", "where", "when", "why", "who", "which"),
+        *("can", "could", "would", "should", "will", "may", "please", "much", "many"),
+    )
+)
+
 # The commonest function words (articles, prepositions, conjunctions, pronouns, auxiliaries)
 # of the languages written in cased scripts: a caseless script's words are never all capitals
 _FUNCTION_WORDS = {

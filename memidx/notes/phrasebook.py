@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from memidx.notes.function_words import ENGLISH_FUNCTION_WORDS
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.letters import runs
 from memidx.notes.loanwords import LETTER_WORD
@@ -21,17 +22,6 @@ Detect = Callable[[str], tuple[str, float]]
 PHRASE = re.compile(
     r"^(?P<label>[A-Za-z][A-Za-z ,.'\u2019?!-]{0,59}?)\s*(?::|=|→|->|\u2014|\u2013| - )\s*"
     r"(?P<value>\S.{0,59})$"
-)
-# English's commonest function words: a phrase is prose and holds them, as labels of a word or
-# three in front of another language's pieces (`- Build Server: bitte vor`) seldom do
-ENGLISH_FUNCTION_WORDS = frozenset(
-    (
-        *("a", "an", "the", "i", "you", "he", "she", "it", "we", "they", "me", "us", "my"),
-        *("your", "our", "this", "that", "there", "here", "is", "are", "am", "was", "were"),
-        *("be", "do", "does", "did", "not", "no", "to", "of", "in", "on", "at", "for", "from"),
-        *("with", "and", "or", "but", "how", "what", "where", "when", "why", "who", "which"),
-        *("can", "could", "would", "should", "will", "may", "please", "much", "many"),
-    )
 )
 MIN_PHRASES = 3  # two pairs are as likely two sentences with a colon
 

@@ -7,12 +7,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from memidx.notes.function_words import ANY_FUNCTION_WORD, FUNCTION_WORDS
+from memidx.notes.function_words import (
+    ANY_FUNCTION_WORD,
+    CLOSING_WORDS,
+    ENGLISH_FUNCTION_WORDS,
+    FUNCTION_WORDS,
+)
 from memidx.notes.letters import runs
 
 MIN_CELL_BYTES = 30  # a cell with as many bytes of letters votes alone, as a paragraph does
 MIN_FUNCTION_CELLS = 2  # a table's shorter cells holding a function word: prose cut in cells
 _CELL_WORD = re.compile(r"\w+")
+_ANY_WORD = ANY_FUNCTION_WORD | ENGLISH_FUNCTION_WORDS
 
 
 def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
@@ -24,7 +30,9 @@ def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
     were refused as Spanish). A column of labels, terms or UI strings (`Zeitüberschreitung`,
     `Datei öffnen`) does not vote, nor do columns of prose in different languages (_languages:
     a glossary's translations, `Le paiement a échoué` beside `El pago ha fallado`, refused
-    its English)."""
+    its English). An English column cut in cells votes too, beside them, and is no glossary's
+    (`Save the file` beside `Die Datei speichern`: the German alone voted and refused an English
+    note of its translations)."""
     short = [
         [
             row[column]
@@ -36,19 +44,45 @@ def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
     prose = [cells for cells in short if _cut_in_cells(cells)]
     common = set(FUNCTION_WORDS)
     for cells in prose:
-        common &= _languages(cells)
-    if not common:
+        if not _english(cells):
+            common &= _languages(cells)
+    if not common and not any(map(_pieces, prose)):
         return []  # a glossary's translations
     return ["\n".join(run) for cells in prose for run in runs(cells)]
 
 
 def _cut_in_cells(cells: list[str]) -> bool:
     """Whether a column's cells are prose: MIN_FUNCTION_CELLS of them, a fourth at least, hold
-    two words or more, one a function word of a listed language, as labels, terms and UI
-    strings seldom do (a cell of one word is a label, `a`, `d`, whatever it reads as)."""
+    two words or more, one a function word of a listed language or English, as labels, terms
+    and UI strings seldom do (a cell of one word is a label, `a`, `d`, whatever it reads as)."""
     found = (_words(cell) for cell in cells)
-    function = sum(len(words) > 1 and not ANY_FUNCTION_WORD.isdisjoint(words) for words in found)
+    function = sum(len(words) > 1 and not _ANY_WORD.isdisjoint(words) for words in found)
     return function >= max(MIN_FUNCTION_CELLS, len(cells) / 4)
+
+
+def _pieces(cells: list[str]) -> bool:
+    """Whether a column's cells are pieces cut from prose, not a glossary's whole strings: a
+    fourth of them begin in lower case or end in a function word (`die Tests lokal`, `ausführen
+    und dann`; but for a word that closes a sentence, `Datei existiert nicht`: CLOSING_WORDS):
+    a German and a French note side by side in cells passed 61 of 103 as a glossary."""
+    return sum(map(_a_piece, cells)) * 4 >= len(cells)
+
+
+def _a_piece(cell: str) -> bool:
+    """Whether a cell begins in lower case or ends in a function word that closes no sentence."""
+    words = _CELL_WORD.findall(cell.lower())
+    return cell[:1].islower() or (
+        bool(words) and words[-1] in _ANY_WORD and words[-1] not in CLOSING_WORDS
+    )
+
+
+def _english(cells: list[str]) -> bool:
+    """Whether more of a column's cells hold an English function word than hold any listed
+    language's (`Open a file`: `a` is Czech, Hungarian and Polish too; `the` is English)."""
+    held = [_words(cell) for cell in cells]
+    english = sum(not ENGLISH_FUNCTION_WORDS.isdisjoint(words) for words in held)
+    listed = (sum(not f.isdisjoint(words) for words in held) for f in FUNCTION_WORDS.values())
+    return english > max(listed, default=0)
 
 
 def _languages(cells: list[str]) -> frozenset[str]:

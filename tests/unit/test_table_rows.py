@@ -12,7 +12,7 @@ import pytest
 from memidx.notes.english import check_text
 from memidx.notes.prose import prose_units
 from tests.language_notes import SENTENCE, texts
-from tests.unit.test_english_own_notes import PHRASES
+from tests.unit.test_english_own_notes import PHRASE_COLUMNS, PHRASES
 
 GERMAN = (
     "Wir haben die Sätze gestern mit dem ganzen Team geübt und danach lange besprochen, "
@@ -49,7 +49,7 @@ def test_foreign_notes_after_a_one_row_table_are_refused() -> None:
 
 
 def test_a_table_without_outer_pipes_is_still_no_prose() -> None:
-    assert prose_units(PHRASES) == ["Phrases"]
+    assert prose_units(PHRASES) == ["Phrases", *PHRASE_COLUMNS]
     assert check_text(PHRASES).english
 
 
