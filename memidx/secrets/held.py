@@ -57,18 +57,19 @@ def held_values(
                 bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
             )
             later = False  # an argument after the first: an algorithm may be given there
-            # a pair's password (its second item in parentheses) is a method's name only in
-            # capitals (CAPITALS)
-            password_at = 1 if pair and match.group(3) != "[" else -1
-            index = 0
+            # a pair's password (its second item in parentheses, or in a list given to a name
+            # of more words, `http_auth=[...]`) is a method's name only in capitals
+            # (CAPITALS); no item after a user's name, no method's, is one
+            listed = match.group(3) == "[" and len(WORD.findall(name)) == 1
+            password_at, index, methods = (1 if pair and not listed else -1), 0, True
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
                 shaped = item.group(2) is not None or match.group(3) == "["  # `(user, pw)`: names
                 named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
                 named = named and not _key_as_user(line, item.end(), value)
-                given = method(name, value) and (
-                    index != password_at or CAPITALS.fullmatch(value) is not None
-                )
+                given = methods and method(name, value)
+                methods = bool(given)
+                given = given and (index != password_at or CAPITALS.fullmatch(value) is not None)
                 algorithm = (later and ALGORITHM.match(value)) or given
                 if shaped and VALUE_SHAPE.search(value) and not named and not algorithm:
                     yield value

@@ -45,6 +45,13 @@ def found(text: str) -> list[str]:
         ('HTTPBasicAuth("admin", "Mango-Tiger-17")', "Mango-Tiger-17"),
         ('auth=("deploy", "Kx9-Vq2-Lm7")', "Kx9-Vq2-Lm7"),
         ('auth=("bob", "OAuth2-PKCE")', "OAuth2-PKCE"),
+        ('auth=("deploy-bot", "Mango-Tiger-17")', "Mango-Tiger-17"),
+        # nor in a list after a user's name
+        ("basic_auth=['admin', 'Mango-Tiger-17']", "Mango-Tiger-17"),
+        ("es = Elasticsearch(hosts, http_auth=['elastic', 'Blue-Sky-42'])", "Blue-Sky-42"),
+        ('http_auth=["deploy-bot", "Mango-Tiger-17"]', "Mango-Tiger-17"),
+        ("basic_auth: [admin, Mango-Tiger-17]", "Mango-Tiger-17"),
+        ("basic_auth:\n  - admin\n  - Mango-Tiger-17\n", "Mango-Tiger-17"),
     ],
 )
 def test_a_secret_the_review_found_let_through_is_refused(text: str, secret: str) -> None:
@@ -68,6 +75,7 @@ def test_a_secret_the_review_found_let_through_is_refused(text: str, secret: str
         'auth=["AWS4-HMAC-SHA256"]',
         "auth: [AWS4-HMAC-SHA256, OAuth2-PKCE]",
         'auth = ("us-east-1", "AWS4-HMAC-SHA256")',
+        "auth: [scram-sha-256, md5]",
         "auth:\n  - AWS4-HMAC-SHA256\n",
     ],
 )
