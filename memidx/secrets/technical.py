@@ -85,6 +85,7 @@ ATOM = re.compile(r"([A-Za-z]++)([0-9]*+)|([0-9]++)")
 JOINS = re.compile(r"[-_./]")
 # A word as written: small letters, capitals or a capital and small letters (`Argon2id`)
 CASED = re.compile(r"[a-z]++|[A-Z]++|[A-Z][a-z]++")
+CAPITALISED = re.compile(r"[A-Z][a-z]++")  # a version's or a step's word so written, numbered
 # A password manager's item (`1Password/Prod-DB`, `op://Prod/db/password`, Bitwarden's): the
 # manager's name, then the item's path of names, words without digits (`vault:hunter2` is a
 # password); 1Password's name alone
@@ -138,6 +139,8 @@ def _piece(piece: str) -> bool:
         word, digits = atom[1], atom[2]
         if not CASED.fullmatch(word) or not _numbered(word.lower(), digits, before):
             return False
+        if digits and CAPITALISED.fullmatch(word) and word.lower() not in WIDTH_WORDS:
+            return False  # a password's shape: `Linux99`, `Java8` (a width's too: `Argon2id`)
         at, before = atom.end(), word.lower()
     return bool(piece)
 

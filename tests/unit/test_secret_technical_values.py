@@ -97,6 +97,10 @@ def test_a_technical_value_or_a_counting_key_is_no_password(text: str) -> None:
         ("RATE_LIMITER_PASSWORD=hunter2", "hunter2"),
         ("per_user_password: hunter2", "hunter2"),
         ("cost_center_password: abc123", "abc123"),
+        # a version's or a step's word capitalised and numbered: a password's shape
+        ("password: Linux99", "Linux99"),
+        ("password: Java8", "Java8"),
+        ("pass: Step12", "Step12"),
         # a literal secret written as a password manager's item
         ("DB_PASSWORD=op://QzkvTwpLmxRbNhYt", "op://QzkvTwpLmxRbNhYt"),
         ("api_key: vault:QzkvTwpLmxRbNhYtWc", "vault:QzkvTwpLmxRbNhYtWc"),
