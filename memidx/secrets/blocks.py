@@ -122,6 +122,7 @@ def _items(
         value = text[dash.end() : stop].rstrip()
         if value and not NESTED_KEY.match(value):
             yield from _judged(text, dash.end(), dash.end() + len(value), kind, judged, name=name)
+            name = name if auth_method(name, value) else ""  # after a user's name, a password
         at = stop + 1
 
 
@@ -162,7 +163,8 @@ def _judged(
     """`text[start:end]` when it looks secret (judged once by where it starts), or each value
     of the flow collection it is (`{value: x}`, `[x, y]`) that does; `plain`: a value not in
     a block, whose comment is no part of it; not a method's name given to `auth`
-    (assignments.auth_method: `auth: [AWS4-HMAC-SHA256]` was refused)."""
+    (assignments.auth_method: `auth: [AWS4-HMAC-SHA256]` was refused), but for an item after
+    one that is none, a user's name (`basic_auth: [admin, Mango-Tiger-17]` was let through)."""
     value = COMMENT.sub("", text[start:end], count=1) if plain else text[start:end]
     end = start + len(value)
     if plain and value.startswith("{{") and value.endswith("}}"):
@@ -173,6 +175,7 @@ def _judged(
             if scalar:
                 at = entry.start(1)
                 yield from _judged(text, at, at + len(scalar), kind, judged, name=name)
+                name = name if auth_method(name, scalar) else ""  # `[admin, Mango-Tiger-17]`
         return
     secret = judged.get(start)
     if secret is None and auth_method(name, value):

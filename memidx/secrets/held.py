@@ -44,8 +44,9 @@ def held_values(
 ) -> Iterator[str]:
     """The strings a secret-sounding name is called with and the items of the list it is
     given (see HOLDING), in order; not a method's name given to `auth` (`method(name, value)`:
-    `auth=["AWS4-HMAC-SHA256"]`, `auth=("bob", "OAuth2-PKCE")` were refused, where `auth:
-    AWS4-HMAC-SHA256` was not)."""
+    `auth=["AWS4-HMAC-SHA256"]` was refused, where `auth: AWS4-HMAC-SHA256` was not), but for
+    the password of a user's name and a password (`auth=("admin", "Mango-Tiger-17")` was let
+    through as a method's name)."""
     match = HOLDING.search(line)
     while match:
         at, name = match.end(), match.group(1).rpartition(".")[2]
@@ -56,19 +57,32 @@ def held_values(
                 bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
             )
             later = False  # an argument after the first: an algorithm may be given there
+            # a pair's password (its second item in parentheses, or in a list given to a name
+            # of more words, `http_auth=[...]`) is a method's name only in capitals
+            # (CAPITALS); no item after a user's name, no method's, is one
+            listed = match.group(3) == "[" and len(WORD.findall(name)) == 1
+            password_at, index, methods = (1 if pair and not listed else -1), 0, True
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
                 shaped = item.group(2) is not None or match.group(3) == "["  # `(user, pw)`: names
                 named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
                 named = named and not _key_as_user(line, item.end(), value)
-                algorithm = (later and ALGORITHM.match(value)) or method(name, value)
+                given = methods and method(name, value)
+                methods = bool(given)
+                given = given and (index != password_at or CAPITALS.fullmatch(value) is not None)
+                algorithm = (later and ALGORITHM.match(value)) or given
                 if shaped and VALUE_SHAPE.search(value) and not named and not algorithm:
                     yield value
                 user, later = False, bool(match.group(2))
-                at = item.end()
+                at, index = item.end(), index + 1
                 if item.group(4) != ",":
                     break
         match = HOLDING.search(line, max(at, match.end()))
+
+
+# A method's name in capitals and digits, words joined by `-` (`AWS4-HMAC-SHA256`): in a pair's
+# password's place, the only method's name; a password's words are not (`Mango-Tiger-17`)
+CAPITALS = re.compile(r"[A-Z]++[0-9]*+(?:-[A-Z]++[0-9]*+)++")
 
 
 # The user's name is first only when another argument follows, a literal of no value aside

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from memidx.secrets.identifiers import WORD
+from memidx.secrets.signs import PERSONAL
 
 # A word and the numbers it takes: a width or a size in bits (`int32`, `sha256`, `crc32`,
 # `h264`, `x86`, `ed25519`, `chacha20`, `cp1252`)
@@ -84,6 +85,7 @@ ATOM = re.compile(r"([A-Za-z]++)([0-9]*+)|([0-9]++)")
 JOINS = re.compile(r"[-_./]")
 # A word as written: small letters, capitals or a capital and small letters (`Argon2id`)
 CASED = re.compile(r"[a-z]++|[A-Z]++|[A-Z][a-z]++")
+CAPITALISED = re.compile(r"[A-Z][a-z]++")  # a version's or a step's word so written, numbered
 # A password manager's item (`1Password/Prod-DB`, `op://Prod/db/password`, Bitwarden's): the
 # manager's name, then the item's path of names, words without digits (`vault:hunter2` is a
 # password); 1Password's name alone
@@ -91,6 +93,18 @@ VAULT = re.compile(
     r"(?i:1password|op:/|bitwarden|lastpass|keepass(?:xc)?|keychain|vault|gopass)"
     r"(?:[:/]/?[A-Za-z]++(?:[-_. ]?+[A-Za-z]++)*+)++|1Password"
 )
+VAULT_PATH = re.compile(r"[:/]++")
+
+
+def vault_parts(value: str) -> list[str] | None:
+    """The parts of a password manager's reference (VAULT) after the manager's name, each to
+    be judged as a value (`op://QzkvTwpLmxRbNhYt`, a literal secret written as the item's
+    name, was let through); None when `value` is none."""
+    if VAULT.fullmatch(value) is None:
+        return None
+    return VAULT_PATH.split(value)[1:]
+
+
 # A file's mode in octal (`0644`, `0755`, `0600`), or a well-known port as a whole value
 MODE = re.compile(r"0[4-7][0-7]{2}")
 PORTS = frozenset(
@@ -125,6 +139,8 @@ def _piece(piece: str) -> bool:
         word, digits = atom[1], atom[2]
         if not CASED.fullmatch(word) or not _numbered(word.lower(), digits, before):
             return False
+        if digits and CAPITALISED.fullmatch(word) and word.lower() not in WIDTH_WORDS:
+            return False  # a password's shape: `Linux99`, `Java8` (a width's too: `Argon2id`)
         at, before = atom.end(), word.lower()
     return bool(piece)
 
@@ -166,8 +182,14 @@ EVENT = "on"  # an event's handler or hook, `on_pass`, `onPassword`: the event's
 
 def counted(name: str) -> bool:
     """Whether `name` names a quantity or an event of a password (QUANTITY_WORDS, `on_`),
-    whose value is a number or a setting, not the password."""
+    whose value is a number or a setting, not the password: the quantity's word right before
+    or after the password's, the event's first and right before it. A word elsewhere in the
+    name says whose password it is (`on_prem_password`, `rate_limiter_password`,
+    `per_user_password`: each short password was let through)."""
     words = [word.lower() for word in WORD.findall(name)]
-    if any(word in QUANTITY_WORDS for word in words) or words[:1] == [EVENT]:
-        return True
+    for at, word in enumerate(words):
+        if word in PERSONAL:
+            beside = words[max(0, at - 1) : at] + words[at + 1 : at + 2]
+            if any(near in QUANTITY_WORDS for near in beside) or words[:at] == [EVENT]:
+                return True
     return JOINED.match(name) is not None

@@ -11,7 +11,7 @@ from memidx.private import PRIVATE_STAND_IN
 from memidx.secrets.calls import password_call
 from memidx.secrets.identifiers import condition, names_a_secret
 from memidx.secrets.members import MEMBER, named_member
-from memidx.secrets.technical import technical
+from memidx.secrets.technical import technical, vault_parts
 from memidx.secrets.templates import literal_parts
 from memidx.secrets.weak import common_password
 
@@ -77,6 +77,8 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
         return False
     if PLACEHOLDER_WORDS.match(value) or names_a_secret(value) or condition(value):
         return False
+    if (parts := vault_parts(value)) is not None:  # `op://Prod/db`, not a literal in it
+        return any(looks_secret(part, entropy) for part in parts)
     if technical(value):  # `scram-sha-256`, `ubuntu-22.04`, `1Password/Prod-DB`
         return False
     if referred(value):  # but for what is written beside a template's reference, `${X}v4lue`

@@ -93,3 +93,25 @@ def test_the_screen_looks_for_a_needed_literal_first() -> None:
     found = library.may_find(text)
     spent = time.process_time() - start
     assert not found and spent < 0.08, f"{spent:.2f} s of CPU"
+
+
+SPARSE_NAMES = (
+    "password", "db.pass", "GITHUB_TOKEN", "loginPw", "auth", "basicAuth", "x-api-key",
+    "credentials", "secret", "bearer", "contrasena", "Subscription-Key", "pwd",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SPARSE_NAMES)
+@pytest.mark.parametrize("gap", [0, 150, 190, 199, 200, 214, 220])
+def test_a_name_in_a_line_sparse_with_stems_is_read_as_every_name_reads_it(
+    name: str, gap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line with few stems among many names is read around its stems only (not name by
+    name, as a dense one is): each secret-sounding word's stem must be looked for, and a query
+    pair up to 200 characters after the name that opened the pairs is read."""
+    filler = "a=1 " * 40
+    line = f"{filler}{name}=ab{'c' * gap}&cd=Zq8vT2mW9pLq&ef=!Xr7uQ1nV8oKp {filler}"
+    line += f"{name}: !Zq8vT2mW9pLr {filler}"
+    assert not candidates.WorthReading(line).every
+    found = list(extra_keyword_values(line, secret_word))
+    assert found == every_name(line, monkeypatch), line

@@ -39,6 +39,19 @@ def found(text: str) -> list[str]:
         ('password: "${{ secrets.X }}Zq8vT2mW9pLq"', "Zq8vT2mW9pLq"),
         ('auth=("bob", "Zq8vT2mW9pLq")', "Zq8vT2mW9pLq"),
         ("auth: [Zq8vT2mW9pLqXk7R]", "Zq8vT2mW9pLqXk7R"),
+        # a password of words joined by `-` in a pair's place is no method's name
+        ('auth=("admin", "Mango-Tiger-17")', "Mango-Tiger-17"),
+        ('requests.get(url, auth=("admin", "Summer-2024"))', "Summer-2024"),
+        ('HTTPBasicAuth("admin", "Mango-Tiger-17")', "Mango-Tiger-17"),
+        ('auth=("deploy", "Kx9-Vq2-Lm7")', "Kx9-Vq2-Lm7"),
+        ('auth=("bob", "OAuth2-PKCE")', "OAuth2-PKCE"),
+        ('auth=("deploy-bot", "Mango-Tiger-17")', "Mango-Tiger-17"),
+        # nor in a list after a user's name
+        ("basic_auth=['admin', 'Mango-Tiger-17']", "Mango-Tiger-17"),
+        ("es = Elasticsearch(hosts, http_auth=['elastic', 'Blue-Sky-42'])", "Blue-Sky-42"),
+        ('http_auth=["deploy-bot", "Mango-Tiger-17"]', "Mango-Tiger-17"),
+        ("basic_auth: [admin, Mango-Tiger-17]", "Mango-Tiger-17"),
+        ("basic_auth:\n  - admin\n  - Mango-Tiger-17\n", "Mango-Tiger-17"),
     ],
 )
 def test_a_secret_the_review_found_let_through_is_refused(text: str, secret: str) -> None:
@@ -61,8 +74,8 @@ def test_a_secret_the_review_found_let_through_is_refused(text: str, secret: str
         'password: "${{ secrets.X }}-prod"',
         'auth=["AWS4-HMAC-SHA256"]',
         "auth: [AWS4-HMAC-SHA256, OAuth2-PKCE]",
-        'auth=("bob", "OAuth2-PKCE")',
         'auth = ("us-east-1", "AWS4-HMAC-SHA256")',
+        "auth: [scram-sha-256, md5]",
         "auth:\n  - AWS4-HMAC-SHA256\n",
     ],
 )

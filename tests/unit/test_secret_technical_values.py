@@ -60,6 +60,11 @@ def found(text: str) -> list[str]:
         "bypass: 1234",
         "passes: 12",
         "password_attempts: 5",
+        "min_password_length: 12",
+        "onPassword: 1234",
+        # a password manager's item of names, whatever the key
+        "password: op://Prod/db/password",
+        "secret: vault:secret/data/prod/db",
     ],
 )
 def test_a_technical_value_or_a_counting_key_is_no_password(text: str) -> None:
@@ -87,6 +92,19 @@ def test_a_technical_value_or_a_counting_key_is_no_password(text: str) -> None:
         ("old_password: hunter2", "hunter2"),
         ("sign_on_password: hunter2", "hunter2"),
         ("maxwell_password: abc123", "abc123"),
+        # a quantity's or an event's word elsewhere in the name says whose password it is
+        ("ON_PREM_PASSWORD=abc123", "abc123"),
+        ("RATE_LIMITER_PASSWORD=hunter2", "hunter2"),
+        ("per_user_password: hunter2", "hunter2"),
+        ("cost_center_password: abc123", "abc123"),
+        # a version's or a step's word capitalised and numbered: a password's shape
+        ("password: Linux99", "Linux99"),
+        ("password: Java8", "Java8"),
+        ("pass: Step12", "Step12"),
+        # a literal secret written as a password manager's item
+        ("DB_PASSWORD=op://QzkvTwpLmxRbNhYt", "op://QzkvTwpLmxRbNhYt"),
+        ("api_key: vault:QzkvTwpLmxRbNhYtWc", "vault:QzkvTwpLmxRbNhYtWc"),
+        ("password: keychain/CorrectHorseBatteryStaple", "keychain/CorrectHorseBatteryStaple"),
     ],
 )
 def test_a_real_looking_password_is_still_refused(text: str, secret: str) -> None:
