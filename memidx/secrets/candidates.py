@@ -36,11 +36,12 @@ FOLLOWING = 200 + 16
 DENSE = 32
 
 
-def stem_starts(line: str) -> list[int]:
-    """Where each stem of a secret-sounding word begins in `line`, in order."""
+def stem_starts(line: str, stems: tuple[str, ...] = STEMS) -> list[int]:
+    """Where each of `stems` (those of a secret-sounding word) begins in `line`, in order,
+    ASCII letters of any case."""
     lower = line.translate(ASCII_LOWER)
     found: list[int] = []
-    for stem in STEMS:
+    for stem in stems:
         at = lower.find(stem)
         while at != -1:
             found.append(at)

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
 
 from memidx.secrets import library
+from memidx.secrets.candidates import stem_starts
 
 # Characters a name runs on (`db.password`, `PASSWORD"]`): a name ends where they do.
 NAME_RUN = r"[\w\"'\]\[.-]"
@@ -156,7 +157,6 @@ def library_names(line: str) -> list[tuple[int, int]]:
 # folds to `k`).
 LIBRARY_STEMS = ("key", "pass", "pwd", "secret", "contrase")
 STEM_AT, STEM_REACH = 9, 14
-ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _library_word_matches(line: str) -> Iterator[re.Match[str]]:
@@ -165,14 +165,7 @@ def _library_word_matches(line: str) -> Iterator[re.Match[str]]:
     if not line.isascii():
         yield from words.finditer(line)
         return
-    lower = line.translate(ASCII_LOWER)
-    stems: list[int] = []
-    for stem in LIBRARY_STEMS:
-        at = lower.find(stem)
-        while at != -1:
-            stems.append(at)
-            at = lower.find(stem, at + 1)
-    stems.sort()
+    stems = stem_starts(line, LIBRARY_STEMS)
     index = 0
     while index < len(stems):  # each span of stems closer than a name's reach, read once
         low, high = max(0, stems[index] - STEM_AT), stems[index] + STEM_REACH
