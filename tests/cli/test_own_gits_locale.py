@@ -11,6 +11,7 @@ from memidx.config import load_config
 from memidx.errors import GitError, MemidxError
 from memidx.git.repo import GitRepo
 from memidx.memory.remember import remember
+from tests.cli.test_share_locale import locale_hook
 from tests.helpers import NotesRepo
 
 PERSON = {"LC_ALL": "C.UTF-8", "LANGUAGE": "de", "LANG": "de_DE.UTF-8"}
@@ -24,15 +25,7 @@ def test_a_reference_transaction_hook_runs_in_the_person_s_locale(
     tip = repo.commit("notes")
     seen = repo.root.parent / "seen"
     hook = repo.root / ".git" / "hooks" / "reference-transaction"
-    hook.write_text(
-        "#!/bin/sh\n"
-        + "".join(f'echo "{name}=${{{name}-unset}}" >> "{seen}"\n' for name in LOCALE)
-        + "cat >/dev/null\n"
-    )
-    hook.chmod(0o755)
-    for name, value in PERSON.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    locale_hook(hook, seen, "cat >/dev/null", monkeypatch, person=PERSON, names=LOCALE)
 
     GitRepo(repo.root).run("update-ref", "refs/heads/side", tip)
 
@@ -88,15 +81,7 @@ def test_the_hook_under_remember_s_move_of_head_runs_in_the_person_s_locale(
     repo.commit("notes")
     seen = repo.root.parent / "seen"
     hook = repo.root / ".git" / "hooks" / "reference-transaction"
-    hook.write_text(
-        "#!/bin/sh\n"
-        + "".join(f'echo "{name}=${{{name}-unset}}" >> "{seen}"\n' for name in LOCALE)
-        + "cat >/dev/null\n"
-    )
-    hook.chmod(0o755)
-    for name, value in PERSON.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    locale_hook(hook, seen, "cat >/dev/null", monkeypatch, person=PERSON, names=LOCALE)
 
     remember(
         load_config(repo.root, env={}),

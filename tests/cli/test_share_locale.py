@@ -39,6 +39,28 @@ PERSON = {"LC_ALL": "C.UTF-8", "LC_CTYPE": "POSIX", "LANGUAGE": "de", "LANG": "d
 LOCALE = ("LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LANGUAGE", "LANG")
 
 
+def locale_hook(
+    hook: Path,
+    seen: Path,
+    end: str,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    person: dict[str, str] = PERSON,
+    names: tuple[str, ...] = LOCALE,
+) -> None:
+    """`hook` (made runnable) writes each of `names` as it sees it (`NAME=value`, or `unset`)
+    to `seen`, then runs `end`; the person's locale `person` set, LC_MESSAGES unset."""
+    hook.write_text(
+        "#!/bin/sh\n"
+        + "".join(f'echo "{name}=${{{name}-unset}}" >> "{seen}"\n' for name in names)
+        + f"{end}\n"
+    )
+    hook.chmod(0o755)
+    for name, value in person.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+
+
 def test_the_persons_hooks_run_in_their_locale_and_git_still_speaks_english(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -46,16 +68,7 @@ def test_the_persons_hooks_run_in_their_locale_and_git_still_speaks_english(
     LC_ALL dropped (LC_CTYPE then beat it, where libc lets LC_ALL win) and LANGUAGE gone."""
     two = behind(tmp_path, diverged=True)
     seen = tmp_path / "seen"
-    hook = two.root / ".git" / "hooks" / "pre-push"
-    hook.write_text(
-        "#!/bin/sh\n"
-        + "".join(f'echo "{name}=${{{name}-unset}}" >> "{seen}"\n' for name in LOCALE)
-        + "exit 0\n"
-    )
-    hook.chmod(0o755)
-    for name, value in PERSON.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    locale_hook(two.root / ".git" / "hooks" / "pre-push", seen, "exit 0", monkeypatch)
 
     share(load_config(two.root, env={}), sleep=lambda _: None)
 
