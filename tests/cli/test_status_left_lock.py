@@ -6,7 +6,11 @@ undid it. Now status names the lock, its kind and the one command that clears it
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,7 @@ import pytest
 from tests.cli.test_remember import hold_open
 from tests.helpers import NotesRepo, clean_env
 from tests.pending_memory import started
+from tests.pending_runs import finishers
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/fd").is_dir(), reason="a lock no process holds is seen in /proc"
@@ -99,6 +104,17 @@ def test_a_killed_memidx_moves_lock_is_named_with_the_command_that_brings_the_in
     assert (repo.root / "notes" / "clock-drifts.md").read_text() == NOTE
 
 
+@pytest.fixture
+def no_finisher_left(tmp_path: Path) -> Iterator[None]:
+    """The finisher a refused remember starts waits up to 10 minutes for the left lock: ended
+    with the test (it outlived the suite)."""
+    yield
+    for pid in finishers(tmp_path / "memory"):  # the clone tests.pending_memory.started makes
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+
+
+@pytest.mark.usefixtures("no_finisher_left")
 def test_remember_names_a_killed_memidx_moves_lock_as_memidx_s(tmp_path: Path) -> None:
     """remember said "left behind by a git process that was killed ... rm" of it."""
     repo = started(tmp_path)
