@@ -86,9 +86,8 @@ def share(
         # segments at the switch back (a detached HEAD, a stopped rebase's, is said first)
         if remotes and (not remote or not branch):  # git's merge and push would say so too
             on_a_branch(config.root, "the haystack was not committed")
-            raise no_upstream(
-                "origin" if "origin" in remotes else remotes[0], tracked_branch(config)
-            )
+            named = "origin" if "origin" in remotes else remotes[0]
+            raise no_upstream(named, tracked_branch(config, named))
         commit = commit_haystack(config, say)
         if commit is not None or not remotes:
             after_commit(config, say)

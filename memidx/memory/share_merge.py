@@ -117,14 +117,23 @@ def no_upstream(remote: str, tracked: str | None = None) -> MemidxError:
     )
 
 
-def tracked_branch(config: Config) -> str | None:
-    """A local branch with an upstream (the first by name), or None."""
-    done = run_git(config, "for-each-ref", "--format=%(refname:short)%00%(upstream)", "refs/heads/")
-    for line in done.stdout.splitlines():
-        name, _, upstream = line.partition("\0")
-        if upstream:
-            return name
-    return None
+def tracked_branch(config: Config, remote: str) -> str | None:
+    """A local branch that follows its namesake on `remote` (main following origin/main), the
+    remote's default branch first, else the first by name; None when there is none. A branch
+    following another name is a person's (`git switch -c feature origin/main` sets that): a
+    share there would push their work to main. The full name, cut here: git's short one of a
+    branch beside a tag of its name is `heads/main`, which `git switch` refuses."""
+    heads = "refs/heads/"
+    done = run_git(config, "for-each-ref", "--format=%(refname)%00%(upstream)", heads)
+    default = run_git(config, "symbolic-ref", "-q", f"refs/remotes/{remote}/HEAD").stdout.strip()
+    names = [
+        name.removeprefix(heads)
+        for line in done.stdout.splitlines()
+        for name, _, upstream in [line.partition("\0")]
+        if upstream == f"refs/remotes/{remote}/{name.removeprefix(heads)}"
+    ]
+    first = [name for name in names if f"refs/remotes/{remote}/{name}" == default]
+    return next(iter(first + names), None)
 
 
 def files_listed(text: str) -> list[str]:
