@@ -523,3 +523,21 @@ def test_the_switch_named_is_the_remote_s_default_branch_first(tmp_path: Path) -
 
     assert run.code == 1
     assert "(to share main: git switch main, then memidx share again;" in run.err, run.err
+
+
+def test_a_second_work_tree_s_hint_names_the_one_the_branch_is_checked_out_in(
+    tmp_path: Path,
+) -> None:
+    """In a person's second work tree (`git worktree add ../side -b side-draft`), the hint
+    said `git switch main`, which git refuses there ("'main' is already used by worktree"),
+    leaving an agent the push that publishes the side branch: the work tree of main is named."""
+    one, _ = clones(tmp_path)
+    side = tmp_path / "side draft"
+    one.git("worktree", "add", "-q", "-b", "side-draft", str(side))
+
+    run = NotesRepo(side, init=False).memidx_process("share")
+
+    assert run.code == 1
+    said = f"(to share main: cd {one.root} (its work tree), then memidx share again;"
+    assert said in run.err, run.err
+    assert one.git("ls-remote", "--heads", "origin").count("refs/heads/") == 1  # nothing pushed
