@@ -35,15 +35,18 @@ def signal_main(number: int) -> None:
 def stop_signals_held() -> Generator[None]:
     """SIGINT, SIGTERM and SIGHUP held back (this thread's mask) for the block and delivered
     once it ends: a step such as taking git's index.lock and renaming over the index is never
-    left half done, its lock for the person to remove by hand."""
+    left half done, its lock for the person to remove by hand. The mask is as it was after."""
     import signal
 
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
         yield
         return
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    # the mask as it was after: one the process was started with (inherited through exec), or
+    # a caller's, keeps what it held (an unblock of all three freed them)
+    before = signal.pthread_sigmask(
+        signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    )
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

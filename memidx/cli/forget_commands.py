@@ -48,7 +48,8 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     from memidx.index.following import following
 
     done = Purged()
-    with following(config):  # its commits move HEAD: a person's commit meanwhile waits for it
+    # from its first HEAD move (memidx.head_move), not through its waits for a person's git
+    with following(config, at_the_move=True):  # a person's commit meanwhile waits for it
         try:
             purge_segments(
                 config,

@@ -77,7 +77,8 @@ def share(
     from memidx.index.following import following
     from memidx.memory.head_sync import after_commit
 
-    with following(config):
+    # from a HEAD move of its own (memidx.head_move), not through the waits before it
+    with following(config, at_the_move=True):
         if before is not None:
             _followed(config, before, say)
         remotes = _git(config, "remote").stdout.split()
@@ -86,9 +87,8 @@ def share(
         # segments at the switch back (a detached HEAD, a stopped rebase's, is said first)
         if remotes and (not remote or not branch):  # git's merge and push would say so too
             on_a_branch(config.root, "the haystack was not committed")
-            raise no_upstream(
-                "origin" if "origin" in remotes else remotes[0], tracked_branch(config)
-            )
+            named = "origin" if "origin" in remotes else remotes[0]
+            raise no_upstream(named, tracked_branch(config, named))
         commit = commit_haystack(config, say)
         if commit is not None or not remotes:
             after_commit(config, say)
@@ -166,7 +166,7 @@ def _merge_followed(config: Config, here: str, say: Callable[[str], None] | None
     from memidx.index.following import following
     from memidx.memory.head_sync import after_commit
 
-    with following(config):
+    with following(config, at_the_move=True):  # from its move, not through its waits
         why = _merge(config, here)
         if not why:
             after_commit(config, say)  # no hook follows a merge made with plumbing
@@ -181,6 +181,8 @@ def _merge(config: Config, here: str) -> str:
     by `git merge`, which merges into whatever HEAD names: a switch meanwhile (to a branch
     following the same upstream) stops share before it pushes, else it would push that
     branch under this one's name."""
+    from memidx.head_move import about_to_move
+
     undone = "nothing was merged, pulled or pushed"
     with serialized(config, time.monotonic() + WAIT_SECONDS, "nothing was pulled or pushed"):
         git_dir = _quiet(config)
@@ -190,6 +192,7 @@ def _merge(config: Config, here: str) -> str:
             return made
         _still_on(config, git_dir, here, undone)  # git merge merges into whatever HEAD names
         began, tip = not merge_in_progress(config), _tip(config, here)
+        about_to_move()  # git's merge moves HEAD: `following` held from here
         merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone

@@ -103,28 +103,43 @@ def tracking(config: Config) -> tuple[str, str, str]:
     return here, remote, merge
 
 
-def no_upstream(remote: str, tracked: str | None = None) -> MemidxError:
+def no_upstream(remote: str, tracked: tuple[str, str] | None = None) -> MemidxError:
     """No upstream here. `tracked`: another local branch that has one (the memory's own, as
-    a rule): its switch comes first in the hint, since a push would publish this branch, a
-    person's side branch as often as not (chaos.py: an agent following the hint did)."""
+    a rule) and the work tree it is checked out in, if any: its switch (or that work tree)
+    comes first in the hint, since a push would publish this branch, a person's side branch
+    as often as not (chaos.py: an agent following the hint did)."""
     push = f"git push -u {quote(remote)} HEAD"
+    name, there = tracked or ("", "")
+    # checked out in another work tree, git refuses its switch here ("already used by worktree")
+    go = f"cd {quote(there)} (its work tree)" if there else f"git switch {quote(name)}"
     return MemidxError(
         "the branch has no upstream to share with, so nothing was pulled or pushed",
         f"push it once with `{push}`, then make sync again"
         if tracked is None
-        else f"to share {tracked}: git switch {quote(tracked)}, then make sync again; to "
+        else f"to share {name}: {go}, then make sync again; to "
         f"publish this branch too: `{push}` once, then make sync again",
     )
 
 
-def tracked_branch(config: Config) -> str | None:
-    """A local branch with an upstream (the first by name), or None."""
-    done = run_git(config, "for-each-ref", "--format=%(refname:short)%00%(upstream)", "refs/heads/")
-    for line in done.stdout.splitlines():
-        name, _, upstream = line.partition("\0")
-        if upstream:
-            return name
-    return None
+def tracked_branch(config: Config, remote: str) -> tuple[str, str] | None:
+    """A local branch that follows its namesake on `remote` (main following origin/main), the
+    remote's default branch first, else the first by name, and the work tree it is checked out
+    in ("" for none); None when there is none. A branch following another name is a person's
+    (`git switch -c feature origin/main` sets that): a share there would push their work to
+    main. The full name, cut here: git's short one of a branch beside a tag of its name is
+    `heads/main`, which `git switch` refuses."""
+    heads = "refs/heads/"
+    form = "--format=%(refname)%00%(upstream)%00%(worktreepath)"
+    done = run_git(config, "for-each-ref", form, heads)
+    default = run_git(config, "symbolic-ref", "-q", f"refs/remotes/{remote}/HEAD").stdout.strip()
+    found = [
+        (ref.removeprefix(heads), there)
+        for line in done.stdout.splitlines()
+        for ref, upstream, there in [(*line.split("\0"), "", "")[:3]]
+        if upstream == f"refs/remotes/{remote}/{ref.removeprefix(heads)}"
+    ]
+    first = [branch for branch in found if f"refs/remotes/{remote}/{branch[0]}" == default]
+    return next(iter(first + found), None)
 
 
 def files_listed(text: str) -> list[str]:

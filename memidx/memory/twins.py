@@ -68,7 +68,7 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
 
     # HEAD moves: a search or a person's commit meanwhile waits for the index to follow it
     with following(config, at_the_move=True):
-        moves = _commit(config, moves, branch)
+        moves = _commit(config, moves, branch, sides[0])
         if moves:
             after_commit(config, say)
     for move in moves:
@@ -161,16 +161,23 @@ def _free_name(
     raise MemidxError(f"too many notes named {name.stem} in {name.parent}", "merge by hand")
 
 
-def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> list[Renamed]:
+def _commit(config: Config, moves: Sequence[Renamed], branch: str, ours: str) -> list[Renamed]:
     """Commit each move (the new name from the note's bytes, the old one deleted); the work
     tree follows once HEAD holds it. Files moved before the commit were stashed by a person's
     `pull --autostash` meanwhile (` D` of the old name), its reset put them back, the move
     back failed on them, and the stash's apply deleted them again once the commit failed.
-    The moves made: a note the person deleted or replaced since the look is left to git's
-    merge, as one with uncommitted changes is (its read was a traceback)."""
+    The moves made: a note the person deleted, replaced or changed since the look (an edit,
+    a `git reset --hard @{upstream}` that put the remote's note there) is left to git's merge,
+    as one with uncommitted changes is: only the note as `ours` (the branch's commit at the
+    look) holds it moves (its read was a traceback; an edit was committed as memidx's)."""
     from memidx.git.commit import commit_paths
 
-    data = {move.ref: read for move in moves if (read := _note_bytes(config, move)) is not None}
+    repo = GitRepo(config.root)
+    data = {
+        move.ref: read
+        for move in moves
+        if (read := _note_bytes(config, move)) is not None and _ours(repo, ours, move.was, read)
+    }
     moves = [move for move in moves if move.ref in data]
     if not moves:
         return moves
@@ -183,6 +190,13 @@ def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> list[Renam
             for move in moves:
                 _follow(config, move, data[move.ref])
     return moves
+
+
+def _ours(repo: GitRepo, ours: str, path: str, data: bytes) -> bool:
+    """Whether `data`, read at `path`, is the note `ours` committed there (git's filters for
+    the path applied, as `git add` would: a core.autocrlf clone's CRLF file is that note)."""
+    hashed = repo.run("hash-object", f"--path={path}", "--stdin", input_bytes=data, check=False)
+    return hashed.decode().strip() == _blob(repo, ours, path)
 
 
 def _note_bytes(config: Config, move: Renamed) -> bytes | None:

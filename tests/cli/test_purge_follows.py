@@ -45,3 +45,37 @@ def test_a_purge_follows_its_commits_until_the_index_is_at_them(
     assert repo.git("rev-parse", "HEAD").strip() != before  # the purge moved HEAD
     assert seen and all(seen), seen  # a person's commit meanwhile waits for the index
     assert not followed_now(config)
+
+
+def test_a_purge_holds_no_following_lock_before_it_moves_head(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken at the purge's start, the lock was held through its waits for a person's git
+    (quiet_then, up to 10 s) before any HEAD move: a search called an index behind for another
+    reason "bringing the index to it now", and a commit's drift check waited for the purge,
+    which waited for that commit (what memidx.head_move ended for forget and remember)."""
+    from memidx.haystack import purge_torn
+
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx("ingest").code == 0
+    filed = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "giraffe"}))
+    assert filed.code == 0, filed.err
+    assert repo.memidx_process("haystack", "commit").code == 0
+    assert repo.memidx_process("forget", str(filed.json()["id"])).code == 0
+    assert repo.memidx_process("haystack", "commit").code == 0
+    config = load_config(repo.root, env={})
+    real = purge_torn.forgotten_records
+    seen: list[bool] = []
+
+    def looked_at(*args: object, **kwargs: object) -> object:  # before any HEAD move
+        seen.append(followed_now(config))
+        return real(*args, **kwargs)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(purge_torn, "forgotten_records", looked_at)
+
+    purged = repo.memidx("haystack", "purge")
+
+    assert purged.code == 0, purged.err
+    assert seen == [False]
+    assert not followed_now(config)

@@ -476,3 +476,68 @@ def test_a_side_branch_without_an_upstream_names_the_switch_first(tmp_path: Path
         "branch too: `git push -u origin HEAD` once, then memidx share again)"
     ]
     assert one.git("ls-remote", "--heads", "origin").count("refs/heads/") == 1  # nothing pushed
+
+
+def test_a_person_s_branch_tracking_the_remote_s_main_is_not_named_for_the_switch(
+    tmp_path: Path,
+) -> None:
+    """`git switch -c feature origin/main` gives the person's feature branch origin/main as
+    its upstream: named first (by name) in the hint, an agent switching to it and sharing would
+    push the person's work to main. The branch that tracks its namesake is the memory's."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "feature", "origin/main")
+    one.note("draft.md", "Draft", "a person's work in progress")
+    one.commit("draft")
+    one.git("switch", "-q", "-c", "side-draft")
+
+    run = one.memidx_process("share")
+
+    assert run.code == 1
+    assert "(to share main: git switch main, then memidx share again;" in run.err, run.err
+    assert "feature" not in run.err
+
+
+def test_the_switch_named_is_the_branch_s_name_beside_a_tag_of_that_name(tmp_path: Path) -> None:
+    """A tag named as the branch: git's short name of the branch was `heads/main`, which `git
+    switch` refuses ("a branch is expected, got 'refs/heads/main'")."""
+    one, _ = clones(tmp_path)
+    one.git("tag", "main")
+    one.git("switch", "-q", "-c", "side-draft")
+
+    run = one.memidx_process("share")
+
+    assert run.code == 1
+    assert "(to share main: git switch main, then memidx share again;" in run.err, run.err
+
+
+def test_the_switch_named_is_the_remote_s_default_branch_first(tmp_path: Path) -> None:
+    """Two branches follow their namesakes (a person's `beta` pushed with -u, and main): the
+    remote's default branch (origin/HEAD) is the memory's, named before one first by name."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "beta")
+    one.git("push", "-q", "-u", "origin", "beta")
+    one.git("remote", "set-head", "origin", "main")
+    one.git("switch", "-q", "-c", "side-draft")
+
+    run = one.memidx_process("share")
+
+    assert run.code == 1
+    assert "(to share main: git switch main, then memidx share again;" in run.err, run.err
+
+
+def test_a_second_work_tree_s_hint_names_the_one_the_branch_is_checked_out_in(
+    tmp_path: Path,
+) -> None:
+    """In a person's second work tree (`git worktree add ../side -b side-draft`), the hint
+    said `git switch main`, which git refuses there ("'main' is already used by worktree"),
+    leaving an agent the push that publishes the side branch: the work tree of main is named."""
+    one, _ = clones(tmp_path)
+    side = tmp_path / "side draft"
+    one.git("worktree", "add", "-q", "-b", "side-draft", str(side))
+
+    run = NotesRepo(side, init=False).memidx_process("share")
+
+    assert run.code == 1
+    said = f"(to share main: cd {one.root} (its work tree), then memidx share again;"
+    assert said in run.err, run.err
+    assert one.git("ls-remote", "--heads", "origin").count("refs/heads/") == 1  # nothing pushed

@@ -59,3 +59,52 @@ def test_a_twin_the_person_deleted_after_the_look_is_left_to_git_s_merge(
     assert repo.git("rev-parse", "HEAD").strip() == main  # nothing committed
     assert not (repo.root / "notes" / "build-cache-2.md").exists()
     assert note.is_dir() if "mkdir" in person else not note.exists()  # as the person left it
+
+
+@pytest.mark.parametrize(
+    "person",
+    [
+        'printf "the person\'s edit\\n" >> "$NOTE"',  # uncommitted: never memidx's to commit
+        '"$REAL_GIT" -C "$ROOT" reset -q --hard theirs',  # the remote's note at the name now
+    ],
+)
+def test_a_twin_the_person_changed_after_the_look_is_left_to_git_s_merge(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, person: str
+) -> None:
+    """The bytes at the old name were moved whatever they were by then: a person's edit made
+    after the look was committed under the new name (their uncommitted work, in a commit of
+    memidx's), and after a `git reset --hard @{upstream}` the remote's note was moved aside,
+    which share then pushed. Only the note as this clone committed it moves."""
+    repo.write("notes/start.md", "# Start\n")
+    repo.commit("start")
+    repo.git("branch", "theirs")
+    repo.write("notes/build-cache.md", REMEMBERED.format("bravo"))
+    repo.commit("memidx remember: Build cache")
+    repo.git("switch", "-q", "theirs")
+    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
+    repo.commit("memidx remember: Build cache")
+    repo.git("switch", "-q", "main")
+    repo.git("branch", "-q", "--set-upstream-to=theirs")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(PERSON_AFTER_THE_LOOK)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git")
+    assert real is not None
+    note = repo.root / "notes" / "build-cache.md"
+    for name, value in {
+        "REAL_GIT": real, "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
+        "MARK": str(tmp_path / "mark"), "PERSON": person, "NOTE": str(note),
+        "ROOT": str(repo.root),
+    }.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+
+    moved = part_twins(load_config(repo.root, env={}))
+
+    monkeypatch.undo()
+    head = repo.git("rev-parse", "HEAD").strip()
+    assert (tmp_path / "mark").exists()  # the person did act after the look
+    assert moved == ()
+    assert repo.git("log", "-1", "--format=%s", head).strip() == "memidx remember: Build cache"
+    assert not (repo.root / "notes" / "build-cache-2.md").exists()
+    assert note.exists()  # as the person left it
