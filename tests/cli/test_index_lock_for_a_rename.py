@@ -60,6 +60,19 @@ def _person_at(
     return log
 
 
+def _memidx_committed_over_the_index(tmp_path: Path) -> tuple[NotesRepo, str]:
+    """A clone where memidx committed a note's second line past git's index (HEAD moved by
+    update-ref, the index still at the first): what the index follow brings the index to."""
+    repo = started_memory(tmp_path)
+    repo.write(REF, TEXT)
+    repo.git("add", REF)
+    repo.git("commit", "-q", "--no-verify", "-m", "disk")
+    repo.write(REF, TEXT + "\nA second line, committed by memidx.\n")
+    commit = repo.git("commit-tree", "-p", "HEAD", "-m", "memidx", _tree_with(repo)).strip()
+    repo.git("update-ref", "HEAD", commit)
+    return repo, commit
+
+
 def _until_done(step: Callable[[], tuple[int, str]]) -> tuple[int, str]:
     """The change tried again while git's index changed under it (as index_follow does)."""
     done = step()
@@ -84,13 +97,7 @@ def test_the_index_follow_leaves_git_s_index_to_the_person_s_add(
 ) -> None:
     from memidx.git.commit import update_user_index
 
-    repo = started_memory(tmp_path)
-    repo.write(REF, TEXT)
-    repo.git("add", REF)
-    repo.git("commit", "-q", "--no-verify", "-m", "disk")
-    repo.write(REF, TEXT + "\nA second line, committed by memidx.\n")
-    commit = repo.git("commit-tree", "-p", "HEAD", "-m", "memidx", _tree_with(repo)).strip()
-    repo.git("update-ref", "HEAD", commit)
+    repo, commit = _memidx_committed_over_the_index(tmp_path)
     log = _person_at(repo, tmp_path, monkeypatch, "reset")
 
     update_user_index(git.Repo(repo.root), [REF], commit, time.monotonic() + 5, done="", shows="")

@@ -17,8 +17,8 @@ from tests.cli.test_index_lock_for_a_rename import (
     REF,
     TEXT,
     _after,  # pyright: ignore[reportPrivateUsage]
+    _memidx_committed_over_the_index,  # pyright: ignore[reportPrivateUsage]
     _person_at,  # pyright: ignore[reportPrivateUsage]
-    _tree_with,  # pyright: ignore[reportPrivateUsage]
     _until_done,  # pyright: ignore[reportPrivateUsage]
 )
 from tests.helpers import started_memory
@@ -42,13 +42,7 @@ def test_the_index_follow_without_hard_links_leaves_the_person_s_add(
 ) -> None:
     from memidx.git.commit import update_user_index
 
-    repo = started_memory(tmp_path)
-    repo.write(REF, TEXT)
-    repo.git("add", REF)
-    repo.git("commit", "-q", "--no-verify", "-m", "disk")
-    repo.write(REF, TEXT + "\nA second line, committed by memidx.\n")
-    commit = repo.git("commit-tree", "-p", "HEAD", "-m", "memidx", _tree_with(repo)).strip()
-    repo.git("update-ref", "HEAD", commit)
+    repo, commit = _memidx_committed_over_the_index(tmp_path)
     log = _person_at(repo, tmp_path, monkeypatch, "reset")
     _no_links(tmp_path, monkeypatch)
 
