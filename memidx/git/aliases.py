@@ -49,6 +49,16 @@ EXEC_PATH = frozenset({
 })
 # fmt: on
 AUTOCORRECT = ".autocorrect"  # help.autocorrect's value among the aliases (no alias's name)
+PAGER = ".pager."  # pager.<command>'s values among the aliases, keyed `.pager.<command>`
+# commands whose pager shows that they read: a pager.<command> set for another one (true, or a
+# pager of its own) may page a commit (pager.commit: `git comit` commits in its pager)
+READERS = frozenset({
+    "log", "show", "diff", "grep", "blame", "annotate", "shortlog", "whatchanged", "status",
+    "help", "version", "branch", "tag", "config", "describe", "ls-files", "ls-tree", "cat-file",
+    "rev-list", "rev-parse", "show-branch", "show-ref", "for-each-ref", "range-diff", "cherry",
+    "diff-tree", "diff-files", "diff-index", "format-patch", "difftool", "var",
+})  # fmt: skip
+NO_PAGER = frozenset({"false", "no", "off", "0", ""})  # pager.<command>'s values that page not
 # help.autocorrect's values that run no command but the one typed (git 2.39 and later)
 SHOWS_ONLY = frozenset({"0", "never", "show", "false", "no", "off", ""})
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
@@ -98,6 +108,18 @@ def corrected(word: str, autocorrect: str) -> bool:
     if autocorrect.strip().lower() in SHOWS_ONLY or word in commands():
         return False
     return commands() is not FALLBACK or word not in EXEC_PATH
+
+
+def pages_a_writer(given: dict[str, str], clone: dict[str, str]) -> bool:
+    """Whether the config a git reads (`given`, given_config's, over its `clone`'s) starts a
+    pager for a command that may write (not one of READERS): its guess for a mistyped command
+    may then run in that pager while it commits, as `git -p comit` does."""
+    pagers = {key[1:]: value for key, value in clone.items() if key.startswith(PAGER)}
+    pagers.update((key, value) for key, value in given.items() if key.startswith("pager."))
+    return any(
+        key.removeprefix("pager.") not in READERS and value.strip().lower() not in NO_PAGER
+        for key, value in pagers.items()
+    )
 
 
 def _repository(top: Path) -> Path:
@@ -163,7 +185,7 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
         return None
     import subprocess
 
-    argv = ["git", "config", "-z", "--get-regexp", r"^(alias\.|help\.autocorrect$)"]
+    argv = ["git", "config", "-z", "--get-regexp", r"^(alias\.|help\.autocorrect$|pager\.)"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         done = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
@@ -176,5 +198,7 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
             found[key.removeprefix("alias.").lower()] = value
         elif key == "help.autocorrect":
             found[AUTOCORRECT] = value  # the last one set, as git reads it
+        elif key.startswith("pager."):
+            found["." + key] = value
     _aliases[root] = (now, found)
     return found

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from memidx.git.invocation import GUESSED, SHELL_ALIAS, UNREAD, expanded
+from memidx.git.invocation import ANY_GIT, expanded
 
 SHORT = frozenset("dDmMcCf")  # -d/-D delete, -m/-M move, -c/-C copy over, -f force
 LONG = ("--delete", "--move", "--copy", "--force")
@@ -53,7 +53,7 @@ def may_move(argv: Sequence[str], root: Path | None = None) -> bool:
     option git would refuse as ambiguous counts: waiting for it costs nothing); `git br -d x`
     with the alias br=branch of the clone at `root` does, as does an alias running a shell."""
     command = expanded(argv, root)
-    return command[:1] in ([SHELL_ALIAS], [GUESSED], [UNREAD]) or any(
+    return any(word in ANY_GIT for word in command[:1]) or any(
         _moving(word) for word in command[1:]
     )
 
