@@ -244,7 +244,7 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
     words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
     if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
         return False
-    command = command_of(argv, tree_of(cwd, tops), environ)  # an alias expanded: `git ci`
+    command = command_of(argv, tree_of(cwd, tops), environ, proc.name)  # `git ci`: its alias
     return command in commands or command in ANY_GIT  # each: any git
 
 
