@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx.git.branch_movers import branch_movers
 from memidx.git.publish import committers
 from tests.helpers import NotesRepo, clean_env
 
@@ -85,3 +86,12 @@ def test_a_command_the_person_s_older_git_lacks_is_a_mistyped_one(
     git = another_git(tmp_path / "older", ["commit", "status", "log"])
     with running(git, [*GUESSES, "switch"], repo.root) as pid:
         assert pid in committers(repo.root)
+
+
+def test_a_command_the_person_s_older_git_lacks_may_move_a_branch(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """The same `git switch`, corrected, may be a `git branch -D`: a branch mover too."""
+    git = another_git(tmp_path / "older", ["commit", "status", "log", "branch"])
+    with running(git, [*GUESSES, "switch"], repo.root) as pid:
+        assert pid in branch_movers(repo.root)
