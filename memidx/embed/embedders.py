@@ -24,6 +24,7 @@ from memidx.embed.installed import marker_name, model_identity, pulled_dir
 from memidx.embed.model import load_packaged
 from memidx.embed.runtime import load
 from memidx.errors import ModelError
+from memidx.remedies import model_install, reinstall
 from memidx.text import well_formed
 
 Vectors = NDArray[np.float32]
@@ -69,7 +70,8 @@ class FastembedEmbedder:
         try:
             text_embedding: Any = load("fastembed").TextEmbedding
         except ImportError as exc:  # pragma: no cover - an install problem
-            raise ModelError(f"cannot import fastembed: {exc}", "run `make install`") from exc
+            hint = f"run `{reinstall('vectors')}`"  # pip's install: no Makefile
+            raise ModelError(f"cannot import fastembed: {exc}", hint) from exc
         self.name = config.model
         options: dict[str, Any] = {"threads": threads}
         if config.model == DEFAULT_MODEL:
@@ -91,7 +93,7 @@ class FastembedEmbedder:
         except Exception as exc:
             raise ModelError(
                 f"cannot load the model {config.model}: {exc}",
-                "run `make install` or `memidx model pull`",
+                f"run `{model_install()}` or `memidx model pull`",
             ) from exc
         self.dim = int(self._model.embedding_size)
 
@@ -157,7 +159,8 @@ class OnnxEmbedder:
             ort: Any = load("onnxruntime")
             tokenizer: Any = load("tokenizers").Tokenizer
         except ImportError as exc:  # pragma: no cover - an install problem
-            raise ModelError(f"cannot import onnxruntime: {exc}", "run `make install`") from exc
+            hint = f"run `{reinstall('vectors')}`"  # pip's install: no Makefile
+            raise ModelError(f"cannot import onnxruntime: {exc}", hint) from exc
         folder = packaged.folder
         settings = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
         self._tokenizer: Any = tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -183,7 +186,8 @@ class OnnxEmbedder:
                 str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:
-            raise ModelError(f"cannot load {packaged.onnx}: {exc}", "run `make install`") from exc
+            hint = f"run `{model_install()}`"
+            raise ModelError(f"cannot load {packaged.onnx}: {exc}", hint) from exc
         self._inputs = {i.name for i in self._session.get_inputs()}
         return self._session
 

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from memidx.drafts import remove_abandoned, replace_through
 from memidx.embed.embedders import decode_matrix
-from memidx.index.matrix_header import MAGIC, read_header
+from memidx.index.matrix_header import MAGIC, matrix_files, read_header
 from memidx.index.store import VectorStore
 from memidx.portable import process_alive, sync_folder
 
@@ -207,16 +207,16 @@ def scrub_matrices(conn: sqlite3.Connection, index_path: Path, *, durable: bool)
     """After a purge: each model's matrix file written again from the index as it is now (the
     old one held the vectors of what was forgotten), a file of a model the index no longer
     holds removed. A derived cache: the next search reads the index without it."""
-    folder = Path(f"{index_path}-vectors")
-    if not folder.is_dir():
+    files = matrix_files(index_path)  # none through a link out of .memidx/: not memidx's
+    if not files:
         return
     kept: set[Path] = set()
     for model, size, fingerprint in conn.execute("SELECT model, dim, fingerprint FROM models"):
         name = str(model)
         path = matrix_path(index_path, name)
-        if path.exists():
+        if path in files:
             refresh_matrix(conn, index_path, name, str(fingerprint), int(size), durable=durable)
             kept.add(path)
-    for path in folder.glob("*.mxv"):
+    for path in files:
         if path not in kept:
             path.unlink(missing_ok=True)

@@ -49,6 +49,16 @@ EXEC_PATH = frozenset({
 })
 # fmt: on
 AUTOCORRECT = ".autocorrect"  # help.autocorrect's value among the aliases (no alias's name)
+PAGER = ".pager."  # pager.<command>'s values among the aliases, keyed `.pager.<command>`
+# commands whose pager shows that they read: a pager.<command> set for another one (true, or a
+# pager of its own) may page a commit (pager.commit: `git comit` commits in its pager)
+READERS = frozenset({
+    "log", "show", "diff", "grep", "blame", "annotate", "shortlog", "whatchanged", "status",
+    "help", "version", "branch", "tag", "config", "describe", "ls-files", "ls-tree", "cat-file",
+    "rev-list", "rev-parse", "show-branch", "show-ref", "for-each-ref", "range-diff", "cherry",
+    "diff-tree", "diff-files", "diff-index", "format-patch", "difftool", "var",
+})  # fmt: skip
+NO_PAGER = frozenset({"false", "no", "off", "0", ""})  # pager.<command>'s values that page not
 # help.autocorrect's values that run no command but the one typed (git 2.39 and later)
 SHOWS_ONLY = frozenset({"0", "never", "show", "false", "no", "off", ""})
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
@@ -61,43 +71,80 @@ _aliases: dict[Path, tuple[float, dict[str, str]]] = {}
 _held: list[Path] = []
 _wanted: set[Path] = set()  # clones whose aliases a look under that lock wanted, not read
 _repositories: dict[Path, Path] = {}  # work tree -> its repository's git folder (_repository)
-_commands: list[frozenset[str]] = []  # the installed git's own commands, once asked
+# git programs' own commands, once asked: "git" memidx's, else a person's git by its path
+_commands: dict[str, frozenset[str]] = {}
+_unasked: set[str] = set()  # a person's gits seen under HEAD's lock, not asked yet: prime asks
 
 
-def commands() -> frozenset[str]:
+def commands(program: str = "") -> frozenset[str]:
     """git's own commands, which no alias hides and git never guesses another for: the
     installed git's builtins and the commands of its exec path (`git --list-cmds=main`,
     asked once a process: ~1.3 ms); FALLBACK where git cannot say (older than 2.19), or
-    under HEAD's lock before it was asked (prime asks it before)."""
-    if _commands:
-        return _commands[0]
+    under HEAD's lock before it was asked (prime asks it before). `program`: the git a person
+    runs (its /proc/<pid>/exe), which may be another version than memidx's git on PATH (a
+    command one has and the other lacks is a builtin to one, a mistyped word to the other);
+    memidx's git's commands where that one cannot say, or is not asked yet under the lock."""
+    known = _commands.get(program or "git")
+    if known is not None:
+        return known
     if _held:
-        return FALLBACK
-    import subprocess  # once a process: not on the hook path's imports
+        if program:
+            _unasked.add(program)
+        return _commands.get("git", FALLBACK)
+    own = program and program == _own_git()  # memidx's git: asked once, not once a path
+    listed = commands() if own else _listed(program or "git")
+    if program and listed is None:
+        listed = commands()  # not a git that can say (deleted since it started): memidx's
+    if len(_commands) > 64:  # the gits of a machine are a few: never grows unbounded
+        _commands.clear()
+    _commands[program or "git"] = FALLBACK if listed is None else listed
+    return _commands[program or "git"]
+
+
+def _own_git() -> str:
+    """The program of memidx's git on PATH (its real path), "" where there is none."""
+    import shutil  # once a git program: not on the hook path's imports
+
+    found = shutil.which("git")
+    return os.path.realpath(found) if found else ""
+
+
+def _listed(program: str) -> frozenset[str] | None:
+    """`program --list-cmds=main`'s commands; None where it cannot say."""
+    import subprocess  # once a program: not on the hook path's imports
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         done = subprocess.run(
-            ["git", "--list-cmds=main"], env=env, capture_output=True, check=False
-        )
-        listed = frozenset(
-            done.stdout.decode("utf-8", "replace").split() if done.returncode == 0 else ()
+            [program, "--list-cmds=main"], env=env, capture_output=True, check=False
         )
     except OSError:
-        listed = frozenset[str]()
-    _commands.append(listed if "commit" in listed else FALLBACK)
-    return _commands[0]
+        return None
+    listed = frozenset(done.stdout.decode("utf-8", "replace").split())
+    return listed if done.returncode == 0 and "commit" in listed else None
 
 
-def corrected(word: str, autocorrect: str) -> bool:
+def corrected(word: str, autocorrect: str, program: str = "") -> bool:
     """Whether git may run another command than `word`, a mistyped one: help.autocorrect set
     to run its guess (`immediate`, `prompt`, tenths of a second to wait) and `word` no
     command of git's (`git comit` commits, as `git commit` would). A `git-<word>` on the
     git's PATH is looked for by the caller (invocation.external): that git's PATH, not
-    memidx's."""
-    if autocorrect.strip().lower() in SHOWS_ONLY or word in commands():
+    memidx's. `program`: that git's program (commands)."""
+    if autocorrect.strip().lower() in SHOWS_ONLY or word in commands(program):
         return False
-    return commands() is not FALLBACK or word not in EXEC_PATH
+    return commands(program) is not FALLBACK or word not in EXEC_PATH
+
+
+def pages_a_writer(given: dict[str, str], clone: dict[str, str]) -> bool:
+    """Whether the config a git reads (`given`, given_config's, over its `clone`'s) starts a
+    pager for a command that may write (not one of READERS): its guess for a mistyped command
+    may then run in that pager while it commits, as `git -p comit` does."""
+    pagers = {key[1:]: value for key, value in clone.items() if key.startswith(PAGER)}
+    pagers.update((key, value) for key, value in given.items() if key.startswith("pager."))
+    return any(
+        key.removeprefix("pager.") not in READERS and value.strip().lower() not in NO_PAGER
+        for key, value in pagers.items()
+    )
 
 
 def _repository(top: Path) -> Path:
@@ -141,8 +188,12 @@ def holding(*roots: Path) -> Generator[None]:
 
 def prime(*roots: Path) -> None:
     """Ask git for its commands, and read the aliases of the clone at each of `roots` if a
-    look under a lock wanted them: before that lock is taken."""
+    look under a lock wanted them: before that lock is taken; a person's git seen under a
+    lock too."""
     commands()
+    for program in list(_unasked):
+        _unasked.discard(program)
+        commands(program)
     for top in {root.resolve() for root in roots}:
         if top in _wanted and _repository(top) not in _held:
             _wanted.discard(top)
@@ -163,7 +214,7 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
         return None
     import subprocess
 
-    argv = ["git", "config", "-z", "--get-regexp", r"^(alias\.|help\.autocorrect$)"]
+    argv = ["git", "config", "-z", "--get-regexp", r"^(alias\.|help\.autocorrect$|pager\.)"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         done = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
@@ -176,5 +227,7 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
             found[key.removeprefix("alias.").lower()] = value
         elif key == "help.autocorrect":
             found[AUTOCORRECT] = value  # the last one set, as git reads it
+        elif key.startswith("pager."):
+            found["." + key] = value
     _aliases[root] = (now, found)
     return found

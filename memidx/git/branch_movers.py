@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from memidx.git.invocation import GUESSED, SHELL_ALIAS, UNREAD, expanded
+from memidx.git.invocation import ANY_GIT, expanded, program_of
 
 SHORT = frozenset("dDmMcCf")  # -d/-D delete, -m/-M move, -c/-C copy over, -f force
 LONG = ("--delete", "--move", "--copy", "--force")
@@ -25,7 +25,8 @@ def branch_movers(root: Path, *, also: Sequence[Path] = ()) -> dict[str, str]:
     from memidx.git.publish import committers
 
     found = committers(root, frozenset({"branch"}), also=also)
-    return {pid: seen for pid, seen in found.items() if may_move(_argv(pid), root.resolve())}
+    top = root.resolve()
+    return {pid: seen for pid, seen in found.items() if may_move(_argv(pid), top, program_of(pid))}
 
 
 def settled(trees: Sequence[Path], until: float) -> bool:
@@ -48,12 +49,13 @@ def _argv(pid: str) -> list[str]:
     return [word.decode("utf-8", "replace") for word in raw.split(b"\0")[1:] if word]
 
 
-def may_move(argv: Sequence[str], root: Path | None = None) -> bool:
+def may_move(argv: Sequence[str], root: Path | None = None, program: str = "") -> bool:
     """Whether a `git ... branch ...` command line may move, copy over or delete a branch (an
     option git would refuse as ambiguous counts: waiting for it costs nothing); `git br -d x`
-    with the alias br=branch of the clone at `root` does, as does an alias running a shell."""
-    command = expanded(argv, root)
-    return command[:1] in ([SHELL_ALIAS], [GUESSED], [UNREAD]) or any(
+    with the alias br=branch of the clone at `root` does, as does an alias running a shell
+    (`program`: the git that runs it, whose own commands are read)."""
+    command = expanded(argv, root, program=program)
+    return any(word in ANY_GIT for word in command[:1]) or any(
         _moving(word) for word in command[1:]
     )
 

@@ -2,13 +2,14 @@
 with GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n> in its environment, GIT_CONFIG_PARAMETERS (a
 parent git's `-c`s, which it passes on), then its own `-c key=value` and `--config-env
 key=VAR`, each later one overriding; only the keys memidx reads of a git (its aliases,
-help.autocorrect). A `git ci` given `alias.ci=commit` in any of these commits."""
+help.autocorrect, pager.<command>). A `git ci` given `alias.ci=commit` in any of these
+commits."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-WANTED = ("alias.", "help.autocorrect")  # the keys kept (lowercased)
+WANTED = ("alias.", "help.autocorrect", "pager.")  # the keys kept (lowercased)
 
 
 def given_config(globals_: Sequence[tuple[str, str]], environ: bytes) -> dict[str, str]:

@@ -22,6 +22,7 @@ from memidx.git.aliases import (  # re-exported: publish, branch_move
     commands,
     corrected,
     holding,
+    pages_a_writer,
     prime,
 )
 from memidx.git.given_config import given_config
@@ -33,15 +34,19 @@ SHELL_ALIAS = "!"  # expanded()'s command for an alias that runs a shell: any gi
 # the same process: any git command for as long as that git runs (a `git comit` taken for a
 # shell, waited for only while young, had HEAD moved under its commit: "cannot lock ref")
 GUESSED = "?"
+# expanded()'s command for a mistyped one git corrects while its config pages a command that
+# may write (pager.commit=true): any git for as long as it runs, even in its pager
+PAGED_GUESS = "?paged"
 # expanded()'s command for a word that may name an alias of the clone's, not read (under
 # HEAD's lock, never read before): any git for as long as it runs, as GUESSED is (taken for
 # a shell's alias, a `git ci` running 1 s was no commit: only a young shell alias is waited
 # for); the next look, before the lock, reads them (prime)
 UNREAD = "?alias"
+ANY_GIT = frozenset({SHELL_ALIAS, GUESSED, PAGED_GUESS, UNREAD})  # expanded()'s: any command
 __all__ = [  # holding, prime and commands for those that import them from here
-    "GUESSED", "SHELL_ALIAS", "UNREAD", "VALUED", "command_at", "command_of", "commands",
-    "expanded", "external", "git_dirs", "holding", "in_clone", "named_git_dir", "options",
-    "prime", "restores_paths", "tree_of",
+    "ANY_GIT", "GUESSED", "PAGED_GUESS", "SHELL_ALIAS", "UNREAD", "VALUED", "command_at",
+    "command_of", "commands", "expanded", "external", "git_dirs", "holding", "in_clone",
+    "named_git_dir", "options", "prime", "program_of", "restores_paths", "tree_of",
 ]  # fmt: skip
 
 
@@ -78,11 +83,12 @@ def options(words: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
-def command_of(argv: Sequence[bytes], root: Path, environ: bytes = b"") -> str:
+def command_of(argv: Sequence[bytes], root: Path, environ: bytes = b"", pid: str = "") -> str:
     """The git command of a git's command line (/proc/<pid>/cmdline split at NULs), its alias
-    expanded (expanded; `environ`, its raw /proc/<pid>/environ): `git -C x ci -m y` ->
-    commit; "" when none."""
-    found = expanded([arg.decode("utf-8", "replace") for arg in argv[1:]], root, environ)
+    expanded (expanded; `environ`, its raw /proc/<pid>/environ; `pid`, whose git program's
+    commands are read): `git -C x ci -m y` -> commit; "" when none."""
+    words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
+    found = expanded(words, root, environ, program_of(pid) if pid else "")
     if found[:1] == ["checkout"] and restores_paths(found[1:]):
         return "restore"  # HEAD, branches and the other files left as they are
     return found[0] if found else ""
@@ -114,21 +120,35 @@ _CHECKS_OUT = frozenset({"-b", "-B", "--orphan", "--detach", "-d"})
 _RESTORES = frozenset({"-p", "--patch", "--ours", "--theirs"})  # of paths only
 
 
-def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> list[str]:
+def program_of(pid: str) -> str:
+    """The git program process `pid` runs (/proc/<pid>/exe): a person's git, maybe another
+    version than memidx's; "" where it cannot be read (another user's, ended)."""
+    try:
+        return os.readlink(f"/proc/{pid}/exe")  # noqa: PTH115 (raw: under HEAD's lock)
+    except OSError:
+        return ""
+
+
+def expanded(
+    words: Sequence[str], root: Path | None, environ: bytes = b"", program: str = ""
+) -> list[str]:
     """The git command and its arguments, the command's alias expanded as git would (the
     config of the clone at `root`, and what the git was given: `-c alias.x=y`, `--config-env`,
     GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT in its raw `environ`, given_config);
     [SHELL_ALIAS] for an alias that runs a shell, [GUESSED] for a mistyped command git runs its
-    guess for; [UNREAD] for a possible alias not read under HEAD's lock; [] when there is no
-    command. A `git-<word>` on the git's PATH runs before any alias, as git runs it
-    (external)."""
+    guess for ([PAGED_GUESS] where its config may page that guess as it writes); [UNREAD] for
+    a possible alias not read under HEAD's lock; [] when there is no command. A `git-<word>`
+    on the git's PATH runs before any alias, as git runs it (external). `program`: the git
+    that runs them, whose own commands it knows (aliases.commands)."""
     at = command_at(words)
     if at is None:
         return []
     rest = list(words[at:])
     given = given_config(options(words[:at]), environ)
     for _ in range(16):  # an alias naming an alias: git's chain, never a loop
-        if rest[0] in commands() or not _may_name_an_alias(rest[0]) or external(rest[0], environ):
+        if rest[0] in commands(program) or not _may_name_an_alias(rest[0]):
+            return rest
+        if external(rest[0], environ):
             return rest
         value = given.get(f"alias.{rest[0].lower()}")
         aliases = clone_aliases(root) if value is None and root is not None else {}
@@ -137,7 +157,9 @@ def expanded(words: Sequence[str], root: Path | None, environ: bytes = b"") -> l
         value = aliases.get(rest[0].lower()) if value is None else value
         if value is None:
             said = given.get("help.autocorrect", aliases.get(AUTOCORRECT, "0"))
-            return [GUESSED] if corrected(rest[0], said) else rest
+            if not corrected(rest[0], said, program):
+                return rest
+            return [PAGED_GUESS] if pages_a_writer(given, aliases) else [GUESSED]
         if value.startswith("!"):
             return [SHELL_ALIAS]
         import shlex  # only for an alias: not on the hook path

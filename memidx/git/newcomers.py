@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 
 from memidx.git.invocation import (
+    ANY_GIT,
     GUESSED,
     SHELL_ALIAS,
-    UNREAD,
     command_at,
     command_of,
     in_clone,
@@ -149,11 +149,11 @@ def may_run_any(command: str, pid: str) -> bool:
     command: a mistyped one git corrects runs it itself, for as long as it runs, and so may
     an alias not read (UNREAD: `git ci` may commit for as long as it runs); an alias running
     a shell until its shell started one (young: that git is seen on its own). Not a mistyped
-    one whose guess runs in its pager (`git lgo`, run as `git log`): git starts its pager
-    only for a command that reads (waited for, it left every remember pending 10 s)."""
+    one whose guess runs in its pager (`git lgo`, run as `git log`): git pages only commands
+    that read (waited for, it left every remember pending 10 s), unless told: PAGED_GUESS."""
     if command == GUESSED:
         return not in_its_pager(pid)
-    return command == UNREAD or (command == SHELL_ALIAS and young(pid))
+    return command in ANY_GIT and (command != SHELL_ALIAS or young(pid))
 
 
 def in_its_pager(pid: str) -> bool:
@@ -244,8 +244,8 @@ def _may_commit(proc: Path, tops: tuple[Path, ...], commands: frozenset[str] = C
     words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
     if not in_clone(cwd, words, environ, tops):  # --git-dir, -C: where it is going
         return False
-    command = command_of(argv, tree_of(cwd, tops), environ)  # an alias expanded: `git ci`
-    return command in commands or command in (SHELL_ALIAS, GUESSED, UNREAD)  # each: any git
+    command = command_of(argv, tree_of(cwd, tops), environ, proc.name)  # `git ci`: its alias
+    return command in commands or command in ANY_GIT  # each: any git
 
 
 def _status(proc: Path) -> dict[str, str]:

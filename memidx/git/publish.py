@@ -248,7 +248,7 @@ def committers(
         words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
         named = named_git_dir(words, cwd, environ)  # --git-dir or GIT_DIR: that repository's
         here = not dirs.isdisjoint(named) if named else any(_in(cwd, root) for root in roots)
-        command = command_of(argv, tree_of(cwd, roots), environ) if here else ""  # `git ci`
+        command = command_of(argv, tree_of(cwd, roots), environ, pid) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
         after = words[words.index(command) + 1 :] if command in words else words  # an alias

@@ -117,7 +117,7 @@ def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
 def _switch_under_way(repo: GitRepo) -> str:
     """The git that checks a branch out in a work tree of the clone (`a `git switch` (pid
     N)`), as move_branch's look found it; "" when none runs."""
-    from memidx.git.invocation import GUESSED, SHELL_ALIAS, UNREAD
+    from memidx.git.invocation import GUESSED, PAGED_GUESS, SHELL_ALIAS, UNREAD
     from memidx.git.publish import SWITCHING, committers, in_its_hook
 
     trees = work_trees(repo)
@@ -126,7 +126,7 @@ def _switch_under_way(repo: GitRepo) -> str:
         command = it.split(" ", 1)[0]
         if not in_its_hook(pid):
             what = {SHELL_ALIAS: "a git alias running a shell", GUESSED: "a mistyped git command",
-                    UNREAD: "a git alias"}  # fmt: skip
+                    PAGED_GUESS: "a mistyped git command", UNREAD: "a git alias"}  # fmt: skip
             what = what.get(command, f"a `git {command}`")
             return f"{what} (pid {pid})"
     return ""

@@ -8,12 +8,14 @@ from __future__ import annotations
 # in the user's state folder when the memory cannot keep it (or keeps a link or a FIFO there)
 # (reconcile fails as the hook would on a memory that cannot be written: that first). `make
 # reconcile` only where the checkout's Makefile has that rule (memidx.remedies): such a
-# checkout mostly lacks memidx's Makefile too ("No rule to make target 'reconcile'")
+# checkout mostly lacks memidx's Makefile too ("No rule to make target 'reconcile'"); a line
+# read alone, a variable's list continued onto `reconcile: x` was taken for that rule
 NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated"
   todo="memidx reconcile --fix" w='[^:#=[:blank:]]+' b='[[:blank:]]'
   for made in GNUmakefile makefile Makefile; do # the one make reads: a rule, no variable
-    [ -f "$made" ] || continue
-    grep -Eqs "^($w$b+)*reconcile($b+$w)*$b*::?([^=]|\\$)" "$made" && todo="make reconcile"
+    [ -f "$made" ] || continue # its lines continued (`\\`, newline) joined, as make reads them
+    awk '{{ if (sub(/\\\\$/, "")) {{ printf "%s ", $0; next }} print }}' "$made" 2>/dev/null |
+      grep -Eqs "^($w$b+)*reconcile($b+$w)*$b*::?([^=]|\\$)" && todo="make reconcile"
     break
   done
   if [ ! -w . ] || {{ [ -e .memidx ] && [ ! -w .memidx ]; }}; then

@@ -19,9 +19,12 @@ MAGIC = b"MXV1"
 
 
 def matrix_files(index_path: Path) -> list[Path]:
-    """The vector matrix files beside the index."""
+    """The vector matrix files beside the index; none through a link (its folder, or a file,
+    linked out of .memidx/ is not memidx's: a forget removed a person's files there)."""
     folder = Path(f"{index_path}-vectors")
-    return sorted(folder.glob("*.mxv")) if folder.is_dir() else []
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    return sorted(path for path in folder.glob("*.mxv") if not path.is_symlink())
 
 
 def read_header(path: Path) -> tuple[dict[str, Any], int] | None:

@@ -92,3 +92,25 @@ def test_a_git_told_to_page_any_command_is_still_waited_for(repo: NotesRepo) -> 
 
     with on_a_terminal(argv, repo.root, ran) as pid:
         assert str(pid) in committers(repo.root)
+
+
+def test_a_corrected_git_commit_paged_by_config_is_still_waited_for(repo: NotesRepo) -> None:
+    """`git comit` with `pager.commit=true`: run as `git commit`, in the pager its config
+    starts for a commit (as `-p` would)."""
+    staged(repo)
+    ran = hooked(repo.root, "pre-commit")
+    argv = [*GUESSES, "-c", "pager.commit=true", "-c", "core.pager=sleep 30", "comit", "-m", "p"]
+
+    with on_a_terminal(argv, repo.root, ran) as pid:
+        assert str(pid) in committers(repo.root)
+
+
+def test_a_corrected_git_commit_paged_by_the_clones_config_is_still_waited_for(
+    repo: NotesRepo,
+) -> None:
+    staged(repo)
+    repo.git("config", "pager.commit", "sleep 30")  # a pager of its own: paged too
+    ran = hooked(repo.root, "pre-commit")
+
+    with on_a_terminal([*GUESSES, "comit", "-m", "person"], repo.root, ran) as pid:
+        assert str(pid) in committers(repo.root)

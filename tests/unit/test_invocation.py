@@ -11,6 +11,7 @@ import pytest
 
 from memidx.git.invocation import (
     GUESSED,
+    PAGED_GUESS,
     SHELL_ALIAS,
     command_at,
     expanded,
@@ -152,6 +153,11 @@ def test_an_alias_named_as_a_builtin_is_not_expanded() -> None:
         (["comit"], ["comit"]),
         (["-c", "help.autocorrect=1", "subtree", "add"], ["subtree", "add"]),  # git-subtree
         (["-c", "help.autocorrect=1", "-c", "alias.ci=commit", "ci"], ["commit"]),
+        (["-c", "help.autocorrect=1", "-c", "pager.commit=true", "comit"], [PAGED_GUESS]),
+        (["-c", "help.autocorrect=1", "-c", "pager.merge=less", "comit"], [PAGED_GUESS]),
+        (["-c", "help.autocorrect=1", "-c", "pager.commit=false", "comit"], [GUESSED]),
+        (["-c", "help.autocorrect=1", "-c", "pager.log=less -S", "lgo"], [GUESSED]),  # reads
+        (["-c", "pager.commit=true", "comit"], ["comit"]),  # not corrected: runs nothing
     ],
 )
 def test_a_mistyped_command_git_corrects_and_runs_is_any_git(
@@ -168,3 +174,12 @@ def test_the_clone_s_help_autocorrect_is_read_with_its_aliases(tmp_path: Path) -
 
     assert expanded(["comit", "-m", "x"], tmp_path) == [GUESSED]
     assert expanded(["status"], tmp_path) == ["status"]
+
+
+def test_the_clone_s_pager_for_a_commit_is_read_with_its_aliases(tmp_path: Path) -> None:
+    """`pager.commit=true` in the clone's config: a `git comit` may commit in its pager."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for key, value in (("help.autocorrect", "10"), ("pager.commit", "true")):
+        subprocess.run(["git", "-C", str(tmp_path), "config", key, value], check=True)
+
+    assert expanded(["comit", "-m", "x"], tmp_path) == [PAGED_GUESS]
