@@ -8,7 +8,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memidx.notes.glossary import labels_for_pairs, quotations_of_pairs, values_of_pairs
+from memidx.notes.glossary import (
+    keys_of_catalog,
+    labels_for_pairs,
+    quotations_of_pairs,
+    values_of_pairs,
+)
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.letters import runs
 from memidx.notes.loanwords import (
@@ -152,9 +157,11 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
 
 def _as_read(units: Units, detect: Detect) -> list[str]:
     """Units as the vote reads them: Title Case prose in lower case (memidx.notes.titlecase),
-    terms listed with their names or translations by their labels (memidx.notes.glossary),
-    English phrases listed with their translations by the phrases (memidx.notes.phrasebook)."""
-    listed = labels_for_pairs(phrases_of_pairs(units, detect), detect)
+    a message catalog by its keys, whatever its strings are (names too), then terms listed
+    with their names or translations by their labels (memidx.notes.glossary), English phrases
+    listed with their translations by the phrases (memidx.notes.phrasebook)."""
+    catalogs = keys_of_catalog(units, detect)
+    listed = labels_for_pairs(phrases_of_pairs(catalogs, detect), detect)
     return unmasked(values_of_pairs(listed, detect), detect)
 
 

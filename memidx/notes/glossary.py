@@ -112,6 +112,19 @@ def _cut_from_prose(labels: dict[str, str]) -> bool:
     return cut_pieces([pair[1] for pair in found if pair is not None and not cased(pair[1])])
 
 
+def keys_of_catalog(units: Sequence[str], detect: Detect) -> list[str]:
+    """The units, the items of a message catalog (a_catalog) read as their keys, as code: read
+    before the list's names are read by their labels (labels_for_pairs), as those took the
+    catalog's one-word strings (`Einstellungen`, `Speichern`), and its other strings, alone,
+    were no catalog and voted (a German one under an English line, refused as German)."""
+    found = [_pair(unit) or _lead_in(unit) for unit in units]
+    if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
+        return list(units)
+    if not a_catalog(pairs, detect):
+        return list(units)
+    return [unit if pair is None else pair[0] for unit, pair in zip(units, found, strict=True)]
+
+
 def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     """The units, each item `label: value` of a list of MIN_PAIRS or more read as its value
     (after labels_for_pairs): the item says what its value says, and an English lead-in before
