@@ -15,6 +15,8 @@ Detect = Callable[[str], tuple[str, float]]
 
 # a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
 _MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")
+# an item that may be a catalog's: a message key, then the sign of memidx.notes.glossary.PAIR
+_KEYED = re.compile(rf"\s*{_MESSAGE_KEY.pattern}\s*(?::|=|→|->|\u2014|\u2013| - )")
 MAX_STRING_WORDS = 6  # a message catalog's string: `No se pudo guardar el archivo`
 # one string in MAX_LONGER_SHARE may be longer, a message rather than a button (`Nie udało się
 # zapisać zmian w profilu`: a Polish catalog was refused for its one string of seven words)
@@ -47,6 +49,12 @@ def a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     return (
         strings and not cut_pieces(caseless) and not prose_in_title_case(values, detect, whole=True)
     )
+
+
+def keyed(unit: str) -> bool:
+    """Whether a unit begins with a message key and a sign, as each of a catalog's items does:
+    a note whose units are not is no catalog, and its units need no further reading for one."""
+    return _KEYED.match(unit) is not None
 
 
 def _long_strings_few(values: Sequence[str]) -> bool:

@@ -54,13 +54,14 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
     """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
     non-English paragraphs hold most of the counted letters."""
     names = voteless_names(units, detect)
-    found = [u for u in units if letter_bytes(u) >= MIN_UNIT_BYTES and u not in names]
+    weighed = ((u, letter_bytes(u)) for u in units)  # each unit weighed once
+    found = [(u, w) for u, w in weighed if w >= MIN_UNIT_BYTES and u not in names]
     if not found:
         return judge_pooled(units, detect, own)
     against = read_pool(units if own is None else own, detect)[2]  # only ever against
     total = sum(against.values())
-    for unit in found:
-        total += (weight := letter_bytes(unit))
+    for unit, weight in found:
+        total += weight
         if (lang := foreign_language(unit, detect)) is not None:
             against[lang] = against.get(lang, 0) + weight
     share = sum(against.values()) / total

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from memidx.notes.catalog import a_catalog
+from memidx.notes.catalog import a_catalog, keyed
 from memidx.notes.function_words import ANY_FUNCTION_WORD
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
@@ -117,6 +117,8 @@ def keys_of_catalog(units: Sequence[str], detect: Detect) -> list[str]:
     before the list's names are read by their labels (labels_for_pairs), as those took the
     catalog's one-word strings (`Einstellungen`, `Speichern`), and its other strings, alone,
     were no catalog and voted (a German one under an English line, refused as German)."""
+    if sum(map(keyed, units)) < MIN_PAIRS:  # most notes: read for pairs once, not twice
+        return list(units)
     found = [_pair(unit) or _lead_in(unit) for unit in units]
     if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
         return list(units)

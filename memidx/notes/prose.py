@@ -59,7 +59,9 @@ _SPACE = re.compile(r"\s+")
 # _NOISE to strip (44 of 103 foreign notes passed so): each is read as one word, as e.g.,
 # i.e., U.S. or a.b.c then are (eg, ie, US, abc: still English)
 _DOTTED_LETTERS = re.compile(r"(?<![\w.])(?:[^\W\d_]\.)+[^\W\d_](?!\w)\.?")
-_SIGN = re.compile(r"[`:.@\\/<>\[\]*_#~=|{}^]")  # one of them in every match of the four above
+# one of them in every match of the four above: a dot only before a sign or a letter (`e.g.`,
+# `a.b.c`, `www.x`), not a sentence's last (a 1 MB table of sentences: each cell read them all)
+_SIGN = re.compile(r"[`:@\\/<>\[\]*_#~=|{}^]|\.\S")
 
 
 def strip_front_matter(text: str) -> str:
