@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from memidx.notes.catalog_files import MESSAGE_KEY
 from memidx.notes.loanwords import LETTER_WORD
 from memidx.notes.slots import numbered
 from memidx.notes.terms import MAX_LONGER_SHARE, cased, cut_pieces, short_term
@@ -13,8 +14,8 @@ from memidx.notes.titlecase import prose_in_title_case
 
 Detect = Callable[[str], tuple[str, float]]
 
-# a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
-_MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")
+# an item that may be a catalog's: a message key, then the sign of memidx.notes.glossary.PAIR
+_KEYED = re.compile(rf"\s*{MESSAGE_KEY.pattern}\s*(?::|=|→|->|\u2014|\u2013| - )")
 MAX_STRING_WORDS = 6  # a message catalog's string: `No se pudo guardar el archivo`
 # one string in MAX_LONGER_SHARE may be longer, a message rather than a button (`Nie udało się
 # zapisać zmian w profilu`: a Polish catalog was refused for its one string of seven words)
@@ -33,7 +34,7 @@ def a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     40 characters behind keys passed 97 to 103 of 103, with no English at all. One string in
     MAX_LONGER_SHARE may be longer (_long_strings_few)."""
     labels, values = [label for label, _ in pairs], [value for _, value in pairs]
-    if len(set(labels)) < len(labels) or not all(map(_MESSAGE_KEY.fullmatch, labels)):
+    if len(set(labels)) < len(labels) or not all(map(MESSAGE_KEY.fullmatch, labels)):
         return False
     if numbered(labels):
         return False
@@ -47,6 +48,12 @@ def a_catalog(pairs: Sequence[tuple[str, str]], detect: Detect) -> bool:
     return (
         strings and not cut_pieces(caseless) and not prose_in_title_case(values, detect, whole=True)
     )
+
+
+def keyed(unit: str) -> bool:
+    """Whether a unit begins with a message key and a sign, as each of a catalog's items does:
+    a note whose units are not is no catalog, and its units need no further reading for one."""
+    return _KEYED.match(unit) is not None
 
 
 def _long_strings_few(values: Sequence[str]) -> bool:

@@ -8,7 +8,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memidx.notes.glossary import labels_for_pairs, quotations_of_pairs, values_of_pairs
+from memidx.notes.glossary import (
+    keys_of_catalog,
+    labels_for_pairs,
+    quotations_of_pairs,
+    values_of_pairs,
+)
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.letters import runs
 from memidx.notes.loanwords import (
@@ -49,13 +54,14 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
     """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
     non-English paragraphs hold most of the counted letters."""
     names = voteless_names(units, detect)
-    found = [u for u in units if letter_bytes(u) >= MIN_UNIT_BYTES and u not in names]
+    weighed = ((u, letter_bytes(u)) for u in units)  # each unit weighed once
+    found = [(u, w) for u, w in weighed if w >= MIN_UNIT_BYTES and u not in names]
     if not found:
         return judge_pooled(units, detect, own)
     against = read_pool(units if own is None else own, detect)[2]  # only ever against
     total = sum(against.values())
-    for unit in found:
-        total += (weight := letter_bytes(unit))
+    for unit, weight in found:
+        total += weight
         if (lang := foreign_language(unit, detect)) is not None:
             against[lang] = against.get(lang, 0) + weight
     share = sum(against.values()) / total
@@ -152,9 +158,11 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
 
 def _as_read(units: Units, detect: Detect) -> list[str]:
     """Units as the vote reads them: Title Case prose in lower case (memidx.notes.titlecase),
-    terms listed with their names or translations by their labels (memidx.notes.glossary),
-    English phrases listed with their translations by the phrases (memidx.notes.phrasebook)."""
-    listed = labels_for_pairs(phrases_of_pairs(units, detect), detect)
+    a message catalog by its keys, whatever its strings are (names too), then terms listed
+    with their names or translations by their labels (memidx.notes.glossary), English phrases
+    listed with their translations by the phrases (memidx.notes.phrasebook)."""
+    catalogs = keys_of_catalog(units, detect)
+    listed = labels_for_pairs(phrases_of_pairs(catalogs, detect), detect)
     return unmasked(values_of_pairs(listed, detect), detect)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from memidx.notes.catalog import a_catalog
+from memidx.notes.catalog import a_catalog, keyed
 from memidx.notes.function_words import ANY_FUNCTION_WORD
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
@@ -110,6 +110,21 @@ def _cut_from_prose(labels: dict[str, str]) -> bool:
     distinct English labels passed 15 of 15."""
     found = (_pair(unit) for unit in labels)
     return cut_pieces([pair[1] for pair in found if pair is not None and not cased(pair[1])])
+
+
+def keys_of_catalog(units: Sequence[str], detect: Detect) -> list[str]:
+    """The units, the items of a message catalog (a_catalog) read as their keys, as code: read
+    before the list's names are read by their labels (labels_for_pairs), as those took the
+    catalog's one-word strings (`Einstellungen`, `Speichern`), and its other strings, alone,
+    were no catalog and voted (a German one under an English line, refused as German)."""
+    if sum(map(keyed, units)) < MIN_PAIRS:  # most notes: read for pairs once, not twice
+        return list(units)
+    found = [_pair(unit) or _lead_in(unit) for unit in units]
+    if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
+        return list(units)
+    if not a_catalog(pairs, detect):
+        return list(units)
+    return [unit if pair is None else pair[0] for unit, pair in zip(units, found, strict=True)]
 
 
 def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from memidx.notes.catalog_files import catalog_lines
 from memidx.notes.letters import MAX_PIECE_CHARS, letter_bytes
 from memidx.notes.markdown import front_matter_end, heading_of, scan
 from memidx.notes.table_columns import MIN_CELL_BYTES, prose_columns
@@ -59,7 +60,9 @@ _SPACE = re.compile(r"\s+")
 # _NOISE to strip (44 of 103 foreign notes passed so): each is read as one word, as e.g.,
 # i.e., U.S. or a.b.c then are (eg, ie, US, abc: still English)
 _DOTTED_LETTERS = re.compile(r"(?<![\w.])(?:[^\W\d_]\.)+[^\W\d_](?!\w)\.?")
-_SIGN = re.compile(r"[`:.@\\/<>\[\]*_#~=|{}^]")  # one of them in every match of the four above
+# one of them in every match of the four above: a dot only before a sign or a letter (`e.g.`,
+# `a.b.c`, `www.x`), not a sentence's last (a 1 MB table of sentences: each cell read them all)
+_SIGN = re.compile(r"[`:@\\/<>\[\]*_#~=|{}^]|\.\S")
 
 
 def strip_front_matter(text: str) -> str:
@@ -104,7 +107,9 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
     # interrupt a paragraph); in a list item, 4 columns past where the item's text begins (a
     # log under "- Read the log:" indented 8 spaces was read as prose), as its paragraphs are.
     indented, in_list, after_blank, column = False, False, True, 0
-    rows = _tables(lines := text.split("\n"))  # read as blank lines (no fence opens in them)
+    # tables' and catalogs' lines (memidx.notes.catalog_files), read as blank lines (no fence
+    # opens in them)
+    rows = catalog_lines(lines := text.split("\n")) | _tables(lines)
     for at, (raw, code, _) in enumerate(
         scan("" if k in rows else ln for k, ln in enumerate(lines))
     ):

@@ -32,6 +32,9 @@ MIN_CLOSED_ITEMS = 5
 MIN_CUT_ITEMS, MIN_CUT_SHARE = 1, 0.15  # items that end in a function word: prose cut in pieces
 
 _UNSURE = frozenset(lang for kins in KIN for lang in kins)
+# a word of LETTER_WORD that begins in an ASCII small letter: after no letter, nor after a
+# letter and `'` or `-`, which join the word before
+_LOWER_START = re.compile(r"(?<![^\W\d_])(?<![^\W\d_]['\u2019-])[a-z]")
 # An initial is no word (`О. С. Бартунов`: `с` and `о` are Russian prepositions)
 INITIAL = re.compile(r"\b\w\.")
 
@@ -45,7 +48,10 @@ def sure_bar(lang: str, sure: float) -> float:
 def named(unit: str) -> bool:
     """Whether every word of a paragraph begins with a capital: a name or a title ("Der
     Zauberberg", "Garmisch-Partenkirchen", "Château Margaux"), which reads as its language
-    whatever the note is written in. A phrase with a word in lower case is prose."""
+    whatever the note is written in. A phrase with a word in lower case is prose (a word in
+    ASCII found first: every word of every unit was listed, four times a unit in a list)."""
+    if _LOWER_START.search(unit) is not None:  # in C: most prose at its second word
+        return False
     words = LETTER_WORD.findall(unit)
     return bool(words) and all(word[0].isupper() for word in words)
 
@@ -54,8 +60,10 @@ def a_name(unit: str) -> bool:
     """Whether a unit is `named`, of MAX_NAME_WORDS words or fewer and MAX_NAME_LETTERS letters
     (not bytes): it does not vote, though a name in two-byte letters may have 30 bytes of them
     ("Александр Коротков" has 34); a Latin line that long is as likely prose in Title Case."""
+    if not named(unit):
+        return False
     words = LETTER_WORD.findall(unit)
-    return named(unit) and len(words) <= MAX_NAME_WORDS and len("".join(words)) < MAX_NAME_LETTERS
+    return len(words) <= MAX_NAME_WORDS and len("".join(words)) < MAX_NAME_LETTERS
 
 
 def voteless_names(units: Sequence[str], detect: Detect) -> frozenset[str]:

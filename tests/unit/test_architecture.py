@@ -77,6 +77,7 @@ PURE = [
     "memidx.notes.markdown",
     "memidx.notes.words",
     "memidx.notes.prose",
+    "memidx.notes.catalog_files",
     "memidx.notes.letters",
     "memidx.notes.table_columns",
     "memidx.notes.function_words",

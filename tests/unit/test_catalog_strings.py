@@ -142,3 +142,20 @@ def test_strings_behind_numbered_keys_vote_unless_in_backticks(form: str, englis
     )
     verdict = check_text(HEAD + lines)
     assert verdict.english is english, verdict
+
+
+NAMED_STRINGS = {
+    "menu.title": "Einstellungen",
+    "dialog.save": "Speichern",
+    "errors.retry": "Erneut versuchen",
+    "profile.delete": "Ihr Konto und alle Ihre Daten sind danach für immer weg",
+}
+
+
+def test_a_catalog_whose_strings_are_names_is_read_whole() -> None:
+    """Its one-word strings are names (`key: Name`): read by their labels as a glossary's
+    names first, they left two strings, a message among them, that were no catalog and voted:
+    refused as German (58%)."""
+    head = "# i18n keys\n\nThe German strings of the settings page.\n\n"
+    verdict = check_text(head + "".join(f"- {k}: {v}\n" for k, v in NAMED_STRINGS.items()))
+    assert verdict.english, verdict

@@ -103,7 +103,7 @@ def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
     a bound of 1 s of CPU failed at 1.05 s (main 1.03 s) though nothing had changed.
     `make bench` holds the seconds."""
     detect_language("load the model first")
-    prose = _cpu(_filled(english := "The cache was broken again today. ", SIZE))
+    prose = _cpu(_filled(english := "The cache in `build/` was broken again today. ", SIZE))
     notes = [
         english,
         "\ufdfa",
