@@ -29,6 +29,7 @@ from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
 from memidx.git.index_follow import follow
 from memidx.git.late import settle
+from memidx.git.late_pull import put_back_for_a_pull
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
 from memidx.git.still_busy import at_a_prompt, still_busy
@@ -84,6 +85,10 @@ def commit_paths(
             ready=index_follows(paths), files=sorted(written or ()), gone=removed,  # a rename
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
+            if not removed:  # a pull before its merge: HEAD put back (GitBusy), else it fails
+                put_back_for_a_pull(
+                    root, late, commit, paths, written=written or {}, literal=literal(paths)
+                )
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
         what, them = ", ".join(paths), "it" if len(paths) == 1 else "them"

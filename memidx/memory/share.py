@@ -21,7 +21,6 @@ first: memidx.memory.share_check), so the clone stays exactly as it was. Two not
 from __future__ import annotations
 
 import random
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
 from memidx.memory.share_check import merge_in_progress
+from memidx.memory.share_fetch import fetch
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
 from memidx.memory.share_merge import merge_failed, no_upstream, tracked_branch, tracking
@@ -99,7 +99,7 @@ def share(
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
-        fetched = _fetch(config)  # the network, before the look: moves no HEAD
+        fetched = fetch(config, _git)  # the network, before the look: moves no HEAD
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
             failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
             if unfetched >= FETCH_TRIES:
@@ -252,13 +252,3 @@ def _pause(
     if say is not None:
         say(f"{why}: trying again in {seconds:.1f} s ({attempt}/{ATTEMPTS})")
     sleep(seconds)
-
-
-def _fetch(config: Config) -> subprocess.CompletedProcess[str]:
-    """`git fetch`, leaving FETCH_HEAD alone: a person's `git pull` at the same moment reads
-    the FETCH_HEAD its own fetch wrote to know what to merge, and read share's instead
-    ("Cannot rebase onto multiple branches."). git older than 2.29 lacks the option."""
-    fetched = _git(config, "fetch", "-q", "--no-write-fetch-head")
-    if fetched.returncode == 129 and "no-write-fetch-head" in fetched.stderr:
-        return _git(config, "fetch", "-q")
-    return fetched

@@ -1,0 +1,84 @@
+"""A person's `git pull` that started in the instant memidx moved HEAD: HEAD put back while the
+pull is still before its merge.
+
+`git pull` reads git's index and HEAD, fetches, then reads HEAD again; found moved, HEAD is
+taken for its own fetch's update ("fetch updated the current branch head") and the work tree
+fast-forwarded from the index it read at its start, which lacks memidx's new files: "untracked
+working tree files would be overwritten by merge ... run `git reset --hard` to recover" (the
+chaos bench; tests/cli/test_late_pull_fetch.py). The index memidx brings to its commit does not
+help. So when the look after the move (memidx.git.late) finds a pull that has not begun its
+merge or rebase (no child but its `git fetch`), memidx puts HEAD back where the pull read it
+(`update-ref` with the commit checked), takes its paths out of git's index as they were, and
+removes the files the move wrote while they still hold memidx's bytes: the pull then finds
+HEAD where it was, and memidx's commit is made again once it ends (GitBusy: pending)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from memidx.errors import GitBusy
+
+UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
+
+
+def put_back_for_a_pull(
+    root: Path,
+    late: Mapping[str, str],
+    commit: str,
+    paths: Sequence[str],
+    *,
+    written: Mapping[str, bytes],
+    literal: Sequence[str],
+) -> None:
+    """GitBusy once HEAD is put back from `commit` for a late pull still before its merge
+    (see above); nothing when there is none, or when HEAD is not `commit` any more.
+    `written`: the files the move wrote (removed while they hold these bytes); `literal`:
+    `paths` as literal pathspecs."""
+    pulls = [pid for pid, said in late.items() if said.split()[0] == "pull" and _fetching(pid)]
+    if not pulls:
+        return
+    old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
+    if not old or not _ok(root, "update-ref", "-m", "memidx: put back for a git pull", "HEAD",
+                          old, commit):  # fmt: skip
+        return
+    _ok(root, "reset", "-q", old, "--", *literal)  # git's index as before the move
+    for path, data in written.items():
+        file = root / path
+        try:
+            if not file.is_symlink() and file.read_bytes() == data:
+                file.unlink()
+        except OSError:
+            continue
+    raise GitBusy(
+        f"a git pull of this clone (pid {pulls[0]}) started as memidx committed "
+        f"{', '.join(paths)} and would have failed on it, so memidx put HEAD back",
+        UNDONE_HINT,
+    )
+
+
+def _fetching(pid: str) -> bool:
+    """Whether git pull `pid` has not begun its merge or rebase: no child, or only its fetch."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return False  # ended, or not known: nothing put back
+    for child in children:
+        try:
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"fetch" not in argv:
+            return False
+    return True
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _ok(root: Path, *args: str) -> bool:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+    return done.returncode == 0

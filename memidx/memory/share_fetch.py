@@ -1,0 +1,86 @@
+"""`memidx share`'s fetch, which never writes a ref of the person's while a git of theirs fetches.
+
+git's fetch reads each remote-tracking ref's old value before the pack comes and updates it
+with that value checked: share's plain `git fetch` moved `refs/remotes/origin/main` under a
+person's `git pull` at the same moment, which failed with "cannot lock ref
+'refs/remotes/origin/main': is at X but expected Y" (the chaos bench, seeds 1 and 4). So share
+fetches the branch's upstream into a ref of memidx's own (`refs/memidx/fetched/<branch>`,
+`--refmap=` so git's opportunistic update of the configured ref is off, no tags, no
+FETCH_HEAD), then brings the person's remote-tracking ref to it once no git of theirs that
+fetches or pushes runs in the clone, only from the value it had before (a fetch of theirs
+since is theirs to keep): `git status`'s ahead/behind says what the remote holds, as after a
+plain `git fetch`. An upstream with no remote-tracking ref (a single-branch clone) or gone
+from the remote is fetched as before, so share's merge says what is wrong in git's words."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+
+from memidx.config import Config
+from memidx.memory.share_git import run_git
+from memidx.memory.share_merge import tracking
+
+OWN = "refs/memidx/fetched/"
+ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
+FETCHERS = frozenset({"fetch", "pull", "push", "remote"})  # they write remote-tracking refs
+WAIT = 10.0  # seconds a fetch of the person's is waited for (share's merge waits as long)
+PAUSE = 0.05
+
+
+Git = Callable[..., subprocess.CompletedProcess[str]]  # run_git's shape: (config, *args)
+
+
+def fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str]:
+    """Fetch the upstream of HEAD's branch as above, its fetches through `run` (share's own
+    runner); git's answer (the plain fetch's where it stands in)."""
+    here, remote, merge = tracking(config)
+    name = here.removeprefix("refs/heads/")
+    found = run_git(config, "rev-parse", "--symbolic-full-name", f"{name}@{{upstream}}")
+    tracked = found.stdout.strip() if found.returncode == 0 else ""
+    if not (name and merge.startswith("refs/") and tracked.startswith("refs/remotes/")):
+        return plain_fetch(config, run)
+    before = run_git(config, "rev-parse", "-q", "--verify", tracked).stdout.strip()
+    own = OWN + name
+    args = ("--no-write-fetch-head", "--no-tags", "--refmap=", remote, f"+{merge}:{own}")
+    fetched = run(config, "fetch", "-q", *args)
+    if fetched.returncode != 0:  # gone from the remote, an old git: as before
+        return plain_fetch(config, run) if _standing_in(fetched) else fetched
+    new = run_git(config, "rev-parse", "-q", "--verify", own).stdout.strip()
+    if new and new != before and _no_fetch_of_theirs(config, time.monotonic() + WAIT):
+        run_git(config, "update-ref", "-m", "memidx share: fetch", tracked, new, before or ZERO)
+    return fetched
+
+
+def _standing_in(fetched: subprocess.CompletedProcess[str]) -> bool:
+    """Whether the plain fetch stands in: the upstream is gone from the remote (share's merge
+    names it), or this git lacks --no-write-fetch-head (older than 2.29)."""
+    said = fetched.stderr
+    return "couldn't find remote ref" in said or (
+        fetched.returncode == 129 and "no-write-fetch-head" in said
+    )
+
+
+def plain_fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str]:
+    """`git fetch`, leaving FETCH_HEAD alone: a person's `git pull` at the same moment reads
+    the FETCH_HEAD its own fetch wrote to know what to merge, and read share's instead
+    ("Cannot rebase onto multiple branches."). git older than 2.29 lacks the option."""
+    fetched = run(config, "fetch", "-q", "--no-write-fetch-head")
+    if fetched.returncode == 129 and "no-write-fetch-head" in fetched.stderr:
+        return run(config, "fetch", "-q")
+    return fetched
+
+
+def _no_fetch_of_theirs(config: Config, until: float) -> bool:
+    """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs
+    (Linux /proc; elsewhere none is seen); whether none does now."""
+    from memidx.git.publish import committers
+
+    for _ in range(100_000):  # bounded by `until`
+        if not committers(config.root, FETCHERS):
+            return True
+        if time.monotonic() > until:
+            return False
+        time.sleep(PAUSE)
+    return False

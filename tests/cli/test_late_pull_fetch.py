@@ -1,0 +1,73 @@
+"""A person's `git pull` that starts in the instant memidx moves HEAD (right after memidx's last
+look for a committing git) reads git's index and HEAD before memidx's commit, fetches, reads
+HEAD again and, finding it moved, takes the move for its own fetch's: "fetch updated the
+current branch head", then a two-way merge of the index it read at its start, which lacks the
+note that is in the work tree now: "untracked working tree files would be overwritten by
+merge ... run `git reset --hard` to recover" (the chaos bench on last stop's main, three
+times). Advice that, followed, throws away the person's unstaged work.
+
+The pull is held in its fetch (a `git` on its exec path that waits before `unpack-objects`)
+while memidx commits; the index memidx brings to its commit does not help: git's pull works
+from the index it read before its fetch. memidx, finding the pull after its move and before
+its merge, puts HEAD back (memidx.git.late_pull): the pull goes through, the note waits."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.errors import GitBusy
+from memidx.git import publish as publish_module
+from memidx.git.commit import commit_paths
+from memidx.git.newcomers import COMMITTING
+from tests.cli.test_forget import clones
+from tests.cli.test_share_fetch_race import held_exec_path, wait_for
+from tests.helpers import GIT_IDENTITY, clean_env
+
+NOTE = "---\ntitle: Agent's note\n---\n\nremembered by an agent about docker layers\n"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = clones(tmp_path)
+    two.note("theirs.md", "Theirs", "a note from the other machine")
+    two.commit("theirs")
+    two.git("push", "-q", "origin", "main")
+    pause = tmp_path / "pause"
+    real_git = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
+                                   check=True).stdout.strip()) / "git"  # fmt: skip
+    env = clean_env(GIT_EXEC_PATH=str(held_exec_path(tmp_path)), PAUSE_AT=str(pause),
+                    REAL_GIT=str(real_git))  # fmt: skip
+    pulls: list[subprocess.Popen[str]] = []
+    real = publish_module.arrived
+
+    def look(root: Path, since: int | None, commands: frozenset[str] = COMMITTING) -> bool:
+        busy = real(root, since, commands)
+        if busy or pulls:
+            return busy
+        argv = ["git", *GIT_IDENTITY, "pull", "-q", "--no-rebase", "--no-edit"]
+        pulls.append(subprocess.Popen(argv, cwd=one.root, env=env, text=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))  # fmt: skip
+        assert wait_for(None, Path(f"{pause}.in")), "the pull never reached its fetch's pack"
+        return False  # it started an instant after the look: HEAD read, then its fetch
+
+    ref = "notes/agent.md"
+    monkeypatch.setattr(publish_module, "arrived", look)
+    try:
+        commit_paths(load_config(one.root, env={}), [ref], "memidx remember: Agent's note",
+                     written={ref: NOTE.encode()})  # fmt: skip
+    except GitBusy:
+        pass  # HEAD put back for the pull (or, before, the pull still ran as the wait ended)
+    finally:
+        Path(f"{pause}.go").touch()  # the pull's fetch goes on once memidx is done
+    _, err = pulls[0].communicate(timeout=120)
+
+    assert "reset --hard" not in err, err
+    assert pulls[0].returncode == 0, err
+    assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
+    assert one.git("status", "--porcelain").strip() == ""  # nothing of memidx's left half-made
