@@ -193,9 +193,12 @@ def _library_values(
     `kinds`, and one a window's end cut short that looks secret is also a finding to the end
     of its run."""
     find = library.keyword_finder()
+    names = library_names(line)
+    if not names:  # each rule holds a name of the library's list: none matches (`pw=1 ...`)
+        return
     run, ends = [0, 0], RunEnds(line)
     read: dict[str, list[str]] = {}  # each window's text read once (WINDOWS_KEPT at most)
-    for left, right in windows(line, library_names(line)):
+    for left, right in windows(line, names):
         window = line[left:right]
         shut = closed(window, right, line)
         values = read.get(shut)
