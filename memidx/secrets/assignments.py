@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from memidx.secrets.candidates import WorthReading
-from memidx.secrets.held import held_values
+from memidx.secrets.held import PASSPHRASE, held_values
 from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.members import NAME_WORD
 from memidx.secrets.negation import negation
@@ -22,12 +22,14 @@ from memidx.secrets.weak import common_password
 # `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
 # `api_key`, `apikey`), Azure's `Ocp-Apim-Subscription-Key:`; `pass`, `pw` and `auth` as a
 # name's word (JSON's `"pass":`, `login_pw=`, `auth=`, `basic_auth=`; not `bypass`, `oauth`,
-# `pass_through`, nor `pwd`, the shell's working directory), camelCase's too (`loginPw`,
+# `pass_through`, nor `pwd`, the shell's working directory), a digit after `pass` or `pw`
+# (`pw1=`, `PASS2:`, let through; not `auth0`), camelCase's too (`loginPw`,
 # `basicAuth`: a small letter before; not `bypass`, `oauth`, `BASICAUTH`)
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
 EXTRA_WORDS = re.compile(
     r"(?i)token|credential|access[_-]?key|secret[_-]?key|(?:api|private)-key|subscription[_-]?key"
-    r"|(?<![A-Za-z0-9])(?:pass|pw|auth)\b|(?-i:(?<=[a-z])(?:Pw|Pass|Auth)\b)"
+    r"|(?<![A-Za-z0-9])(?:pass[0-9]?+|pw[0-9]?+|auth)\b"
+    r"|(?-i:(?<=[a-z])(?:Pw[0-9]?+|Pass[0-9]?+|Auth)\b)"
 )
 # A run of name characters, then an assignment; VALUE its value (group 1), read only after a
 # name that holds a word. Tried only where a run begins and never backing into it: the one
@@ -80,12 +82,20 @@ TAG_LITERAL = re.compile(r"[ \t]++[\"']?+([^\s\"']++)[\"']?+(?=[ \t]*+(?:#|$))")
 ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
 
 
+# A run of names each given a plain value of letters, digits and `_` shorter than any value
+# judged (looks_secret: 8 characters) and ended by a space or a tab, each name after a space
+# (none after an `&`, a query pair's) and before no assignment (`a=pw =v4lue`: `pw` a name):
+# no branch below gives such a value, nor cuts it, and a line of them (`pw=1 ` to 1 MB,
+# 209,715 names) was read one Python step a name (0.86 s a MB)
+SHORT_PLAIN = re.compile(r"(?<![\w.&-])(?:[\w.-]++[:=][A-Za-z0-9_]{1,7}+(?!\s*+[:=])[ \t]++)++")
+
+
 def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
     """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the values
     starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
     order; then the strings and items held_values reads."""
     names = WorthReading(line)
-    match, long_until = names.first(0), 0
+    match, long_until = _first(names, line, 0), 0
     kinds: dict[str, tuple[bool, bool]] = {}  # each name's words read once (a long run repeats)
     while match:
         start, end = match.span(1)
@@ -133,10 +143,18 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             long_until, value = max(long_until, value.end()), None
         if value:
             yield value.group(1)
-            match = names.first(value.end())
+            match = _first(names, line, value.end())
         else:  # what the old expression took for a value may hold a name
-            match = names.first(end)
+            match = _first(names, line, end)
     yield from held_values(line, secret_word, auth_method)
+
+
+def _first(names: WorthReading, line: str, at: int) -> re.Match[str] | None:
+    """The first name worth reading from `at` on, past the runs of SHORT_PLAIN."""
+    match = names.first(at)
+    while match and (short := SHORT_PLAIN.match(line, match.start())):
+        match = names.first(short.end())  # `pw=1 pw=1 ...`: no value any name gives
+    return match
 
 
 def _words_of(
@@ -194,7 +212,9 @@ AUTH_ONLY, PASS_ONLY = frozenset({"auth"}), frozenset({"pass"})
 
 def auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
-    if _extra_words(name) != AUTH_ONLY or METHOD.fullmatch(value) is None or _random_run(value):
+    if PASSPHRASE.fullmatch(value) or _extra_words(name) != AUTH_ONLY:
+        return False  # `auth=Mango-Tiger-17`: a passphrase, let through as a method's name
+    if METHOD.fullmatch(value) is None or _random_run(value):
         return False
     return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
 

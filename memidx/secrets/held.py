@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 from memidx.secrets.identifiers import WORD
 from memidx.secrets.members import NAME_WORD
+from memidx.secrets.signs import personal
 
 # A secret-sounding name called with strings (`setPassword("v4lue")`, `.withToken('v4lue')`:
 # the library reads `password("v4lue")` in small letters and double quotes only) or given a
@@ -52,6 +53,7 @@ def held_values(
         at, name = match.end(), match.group(1).rpartition(".")[2]
         pair = _user_and_password(name)
         if pair or _holds_a_secret(name, called=bool(match.group(2))):
+            person = personal(name)
             # a user's or a host's name first (`setCredentials("bob@example.com", "v4lue")`)
             user = pair or (
                 bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
@@ -71,13 +73,25 @@ def held_values(
                 methods = bool(given)
                 given = given and (index != password_at or CAPITALS.fullmatch(value) is not None)
                 algorithm = (later and ALGORITHM.match(value)) or given
-                if shaped and VALUE_SHAPE.search(value) and not named and not algorithm:
+                shaped = shaped and (
+                    VALUE_SHAPE.search(value) or _passphrase(value, person, index == password_at)
+                )
+                if shaped and not named and not algorithm:
                     yield value
                 user, later = False, bool(match.group(2))
                 at, index = item.end(), index + 1
                 if item.group(4) != ",":
                     break
         match = HOLDING.search(line, max(at, match.end()))
+
+
+def _passphrase(value: str, person: bool, paired: bool) -> bool:
+    """Whether `value`, letters and `-` beside digits or none, is a passphrase: a pair's
+    password of words (PAIR_PASSPHRASE), a person's password of capitalised words, or
+    PASSPHRASE's shape anywhere."""
+    if paired and PAIR_PASSPHRASE.fullmatch(value):
+        return True
+    return bool((person and WORDS_PASSPHRASE.fullmatch(value)) or PASSPHRASE.fullmatch(value))
 
 
 # A method's name in capitals and digits, words joined by `-` (`AWS4-HMAC-SHA256`): in a pair's
@@ -108,6 +122,17 @@ def _key_as_user(line: str, at: int, value: str) -> bool:
 # An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
 # sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
 VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
+# A passphrase: capitalised words and a number joined by `-`, two words at least (`Mango-Tiger-17`):
+# no name's shape nor a method's (`OAuth2-PKCE`, `AWS4-HMAC-SHA256`, `scram-sha-256`), and let
+# through given to `auth` or in a list; without a number it is a header's or a grant's name as
+# often (`Access-Control-Allow-Origin`, `Resource-Owner-Password`), but given to a person's
+# password (WORDS_PASSPHRASE: `setPassword("Correct-Horse-Battery-Staple")`, let through)
+PASSPHRASE = re.compile(
+    r"(?=[\w-]*?[A-Z][a-z]{2,}+-(?:[0-9]++-)*+[A-Z][a-z]{2,}+)(?=[\w-]*?(?<![^-])[0-9]++(?![^-]))"
+    r"(?:[A-Z][a-z]{2,}+|[0-9]++)(?:-(?:[A-Z][a-z]{2,}+|[0-9]++)){2,}+"
+)
+WORDS_PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}+(?:-[A-Z][a-z]{2,}+){2,}+")
+PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++)++")
 # An algorithm a call that hashes or encrypts is given after the secret (`"aes-256-gcm"`,
 # `"AES/GCM/NoPadding"`, `"sha256"`, `"HS256"`): each was refused as a password; a word after
 # its digits is a password's (`"Des1gner2024"`, `"Sha256pass"`)

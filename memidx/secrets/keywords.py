@@ -120,16 +120,26 @@ LABEL = re.compile(r"(?<![^\s|>-])(\*\*|__|\*|_)([A-Za-z][\w .-]{0,40}?)(:?+)\1(
 
 
 def plain_labels(text: str) -> str:
-    """`text` with each LABEL written as its words and `:`, then spaces: the same length, a
-    value after it where it was."""
-    if "*" not in text and "_" not in text:
-        return text
-    return LABEL.sub(_plain_label, text)
+    """`text` with each LABEL written as its words and `:`, then spaces, and a key's kind and
+    `key` before a `:` in prose as one name (SPOKEN_KEY): the same length, a value after it
+    where it was."""
+    if "*" in text or "_" in text:
+        text = LABEL.sub(_plain_label, text)
+    return SPOKEN_KEY.sub(_joined_key, text) if " key" in text or " Key" in text else text
 
 
 # A key's kind and `key` in words (`**API key:** v4lue`): a label's name, as `api_key` is a
 # name; `key` alone names no secret (`key: value`), and the label's value was let through
 LABELED_KEY = re.compile(r"(?i)(?:api|secret|private|access|client|signing|encryption) key")
+
+
+# The same in prose, before its `:` (`API key: v4lue`, `The secret key: v4lue`): the value of a
+# sentence's label was let through, where `api_key: v4lue` was refused
+SPOKEN_KEY = re.compile(rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})(?=:)", re.I)
+
+
+def _joined_key(key: re.Match[str]) -> str:
+    return key[0].replace(" ", "_")
 
 
 def _plain_label(label: re.Match[str]) -> str:
@@ -193,9 +203,12 @@ def _library_values(
     `kinds`, and one a window's end cut short that looks secret is also a finding to the end
     of its run."""
     find = library.keyword_finder()
+    names = library_names(line)
+    if not names:  # each rule holds a name of the library's list: none matches (`pw=1 ...`)
+        return
     run, ends = [0, 0], RunEnds(line)
     read: dict[str, list[str]] = {}  # each window's text read once (WINDOWS_KEPT at most)
-    for left, right in windows(line, library_names(line)):
+    for left, right in windows(line, names):
         window = line[left:right]
         shut = closed(window, right, line)
         values = read.get(shut)

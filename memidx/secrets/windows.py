@@ -38,8 +38,9 @@ def _secret_words() -> re.Pattern[str]:
     # SMTP_PASS, `"pass":`, `login_pw=`, `auth=`; `x-api-key:`, `private-key:` (the library
     # reads `api_key`, `private_key` only)
     extra = ["token", "credential", "access[_-]?key", "(?:api|private)-key", "subscription[_-]?key"]
-    extra += ["bearer", r"(?<![A-Za-z0-9])(?:pass|pw|auth)\b"]  # EXTRA_WORDS's short names
-    extra += [r"(?-i:(?<=[a-z])(?:Pw|Pass|Auth)\b)"]  # and camelCase's (`loginPw`)
+    # EXTRA_WORDS's short names, numbered too (`pw1=`), and camelCase's (`loginPw`)
+    extra += ["bearer", r"(?<![A-Za-z0-9])(?:pass[0-9]?+|pw[0-9]?+|auth)\b"]
+    extra += [r"(?-i:(?<=[a-z])(?:Pw[0-9]?+|Pass[0-9]?+|Auth)\b)"]
     return re.compile("(?i)(?:" + "|".join([*library.keyword_words(), *extra]) + ")")
 
 

@@ -136,11 +136,20 @@ def test_extra_keywords_find_what_the_old_expression_found() -> None:
     rng = random.Random(381)
     for _ in range(5_000):
         line = "".join(rng.choice(EXTRA_PIECES) for _ in range(rng.randint(1, 12)))
-        old = [m.group(1) for m in OLD_EXTRA.finditer(line)]
+        old = _judged([m.group(1) for m in OLD_EXTRA.finditer(line)])
         kept = [v for v in old if not (v[0] in SIGNS and no_password(v))]
-        new = list(extra_keyword_values(line, secret_word))
+        new = _judged(list(extra_keyword_values(line, secret_word)))
         assert [v for v in new if v in old] == kept, line
         assert new == kept or kept != old, line
+
+
+# a plain value too short to be judged secret (values.looks_secret: 8 characters), which a run
+# of such names given one passes over (assignments.SHORT_PLAIN)
+SHORT_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_]{1,7}")
+
+
+def _judged(values: list[str]) -> list[str]:
+    return [value for value in values if not SHORT_PLAIN_VALUE.fullmatch(value)]
 
 
 @pytest.mark.parametrize("unit", ["token", "secret_key", "a.token", "x-", "a:", "x.y="])
