@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memidx.cli.write_commands import say_line
 from memidx.config import Config
+from memidx.text import display
 
 if TYPE_CHECKING:
     from memidx.haystack.purge import Purged
@@ -27,7 +28,7 @@ def forget(args: argparse.Namespace, config: Config) -> int:
         how = (
             f"deletion committed as {done.commit[:12]}" if done.commit else "it was never committed"
         )
-        print(f"forgot {done.ref} ({how})")
+        print(f"forgot {display(done.ref)} ({how})")
     elif done.already:
         print(f"{done.ref} was forgotten already (tombstone {done.tombstone})")
     else:

@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
+from memidx.git.quoted import pathspec_word
 from memidx.index.following import following
 from memidx.memory.forget_landed import (
     landed,
@@ -21,6 +22,7 @@ from memidx.memory.forget_landed import (
 )
 from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
+from memidx.text import display
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,7 +78,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file() and not _pending(config, ref):  # nothing: exit 1
         raise held_elsewhere(config, ref) or MemidxError(
-            f"no note {ref} in memory", "give a note's path as search shows it"
+            f"no note {display(ref)} in memory", "give a note's path as search shows it"
         )
     if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)
@@ -84,9 +86,11 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     # the person's words, not memidx's pending ones: never deleted with the note
     kept = path.read_bytes() if path.is_file() else None  # judged, and deleted only as it is
     if committed and _edited(GitRepo(config.root), ref, kept) and not _pending(config, ref):
+        shown, word = display(ref), pathspec_word(ref)
         raise MemidxError(
-            f"{ref} has changes not committed (`git diff HEAD -- {ref}`), so it was not forgotten",
-            f"commit them or discard them (`git restore --staged --worktree -- {ref}`), then "
+            f"{shown} has changes not committed (`git diff HEAD -- {word}`), so it was not "
+            "forgotten",
+            f"commit them or discard them (`git restore --staged --worktree -- {word}`), then "
             "forget it again",
         )
     text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
@@ -95,7 +99,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     try:  # the file leaves with HEAD's move: deleted first, a pull's autostash took the
         # deletion (` D`), its reset put the file back, the commit failed, and the stash's
         # apply deleted it again, for the person's next `git commit -a` (chaos seeds 2, 4)
-        undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
+        undone = f"{display(ref)} was not forgotten"  # git's words, or memidx's, then this
         removed = {ref: kept}  # an edit since the look is the person's: its file is left
         commit = commit_paths(config, [ref], subject, branch=branch, removed=removed, undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
@@ -112,10 +116,11 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             with contextlib.suppress(OSError):
                 path.parent.mkdir(parents=True, exist_ok=True)  # git took an emptied folder
                 path.write_bytes(kept)
+        shown = display(ref)
         if late(exc):  # in HEAD again: its words were remember's ("committed again")
             raise MemidxError(
-                f"a git command of this clone that started with the forget's commit put {ref} "
-                f"back in HEAD, so {ref} was not forgotten",
+                f"a git command of this clone that started with the forget's commit put {shown} "
+                f"back in HEAD, so {shown} was not forgotten",
                 "forget it again once that git ends",
             ) from exc
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
@@ -125,8 +130,8 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
-            f"{ref} is forgotten ({commit[:12]}), but the index did not follow and still holds "
-            f"it: {why}",
+            f"{display(ref)} is forgotten ({commit[:12]}), but the index did not follow and still "
+            f"holds it: {why}",
             FOLLOW_HINT,
         )
     drop_forgotten_vectors(config, ref, text_hashes, notice)
@@ -165,8 +170,9 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
     from memidx.waited_lock import waited_lock
 
     if GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}"):  # git add, git mv
-        why = f"{ref} is staged in git's index (never committed), so it was not forgotten"
-        raise MemidxError(why, f"unstage it (`git restore --staged -- {ref}`), then forget again")
+        why = f"{display(ref)} is staged in git's index (never committed), so it was not forgotten"
+        hint = f"unstage it (`git restore --staged -- {pathspec_word(ref)}`), then forget again"
+        raise MemidxError(why, hint)
     if not config.state_dir.is_dir():  # no note pending, none committed by memidx (none made)
         (config.root / ref).unlink(missing_ok=True)
         return True
@@ -201,8 +207,9 @@ def _branch_now(config: Config) -> str | None:
 
 def _head_moved(ref: str) -> MemidxError:
     """A git command moved HEAD during the forget (a `git pull --rebase`, a switch)."""
+    shown = display(ref)
     return MemidxError(
-        f"HEAD moved while {ref} was being forgotten (another git command: a pull, rebase or "
-        f"switch), so {ref} was not forgotten",
+        f"HEAD moved while {shown} was being forgotten (another git command: a pull, rebase or "
+        f"switch), so {shown} was not forgotten",
         "try again once that command ends",
     )

@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from memidx.config import Config
 from memidx.errors import MemidxError
+from memidx.git.quoted import pathspec_word
+from memidx.text import display
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,23 +72,24 @@ def landed(
     from memidx.memory.forget_vectors import drop_forgotten_vectors
     from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
+    shown, word = display(ref), pathspec_word(ref)
     if notice is not None:
         if late(exc):  # its words were remember's ("not counted as committed yet")
-            why = f"{exc.message.split('; it may', 1)[0]}, and may stage {ref} again from git's "
-            why += f"index as it read it (once that git ends, see `git status`: {ref} staged "
-            why += f"would come back with your next commit: `git rm --cached {ref}`)"
+            why = f"{exc.message.split('; it may', 1)[0]}, and may stage {shown} again from "
+            why += f"git's index as it read it (once that git ends, see `git status`: {shown} "
+            why += f"staged would come back with your next commit: `git rm --cached -- {word}`)"
         elif exc.hint.startswith("run `git reset"):  # the index did not follow: its way out
-            why = f"{exc.message.removeprefix(f'committed {ref} as {commit[:12]}, but ')} "
+            why = f"{exc.message.removeprefix(f'committed {shown} as {commit[:12]}, but ')} "
             why += f"({exc.hint})"
         else:
-            why = f"{exc.message} (once that ends, `git log -1 --oneline -- {ref}` names the "
+            why = f"{exc.message} (once that ends, `git log -1 --oneline -- {word}` names the "
             why += "commit that removed it)"
-        notice(f"warning: {ref} is forgotten ({commit[:12]}), but {why}")
+        notice(f"warning: {shown} is forgotten ({commit[:12]}), but {why}")
     why = follow_commit(config, notice)
     if why is None:
         drop_forgotten_vectors(config, ref, text_hashes, notice)
     elif notice is not None:  # the next sync drops its rows and vectors
-        notice(f"warning: the index did not follow and still holds {ref}: {why} ({FOLLOW_HINT})")
+        notice(f"warning: the index did not follow and still holds {shown}: {why} ({FOLLOW_HINT})")
     return Forgotten("note", ref, commit=commit)
 
 
@@ -111,9 +114,9 @@ def leave_work_tree(
             return
     if notice is not None:
         notice(
-            f"warning: {ref} changed while it was being forgotten: the note is forgotten, your "
-            f"edit is left in the work tree, untracked (`git add {ref}` and commit it to keep "
-            "it; delete it if it should go)"
+            f"warning: {display(ref)} changed while it was being forgotten: the note is "
+            "forgotten, your edit is left in the work tree, untracked (`git add -- "
+            f"{pathspec_word(ref)}` and commit it to keep it; delete it if it should go)"
         )
 
 
