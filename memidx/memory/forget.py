@@ -16,6 +16,7 @@ from memidx.memory.forget_landed import (
     landed,
     late,
     leave_work_tree,
+    link_target,
     moves,
     reflog_top,
     removed_by,
@@ -84,8 +85,11 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
     # the person's words, not memidx's pending ones: never deleted with the note
-    kept = path.read_bytes() if path.is_file() else None  # judged, and deleted only as it is
-    if committed and _edited(GitRepo(config.root), ref, kept) and not _pending(config, ref):
+    link = link_target(path)  # a link: git tracks the link itself, which goes, never what it names
+    kept = None if link is not None or not path.is_file() else path.read_bytes()  # judged, and
+    # deleted only as it is (a link by forget itself, once HEAD lacks it: no move follows one)
+    edited = committed and _edited(GitRepo(config.root), ref, kept, link)
+    if edited and not _pending(config, ref):
         shown, word = display(ref), pathspec_word(ref)
         raise MemidxError(
             f"{shown} has changes not committed (`git diff HEAD -- {word}`), so it was not "
@@ -108,7 +112,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and not held and (moved or late(exc)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
-            leave_work_tree(config, ref, kept, notice)
+            leave_work_tree(config, ref, kept, notice, link=link)
             return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
         if kept is not None and held and (moved or late(exc)) and not path.exists():
             # the move's restore took the file, then a git put HEAD back on the note: never
@@ -126,7 +130,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
-    leave_work_tree(config, ref, kept, notice)
+    leave_work_tree(config, ref, kept, notice, link=link)
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
@@ -138,18 +142,23 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     return Forgotten("note", ref, commit=commit)
 
 
-def _edited(repo: GitRepo, ref: str, kept: bytes | None) -> bool:
+def _edited(repo: GitRepo, ref: str, kept: bytes | None, link: bytes | None) -> bool:
     """Whether the person changed the note HEAD holds (the forget's commit took the edit with
     the file, with no word of it): staged, a conflict they resolved (no markers left), or words
     not HEAD's that `git status` does not show (`git rm --cached`, an assume-unchanged or
     skip-worktree entry). Neither a deletion (the forget does it) nor autocrlf's line ends is.
-    `kept`: the file's bytes, read once: the ones the move deletes, and no others."""
+    `kept`: the file's bytes, read once: the ones the move deletes, and no others; `link`: the
+    target of the link in its place, an edit unless HEAD holds that very link."""
     said = repo.run("status", "--porcelain=v1", "-z", "--", f":(literal){ref}")
     signs = [entry[:2] for entry in said.split(b"\0") if entry[2:3] == b" "]
     if any(b"U" in xy or xy in (b"AA", b"DD") for xy in signs):  # a conflict: deleted, it goes
         return kept is not None and b"<<<<<<<" not in kept  # unless they resolved it
     if any(xy[:1] in b"MTARC" for xy in signs):  # staged
         return True
+    if link is not None:  # git's blob of a link is its target
+        entry = repo.run("ls-tree", "-z", "HEAD", "--", f":(literal){ref}").partition(b"\t")[0]
+        said = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=link).strip()
+        return entry.split() != [b"120000", b"blob", said]
     if kept is None:
         return False
     head = repo.run("rev-parse", f"HEAD:{ref}").strip()  # HEAD's bytes (a CRLF note kept so

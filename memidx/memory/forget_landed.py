@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
@@ -94,11 +95,17 @@ def landed(
 
 
 def leave_work_tree(
-    config: Config, ref: str, kept: bytes | None, notice: Callable[[str], None] | None
+    config: Config,
+    ref: str,
+    kept: bytes | None,
+    notice: Callable[[str], None] | None,
+    *,
+    link: bytes | None = None,
 ) -> None:
     """Delete the note's file once HEAD lacks it, when the move's restore did not (no POSIX
     shell; git's index held) and it is still the file forgotten; an edit since (or a file
-    made since where there was none) is the person's: kept, untracked, and said."""
+    made since where there was none) is the person's: kept, untracked, and said. A note that
+    is a link (`link`: its target) goes while it is still that link, what it names kept."""
     import contextlib
 
     from memidx.git.index_swap import remove_emptied
@@ -108,6 +115,10 @@ def leave_work_tree(
     if not os.path.lexists(path) or GitRepo(config.root).has("HEAD", ref):
         return
     with contextlib.suppress(OSError):
+        if link is not None and path.is_symlink() and link_target(path) == link:
+            path.unlink()  # the link, never followed
+            remove_emptied(config.root, path.parent)
+            return
         if kept is not None and path.is_file() and path.read_bytes() == kept:
             path.unlink()
             remove_emptied(config.root, path.parent)  # README: an emptied folder goes too
@@ -118,6 +129,14 @@ def leave_work_tree(
             "forgotten, your edit is left in the work tree, untracked (`git add -- "
             f"{pathspec_word(ref)}` and commit it to keep it; delete it if it should go)"
         )
+
+
+def link_target(path: Path) -> bytes | None:
+    """The target of the link at `path`, as git holds it (the link's bytes); None for no link."""
+    try:
+        return os.fsencode(path.readlink())
+    except OSError:  # no link there (EINVAL), or nothing at all
+        return None
 
 
 def late(exc: BaseException) -> bool:
