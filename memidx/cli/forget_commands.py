@@ -18,11 +18,19 @@ if TYPE_CHECKING:
 def forget(args: argparse.Namespace, config: Config) -> int:
     from memidx.memory.forget import forget as forget_ref
 
-    done = forget_ref(config, args.ref, say_line)
+    warnings: list[str] = []
+
+    def say(line: str) -> None:  # each warning said on stderr, in the JSON too
+        if line.startswith("warning: "):
+            warnings.append(line.removeprefix("warning: "))
+        say_line(line)
+
+    done = forget_ref(config, args.ref, say)
     if args.json:
         print(json.dumps({
             "schema": "memidx.forget/1", "kind": done.kind, "ref": done.ref,
             "commit": done.commit, "tombstone": done.tombstone, "already": done.already,
+            "kept": done.kept, "warnings": warnings,
         }))  # fmt: skip
     elif done.kind == "note":
         how = (

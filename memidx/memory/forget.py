@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from memidx.config import Config
@@ -39,6 +39,7 @@ class Forgotten:
     commit: str | None = None
     tombstone: str | None = None
     already: bool = False  # a record forgotten before: `tombstone` is the one that did it
+    kept: str | None = None  # the note's path, where a file changed meanwhile is left (said)
 
 
 def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None) -> Forgotten:
@@ -112,8 +113,9 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and not held and (moved or late(exc)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
-            leave_work_tree(config, ref, kept, notice, link=link)
-            return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
+            left = leave_work_tree(config, ref, kept, notice, link=link)
+            done = landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
+            return replace(done, kept=ref if left else None)
         if kept is not None and held and (moved or late(exc)) and not path.exists():
             # the move's restore took the file, then a git put HEAD back on the note: never
             # deleted otherwise, a file missing now is another command's doing (a checkout)
@@ -130,7 +132,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
-    leave_work_tree(config, ref, kept, notice, link=link)
+    left = leave_work_tree(config, ref, kept, notice, link=link)
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
@@ -139,7 +141,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             FOLLOW_HINT,
         )
     drop_forgotten_vectors(config, ref, text_hashes, notice)
-    return Forgotten("note", ref, commit=commit)
+    return Forgotten("note", ref, commit=commit, kept=ref if left else None)
 
 
 def _edited(repo: GitRepo, ref: str, kept: bytes | None, link: bytes | None) -> bool:

@@ -101,11 +101,12 @@ def leave_work_tree(
     notice: Callable[[str], None] | None,
     *,
     link: bytes | None = None,
-) -> None:
+) -> bool:
     """Delete the note's file once HEAD lacks it, when the move's restore did not (no POSIX
     shell; git's index held) and it is still the file forgotten; an edit since (or a file
     made since where there was none) is the person's: kept, untracked, and said. A note that
-    is a link (`link`: its target) goes while it is still that link, what it names kept."""
+    is a link (`link`: its target) goes while it is still that link, what it names kept.
+    True when a file is left at the note's path (said)."""
     import contextlib
 
     from memidx.git.index_swap import remove_emptied
@@ -113,22 +114,23 @@ def leave_work_tree(
 
     path = config.root / ref
     if not os.path.lexists(path) or GitRepo(config.root).has("HEAD", ref):
-        return
+        return False
     with contextlib.suppress(OSError):
         if link is not None and path.is_symlink() and link_target(path) == link:
             path.unlink()  # the link, never followed
             remove_emptied(config.root, path.parent)
-            return
+            return False
         if kept is not None and path.is_file() and path.read_bytes() == kept:
             path.unlink()
             remove_emptied(config.root, path.parent)  # README: an emptied folder goes too
-            return
+            return False
     if notice is not None:
         notice(
             f"warning: {display(ref)} changed while it was being forgotten: the note is "
             "forgotten, your edit is left in the work tree, untracked (`git add -- "
             f"{pathspec_word(ref)}` and commit it to keep it; delete it if it should go)"
         )
+    return True
 
 
 def link_target(path: Path) -> bytes | None:
