@@ -110,6 +110,7 @@ def leave_work_tree(
     import contextlib
 
     from memidx.git.index_swap import remove_emptied
+    from memidx.git.judged_unlink import unlink_judged
     from memidx.git.repo import GitRepo
 
     path = config.root / ref
@@ -120,10 +121,9 @@ def leave_work_tree(
             path.unlink()  # the link, never followed
             remove_emptied(config.root, path.parent)
             return False
-        if kept is not None and path.is_file() and path.read_bytes() == kept:
-            path.unlink()
+        if kept is not None and unlink_judged(path, kept) and not os.path.lexists(path):
             remove_emptied(config.root, path.parent)  # README: an emptied folder goes too
-            return False
+            return False  # (a file there now was saved after the forget's: the person's)
     if notice is not None:
         notice(
             f"warning: {display(ref)} changed while it was being forgotten: the note is "
