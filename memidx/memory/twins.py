@@ -216,11 +216,12 @@ def _follow(config: Config, move: Renamed, data: bytes) -> None:
     still the note's bytes (an edit since is the person's)."""
     import contextlib
 
+    from memidx.git.judged_unlink import unlink_judged
+
     target, source = config.root / move.ref, config.root / move.was
     with contextlib.suppress(OSError):
         if not os.path.lexists(target):
             target.parent.mkdir(parents=True, exist_ok=True)
             with target.open("xb") as out:
                 out.write(data)
-        if source.is_file() and not source.is_symlink() and source.read_bytes() == data:
-            source.unlink()
+        unlink_judged(source, data)  # compared aside: an edit saved meanwhile is kept
