@@ -160,7 +160,7 @@ def look(config: Config) -> dict[str, object]:
     from memidx.memory.json_objects import status_data
     from memidx.memory.status import gather
 
-    found = gather(config)
+    found = gather(config, wait=0.0)  # on the reading thread: never waits for a write
     if found.index_newer:
         raise NewerIndex(found.index_problem or "", found.index_remedy)
     return status_data(found)
