@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memidx.git import index_swap
-from tests.cli.test_forget_odd_names import _edit_as_head_moves
+from tests.cli.test_forget_odd_names import edit_as_head_moves
 from tests.helpers import NotesRepo, started_memory
 
 TARGET = "---\ntitle: Elsewhere\n---\nThe file the link names, outside the notes.\n"
@@ -86,7 +86,7 @@ def test_a_link_pointed_elsewhere_during_the_forget_is_left(
     other = tmp_path / "other"
     other.mkdir()
     (other / "x.md").symlink_to("../real.md")
-    _edit_as_head_moves(tmp_path, monkeypatch, tmp_path / "unused")
+    edit_as_head_moves(tmp_path, monkeypatch, tmp_path / "unused")
     shim = tmp_path / "shim" / "git"
     shim.write_text(
         shim.read_text().replace(

@@ -21,7 +21,7 @@ from tests.helpers import NotesRepo, clean_env, started_memory
 NAMES = [
     "ops/line\nbreak.md",
     "ops/tab\there.md",
-    "ops/it's \"quoted\".md",
+    'ops/it\'s "quoted".md',
     "ops/$(touch pwned) `id`.md",
     "ops/-dash.md",
     "ops/[x].md",
@@ -30,7 +30,7 @@ NAMES = [
 EDIT = "The person's line, written while the forget ran.\n"
 
 
-def _edit_as_head_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: Path) -> None:
+def edit_as_head_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: Path) -> None:
     """`git` first on PATH: it appends EDIT to `note` (once) as `git update-ref` starts."""
     real = shutil.which("git")
     assert real is not None
@@ -71,7 +71,7 @@ def test_the_edit_left_by_a_forget_is_kept_by_the_command_it_prints(
         repo.note("ops/x.md", "Other", "Another note.")
     repo.commit("deploy")
     before = (repo.root / ref).read_text()
-    _edit_as_head_moves(tmp_path, monkeypatch, repo.root / ref)
+    edit_as_head_moves(tmp_path, monkeypatch, repo.root / ref)
 
     said = repo.memidx("forget", ref)
 

@@ -8,7 +8,6 @@ never waits."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import threading
@@ -88,4 +87,4 @@ def test_the_mcp_look_never_waits_for_the_move(mid_move: NotesRepo) -> None:
     data = answers.look(load_config(mid_move.root, env={}))
     assert time.monotonic() - started < 1.5
     assert data["moving_head"] is True and data["uncommitted"] == []
-    assert os.path.exists(mid_move.root / ".git" / "index.lock")
+    assert (mid_move.root / ".git" / "index.lock").exists()

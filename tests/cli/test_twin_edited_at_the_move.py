@@ -14,7 +14,7 @@ import pytest
 
 from memidx.git import index_swap
 from tests.cli.test_forget import clones
-from tests.cli.test_forget_odd_names import EDIT, _edit_as_head_moves
+from tests.cli.test_forget_odd_names import EDIT, edit_as_head_moves
 from tests.helpers import clean_env
 
 REMEMBERED = "---\ntitle: Build cache\ncreated: 2026-01-01\n---\n\n{}\n"
@@ -37,7 +37,7 @@ def test_an_edit_made_as_share_moves_a_twin_is_said_and_kept(
     two.commit("memidx remember: Build cache")
     if not fast:
         monkeypatch.setattr(index_swap, "usable", _never)
-    _edit_as_head_moves(tmp_path, monkeypatch, two.root / NOTE)
+    edit_as_head_moves(tmp_path, monkeypatch, two.root / NOTE)
 
     said = two.memidx("share")
 
