@@ -1,8 +1,10 @@
-"""Text for people: safe to print on one line, counts with the right noun."""
+"""Text for people: safe to print on one line, a path as one shell word, counts with the right
+noun."""
 
 from __future__ import annotations
 
 import unicodedata
+from shlex import quote
 
 
 def display(text: str) -> str:
@@ -96,3 +98,25 @@ def well_formed(text: str) -> str:
     if is_utf8(text):
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def shell_quote(text: str) -> str:
+    """`text` as one shell word on one line: quoted as shlex does, or, when it holds a control
+    character or bytes that are not UTF-8, as $'...' with those escaped (bash, zsh, ksh)."""
+    if printable(text) == text:
+        return quote(text)
+    return "$'" + printable(text.replace("\\", "\\\\").replace("'", "\\'")) + "'"
+
+
+def printable(text: str) -> str:
+    """`text` with each control character, and each byte that is not UTF-8 (a path read with
+    surrogateescape), written as \\xHH: what a one-line message may hold of a path."""
+    out: list[str] = []
+    for char in text:
+        if 0xDC80 <= ord(char) <= 0xDCFF:
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif not char.isprintable() and char != " ":
+            out.extend(f"\\x{byte:02x}" for byte in char.encode())
+        else:
+            out.append(char)
+    return "".join(out)

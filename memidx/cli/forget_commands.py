@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memidx.cli.write_commands import say_line
 from memidx.config import Config
+from memidx.text import display
 
 if TYPE_CHECKING:
     from memidx.haystack.purge import Purged
@@ -17,17 +18,25 @@ if TYPE_CHECKING:
 def forget(args: argparse.Namespace, config: Config) -> int:
     from memidx.memory.forget import forget as forget_ref
 
-    done = forget_ref(config, args.ref, say_line)
+    warnings: list[str] = []
+
+    def say(line: str) -> None:  # each warning said on stderr, in the JSON too
+        if line.startswith("warning: "):
+            warnings.append(line.removeprefix("warning: "))
+        say_line(line)
+
+    done = forget_ref(config, args.ref, say)
     if args.json:
         print(json.dumps({
             "schema": "memidx.forget/1", "kind": done.kind, "ref": done.ref,
             "commit": done.commit, "tombstone": done.tombstone, "already": done.already,
+            "kept": done.kept, "warnings": warnings,
         }))  # fmt: skip
     elif done.kind == "note":
         how = (
             f"deletion committed as {done.commit[:12]}" if done.commit else "it was never committed"
         )
-        print(f"forgot {done.ref} ({how})")
+        print(f"forgot {display(done.ref)} ({how})")
     elif done.already:
         print(f"{done.ref} was forgotten already (tombstone {done.tombstone})")
     else:

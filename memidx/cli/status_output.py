@@ -226,6 +226,11 @@ UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
 
 
 def _uncommitted(status: Status) -> str:
+    if status.moving_head:  # git status would read memidx's move as the person's changes
+        return (
+            "not read: memidx is moving HEAD to a commit of its own (a remember, forget or "
+            "share), and git's index is not there yet (run memidx status again in a moment)"
+        )
     if not status.uncommitted:
         return "none"
     n = len(status.uncommitted)

@@ -32,10 +32,12 @@ from memidx.git.late import settle
 from memidx.git.late_pull import put_back_for_a_pull
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
+from memidx.git.quoted import pathspec_word
 from memidx.git.still_busy import at_a_prompt, still_busy
 from memidx.git.switched import refuse_a_switch, switched_away
 from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries, stage_bytes
 from memidx.git.underway import refuse_a_stopped_pick
+from memidx.text import display
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
 STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
@@ -91,7 +93,7 @@ def commit_paths(
                 )
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
-        what, them = ", ".join(paths), "it" if len(paths) == 1 else "them"
+        what, them = ", ".join(map(display, paths)), "it" if len(paths) == 1 else "them"
         gone = bool(removed) or not all((root / path).exists() for path in paths)  # forget
         again = "again, to come back with your next commit" if gone else "for deletion"
         done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged {again}"
@@ -255,7 +257,8 @@ def update_user_index(
             _pause(min(attempt, 4))
             continue
         why = "stayed locked" if status == HELD else f"refused it ({said or f'status {status}'})"
-        hint = f"run `git reset -q -- {' '.join(paths)}` once the other git command ends"
+        words = " ".join(pathspec_word(path) for path in paths)
+        hint = f"run `git reset -q -- {words}` once the other git command ends"
         raise GitError(f"{done}, but git's index {why}, so `git status` shows {shows}", hint)
 
 

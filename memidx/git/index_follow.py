@@ -223,13 +223,13 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
     for deletion under it (`D `, `??`), for the person's next commit. True once the index
     holds it."""
     import contextlib
-    from shlex import quote
 
     import git
 
     from memidx.errors import GitError
     from memidx.git.commit import literal
     from memidx.git.index_edit import HELD, STAGED, put_back_entry
+    from memidx.git.quoted import pathspec_word
 
     spec, root = literal([path]), Path(str(repo.working_tree_dir))
     for attempt in range(10_000):  # bounded by the deadline
@@ -259,8 +259,8 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
             f"{done}, but a git switch back to the branch that holds {path} landed as "
             f"memidx took it out of the other branch's work tree, and {why[0]}, so "
             "`git status` shows it as staged for deletion",
-            f"run `git reset -q -- {quote(path)}` {why[1]}, then "
-            f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
+            f"run `git reset -q -- {pathspec_word(path)}` {why[1]}, then "
+            f"`git checkout -- {pathspec_word(path)}` if the file is missing",  # HEAD's, never
         )  # over a file a person put there (`git checkout HEAD --` wrote over it)
     with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the
         repo.git.checkout_index("-q", "--", path)  # person's, kept (`git status`: modified)

@@ -18,6 +18,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from memidx.git.judged_unlink import unlink_judged
+
 READY = "memidx-ready-index"  # in the git folder: the index brought to the new commit
 SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
 Signature = tuple[int, int, int, int]  # git's index as stat sees it
@@ -114,8 +116,7 @@ def swap(
     then does it)."""
     try:
         for path, judged in (gone or {}).items():
-            if judged is not None and _holds(root / path, judged):
-                (root / path).unlink(missing_ok=True)
+            if judged is not None and unlink_judged(root / path, judged):
                 remove_emptied(root, (root / path).parent)
         for path, data in files.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -137,14 +138,6 @@ def remove_emptied(root: Path, folder: Path) -> None:
         except OSError:  # not empty (or not ours to remove): the folders above are not either
             return
         folder = folder.parent
-
-
-def _holds(path: Path, judged: bytes) -> bool:
-    """Whether `path` is a regular file of exactly `judged`, read right before its unlink."""
-    try:
-        return not path.is_symlink() and path.is_file() and path.read_bytes() == judged
-    except OSError:
-        return False
 
 
 def discard(git_dir: Path) -> None:

@@ -33,3 +33,12 @@ def unquoted(said: str) -> str:
         else:
             return said
     return out.decode("utf-8", "surrogateescape")
+
+
+def pathspec_word(path: str) -> str:
+    """`path` as a person pastes it into a git command after `--`: one shell word on one line
+    (memidx.text.shell_quote), with `:(literal)` when git would read a wildcard in it (`git
+    add -- notes/[x].md` adds notes/x.md too)."""
+    from memidx.text import shell_quote
+
+    return shell_quote(f":(literal){path}" if any(c in path for c in "*?[\\") else path)

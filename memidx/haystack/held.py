@@ -27,6 +27,7 @@ from memidx.git.tips import (
 )
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.segments import SEGMENT_SUFFIX
+from memidx.text import printable, shell_quote
 
 MAX_SEGMENT_BYTES = 1 << 30  # a larger blob is no segment memidx wrote: never read
 
@@ -188,28 +189,6 @@ def work_tree_command(path: str) -> str:
     work tree that lost its `.git` file is repaired first: git knows it again."""
     purge = f"memidx haystack purge --work-tree {shell_quote(path)}"
     return f"git worktree repair && {purge}" if unlinked(path) else purge
-
-
-def shell_quote(text: str) -> str:
-    """`text` as one shell word on one line: quoted as shlex does, or, when it holds a control
-    character or bytes that are not UTF-8, as $'...' with those escaped (bash, zsh, ksh)."""
-    if printable(text) == text:
-        return quote(text)
-    return "$'" + printable(text.replace("\\", "\\\\").replace("'", "\\'")) + "'"
-
-
-def printable(text: str) -> str:
-    """`text` with each control character, and each byte that is not UTF-8 (a path read with
-    surrogateescape), written as \\xHH: what a one-line message may hold of a path."""
-    out: list[str] = []
-    for char in text:
-        if 0xDC80 <= ord(char) <= 0xDCFF:
-            out.append(f"\\x{ord(char) - 0xDC00:02x}")
-        elif not char.isprintable() and char != " ":
-            out.extend(f"\\x{byte:02x}" for byte in char.encode())
-        else:
-            out.append(char)
-    return "".join(out)
 
 
 def _argument(tip: Tip) -> str:

@@ -140,14 +140,27 @@ def status(config: Config, say: Say | None = None) -> dict[str, object]:
     (a killed memidx's index lock and files aside; the pending notes HEAD holds, settled),
     said through `say`; NewerIndex, as every other tool, when a newer memidx built the index:
     this server outlived an upgrade and hands over to it."""
-    from memidx.memory.json_objects import status_data
+    settle(config, say)  # before the look: what is put right is not named
+    return look(config)
+
+
+def settle(config: Config, say: Say | None = None) -> None:
+    """What `memidx status` puts right before its look, said through `say`: writes (a lock
+    removed, a note committed), which may wait for git: the server runs it on its writing
+    thread, never on the reading one that every search waits for."""
     from memidx.memory.killed_leftovers import settle_killed
     from memidx.memory.pending_landed import settle_landed
+
+    settle_killed(config, say or _unsaid)
+    settle_landed(config, say or _unsaid)  # a note HEAD holds, once the git with it ended
+
+
+def look(config: Config) -> dict[str, object]:
+    """memidx.status/1 as the clone is now; changes nothing."""
+    from memidx.memory.json_objects import status_data
     from memidx.memory.status import gather
 
-    settle_killed(config, say or _unsaid)  # before the look: what is put right is not named
-    settle_landed(config, say or _unsaid)  # a note HEAD holds, once the git with it ended
-    found = gather(config)
+    found = gather(config, wait=0.0)  # on the reading thread: never waits for a write
     if found.index_newer:
         raise NewerIndex(found.index_problem or "", found.index_remedy)
     return status_data(found)

@@ -43,6 +43,7 @@ Json = dict[str, Any]
 # Seconds a remember waits for a person's git, counted from the call's arrival (one queued
 # behind others waits less), before it answers "written, pending": the finisher commits it.
 REMEMBER_WITHIN = 3.0
+SETTLE_WITHIN = 0.5  # seconds the status tool waits for what it puts right before its look
 
 
 def build_server(workers: Workers) -> MCPServer[Any]:
@@ -128,7 +129,7 @@ def _read_tools(server: MCPServer[Any], workers: Workers) -> None:
         """The memory's health, as `memidx status --json` (memidx.status/1): notes, index,
         drift, vectors, uncommitted notes, the last hook failure. Call it when a search
         warns or fails."""
-        return await _answer(workers.read("status", answers.status, workers.config, _say))
+        return await status_answer(workers)
 
     @server.resource(
         "memidx://note/{+path}",
@@ -144,6 +145,29 @@ def _read_tools(server: MCPServer[Any], workers: Workers) -> None:
         if found.get("schema") != "memidx.note/1":
             raise ResourceError(f"memidx: error: {path} is not a note")
         return str(found["text"])
+
+
+async def status_answer(workers: Workers) -> Json:
+    """The status tool's answer: what status puts right first runs on the writing thread (it
+    ran on the reading one, so a search waited while it waited for git: up to 2 s for a git
+    holding the clone, longer behind a commit lock), waited for SETTLE_WITHIN at most (behind
+    a remember waiting for a person's git it goes on after the answer); the look on the
+    reading thread."""
+    import asyncio
+
+    settling = asyncio.ensure_future(
+        workers.write("status: put right", answers.settle, workers.config, _say)
+    )
+    settling.add_done_callback(_logged)
+    await asyncio.wait({settling}, timeout=SETTLE_WITHIN)
+    return await _answer(workers.read("status", answers.look, workers.config))
+
+
+def _logged(done: Any) -> None:
+    """A putting right no one waits for: its failure is in the server's log (Workers logs
+    each call), never an unretrieved exception."""
+    if not done.cancelled():
+        done.exception()
 
 
 def _write_tools(server: MCPServer[Any], workers: Workers) -> None:

@@ -9,18 +9,21 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from memidx.config import Config
-from memidx.errors import IndexUnusable, MemidxError, UsageError
+from memidx.errors import MemidxError, UsageError
+from memidx.git.quoted import pathspec_word
 from memidx.index.following import following
 from memidx.memory.forget_landed import (
     landed,
     late,
     leave_work_tree,
+    link_target,
     moves,
     reflog_top,
     removed_by,
 )
 from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
+from memidx.text import display
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,6 +39,7 @@ class Forgotten:
     commit: str | None = None
     tombstone: str | None = None
     already: bool = False  # a record forgotten before: `tombstone` is the one that did it
+    kept: str | None = None  # the note's path, where a file changed meanwhile is left (said)
 
 
 def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None) -> Forgotten:
@@ -47,7 +51,9 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
     if note is not None:
         with following(config, at_the_move=True):  # from HEAD's move: a search is told
             return _forget_note(config, note, notice)
-    return _forget_record(config, ref, notice)
+    from memidx.memory.forget_record import forget_record
+
+    return forget_record(config, ref, notice)
 
 
 def _note_ref(ref: str, notes_dir: str) -> str | None:
@@ -74,17 +80,22 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file() and not _pending(config, ref):  # nothing: exit 1
         raise held_elsewhere(config, ref) or MemidxError(
-            f"no note {ref} in memory", "give a note's path as search shows it"
+            f"no note {display(ref)} in memory", "give a note's path as search shows it"
         )
     if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
     # the person's words, not memidx's pending ones: never deleted with the note
-    kept = path.read_bytes() if path.is_file() else None  # judged, and deleted only as it is
-    if committed and _edited(GitRepo(config.root), ref, kept) and not _pending(config, ref):
+    link = link_target(path)  # a link: git tracks the link itself, which goes, never what it names
+    kept = None if link is not None or not path.is_file() else path.read_bytes()  # judged, and
+    # deleted only as it is (a link by forget itself, once HEAD lacks it: no move follows one)
+    edited = committed and _edited(GitRepo(config.root), ref, kept, link)
+    if edited and not _pending(config, ref):
+        shown, word = display(ref), pathspec_word(ref)
         raise MemidxError(
-            f"{ref} has changes not committed (`git diff HEAD -- {ref}`), so it was not forgotten",
-            f"commit them or discard them (`git restore --staged --worktree -- {ref}`), then "
+            f"{shown} has changes not committed (`git diff HEAD -- {word}`), so it was not "
+            "forgotten",
+            f"commit them or discard them (`git restore --staged --worktree -- {word}`), then "
             "forget it again",
         )
     text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
@@ -93,7 +104,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     try:  # the file leaves with HEAD's move: deleted first, a pull's autostash took the
         # deletion (` D`), its reset put the file back, the commit failed, and the stash's
         # apply deleted it again, for the person's next `git commit -a` (chaos seeds 2, 4)
-        undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
+        undone = f"{display(ref)} was not forgotten"  # git's words, or memidx's, then this
         removed = {ref: kept}  # an edit since the look is the person's: its file is left
         commit = commit_paths(config, [ref], subject, branch=branch, removed=removed, undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
@@ -102,47 +113,54 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and not held and (moved or late(exc)):
             # a late git's error comes after the move: with no reflog kept, git log names it
             commit = moved.pop() if moved else removed_by(config, branch, ref)
-            leave_work_tree(config, ref, kept, notice)
-            return landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
+            left = leave_work_tree(config, ref, kept, notice, link=link)
+            done = landed(config, ref, commit, exc, notice, text_hashes=text_hashes)
+            return replace(done, kept=ref if left else None)
         if kept is not None and held and (moved or late(exc)) and not path.exists():
             # the move's restore took the file, then a git put HEAD back on the note: never
             # deleted otherwise, a file missing now is another command's doing (a checkout)
             with contextlib.suppress(OSError):
                 path.parent.mkdir(parents=True, exist_ok=True)  # git took an emptied folder
                 path.write_bytes(kept)
+        shown = display(ref)
         if late(exc):  # in HEAD again: its words were remember's ("committed again")
             raise MemidxError(
-                f"a git command of this clone that started with the forget's commit put {ref} "
-                f"back in HEAD, so {ref} was not forgotten",
+                f"a git command of this clone that started with the forget's commit put {shown} "
+                f"back in HEAD, so {shown} was not forgotten",
                 "forget it again once that git ends",
             ) from exc
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
-    leave_work_tree(config, ref, kept, notice)
+    left = leave_work_tree(config, ref, kept, notice, link=link)
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
-            f"{ref} is forgotten ({commit[:12]}), but the index did not follow and still holds "
-            f"it: {why}",
+            f"{display(ref)} is forgotten ({commit[:12]}), but the index did not follow and still "
+            f"holds it: {why}",
             FOLLOW_HINT,
         )
     drop_forgotten_vectors(config, ref, text_hashes, notice)
-    return Forgotten("note", ref, commit=commit)
+    return Forgotten("note", ref, commit=commit, kept=ref if left else None)
 
 
-def _edited(repo: GitRepo, ref: str, kept: bytes | None) -> bool:
+def _edited(repo: GitRepo, ref: str, kept: bytes | None, link: bytes | None) -> bool:
     """Whether the person changed the note HEAD holds (the forget's commit took the edit with
     the file, with no word of it): staged, a conflict they resolved (no markers left), or words
     not HEAD's that `git status` does not show (`git rm --cached`, an assume-unchanged or
     skip-worktree entry). Neither a deletion (the forget does it) nor autocrlf's line ends is.
-    `kept`: the file's bytes, read once: the ones the move deletes, and no others."""
+    `kept`: the file's bytes, read once: the ones the move deletes, and no others; `link`: the
+    target of the link in its place, an edit unless HEAD holds that very link."""
     said = repo.run("status", "--porcelain=v1", "-z", "--", f":(literal){ref}")
     signs = [entry[:2] for entry in said.split(b"\0") if entry[2:3] == b" "]
     if any(b"U" in xy or xy in (b"AA", b"DD") for xy in signs):  # a conflict: deleted, it goes
         return kept is not None and b"<<<<<<<" not in kept  # unless they resolved it
     if any(xy[:1] in b"MTARC" for xy in signs):  # staged
         return True
+    if link is not None:  # git's blob of a link is its target
+        entry = repo.run("ls-tree", "-z", "HEAD", "--", f":(literal){ref}").partition(b"\t")[0]
+        said = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=link).strip()
+        return entry.split() != [b"120000", b"blob", said]
     if kept is None:
         return False
     head = repo.run("rev-parse", f"HEAD:{ref}").strip()  # HEAD's bytes (a CRLF note kept so
@@ -163,8 +181,9 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
     from memidx.waited_lock import waited_lock
 
     if GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}"):  # git add, git mv
-        why = f"{ref} is staged in git's index (never committed), so it was not forgotten"
-        raise MemidxError(why, f"unstage it (`git restore --staged -- {ref}`), then forget again")
+        why = f"{display(ref)} is staged in git's index (never committed), so it was not forgotten"
+        hint = f"unstage it (`git restore --staged -- {pathspec_word(ref)}`), then forget again"
+        raise MemidxError(why, hint)
     if not config.state_dir.is_dir():  # no note pending, none committed by memidx (none made)
         (config.root / ref).unlink(missing_ok=True)
         return True
@@ -199,102 +218,9 @@ def _branch_now(config: Config) -> str | None:
 
 def _head_moved(ref: str) -> MemidxError:
     """A git command moved HEAD during the forget (a `git pull --rebase`, a switch)."""
+    shown = display(ref)
     return MemidxError(
-        f"HEAD moved while {ref} was being forgotten (another git command: a pull, rebase or "
-        f"switch), so {ref} was not forgotten",
+        f"HEAD moved while {shown} was being forgotten (another git command: a pull, rebase or "
+        f"switch), so {shown} was not forgotten",
         "try again once that command ends",
     )
-
-
-def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
-    from memidx.haystack.filing import file
-    from memidx.haystack.frames import new_record
-    from memidx.memory.forget_vectors import scrub_forgotten
-
-    record_id, before = _record_id(config, ref)
-    if before is not None:  # done already: a second tombstone would add nothing
-        return Forgotten("record", record_id, tombstone=before, already=True)
-    tombstone = replace(new_record("forget", f"forgets {record_id}"), forgets=record_id)
-    filed = file(config, tombstone, notice)  # indexed: the record and its vectors dropped
-    scrub_forgotten(config, f"{record_id} is forgotten", notice)
-    return Forgotten("record", record_id, tombstone=filed.id)
-
-
-def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
-    """The id of the record `ref` names, as the index knows it, and the tombstone that
-    forgot it already (None when it was not forgotten)."""
-    from memidx.haystack.left_segments import left_record
-    from memidx.haystack.lookup import show, tombstone_named, without_line
-    from memidx.index.store import RecordStore, open_store
-
-    ref = without_line(ref)
-    try:
-        store, _ = open_store(config.index_path, write=False)
-    except IndexUnusable:  # missing, not built, too old: a record filed in the log alone is
-        return _filed_in_log_alone(config, ref)  # forgotten (its filing builds the index)
-    try:
-        records = RecordStore(store.conn)
-        if "@" in ref:
-            record_id = records.id_at(ref)
-        else:
-            record_id = ref if records.record_ref(ref) is not None else None
-        forgets = None if record_id is None else records.forgets(record_id)
-        gone = _forgotten_at(config, ref) if record_id is None else None
-        before = None if gone is None else records.tombstone_of(gone)
-    finally:
-        store.conn.close()
-    if gone is not None and before is not None:
-        return gone, before
-    if record_id is None and "@" in ref:  # show's one line: malformed (2), none (1)
-        record_id = show(config, ref).record.id
-    elif record_id is None and (left := left_record(config, ref)) is not None:
-        record_id = show(config, left).record.id  # filed in the log alone, not read into it yet
-    if record_id is None:
-        raise MemidxError(
-            f"no note or record {ref!r} in memory", "give a note's path or a record's id or ref"
-        )
-    if forgets is not None:  # blanked by purge, it would no longer forget: the record is back
-        raise tombstone_named(record_id, forgets)
-    return record_id, None
-
-
-def _filed_in_log_alone(config: Config, ref: str) -> tuple[str, str | None]:
-    """The id of the record `ref` names, filed in the log alone while readers refuse the
-    index, and the tombstone on disk that forgot it already: pulled with no hooks, it is in no
-    index (show refuses such a record: it was forgotten)."""
-    from memidx.haystack.forgotten import tombstone_on_disk
-    from memidx.haystack.indexing import haystack_folder
-    from memidx.haystack.left_segments import left_record, left_refs
-    from memidx.haystack.lookup import show
-
-    if "@" in ref:
-        left = ref.rpartition("@")[0] in left_refs(config)
-        record_id = _forgotten_at(config, ref) if left else None
-    else:
-        record_id = ref if left_record(config, ref) is not None else None
-    if record_id is not None:
-        before = tombstone_on_disk(haystack_folder(config), record_id)
-        if before is not None:
-            return record_id, before
-    return show(config, ref).record.id, None  # show's one line when it is none to forget
-
-
-def _forgotten_at(config: Config, ref: str) -> str | None:
-    """The id of the record `ref` names that the index does not hold (forgotten, maybe):
-    the id itself, or the id of the record at `<segment>@<offset>` read from the segment."""
-    from memidx.haystack.frames import read_at
-
-    if "@" not in ref:
-        return ref
-    segment, _, offset = ref.rpartition("@")
-    path = config.root / segment
-    if (
-        not offset.isdigit()
-        or not path.is_file()
-        or not path.resolve().is_relative_to(config.root.resolve())
-    ):
-        return None
-    try:
-        return read_at(path, int(offset)).id
-    except (MemidxError, OSError):
-        return None

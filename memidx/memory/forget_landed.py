@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
+from memidx.git.quoted import pathspec_word
+from memidx.text import display
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,51 +73,72 @@ def landed(
     from memidx.memory.forget_vectors import drop_forgotten_vectors
     from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
+    shown, word = display(ref), pathspec_word(ref)
     if notice is not None:
         if late(exc):  # its words were remember's ("not counted as committed yet")
-            why = f"{exc.message.split('; it may', 1)[0]}, and may stage {ref} again from git's "
-            why += f"index as it read it (once that git ends, see `git status`: {ref} staged "
-            why += f"would come back with your next commit: `git rm --cached {ref}`)"
+            why = f"{exc.message.split('; it may', 1)[0]}, and may stage {shown} again from "
+            why += f"git's index as it read it (once that git ends, see `git status`: {shown} "
+            why += f"staged would come back with your next commit: `git rm --cached -- {word}`)"
         elif exc.hint.startswith("run `git reset"):  # the index did not follow: its way out
-            why = f"{exc.message.removeprefix(f'committed {ref} as {commit[:12]}, but ')} "
+            why = f"{exc.message.removeprefix(f'committed {shown} as {commit[:12]}, but ')} "
             why += f"({exc.hint})"
         else:
-            why = f"{exc.message} (once that ends, `git log -1 --oneline -- {ref}` names the "
+            why = f"{exc.message} (once that ends, `git log -1 --oneline -- {word}` names the "
             why += "commit that removed it)"
-        notice(f"warning: {ref} is forgotten ({commit[:12]}), but {why}")
+        notice(f"warning: {shown} is forgotten ({commit[:12]}), but {why}")
     why = follow_commit(config, notice)
     if why is None:
         drop_forgotten_vectors(config, ref, text_hashes, notice)
     elif notice is not None:  # the next sync drops its rows and vectors
-        notice(f"warning: the index did not follow and still holds {ref}: {why} ({FOLLOW_HINT})")
+        notice(f"warning: the index did not follow and still holds {shown}: {why} ({FOLLOW_HINT})")
     return Forgotten("note", ref, commit=commit)
 
 
 def leave_work_tree(
-    config: Config, ref: str, kept: bytes | None, notice: Callable[[str], None] | None
-) -> None:
+    config: Config,
+    ref: str,
+    kept: bytes | None,
+    notice: Callable[[str], None] | None,
+    *,
+    link: bytes | None = None,
+) -> bool:
     """Delete the note's file once HEAD lacks it, when the move's restore did not (no POSIX
     shell; git's index held) and it is still the file forgotten; an edit since (or a file
-    made since where there was none) is the person's: kept, untracked, and said."""
+    made since where there was none) is the person's: kept, untracked, and said. A note that
+    is a link (`link`: its target) goes while it is still that link, what it names kept.
+    True when a file is left at the note's path (said)."""
     import contextlib
 
     from memidx.git.index_swap import remove_emptied
+    from memidx.git.judged_unlink import unlink_judged
     from memidx.git.repo import GitRepo
 
     path = config.root / ref
     if not os.path.lexists(path) or GitRepo(config.root).has("HEAD", ref):
-        return
+        return False
     with contextlib.suppress(OSError):
-        if kept is not None and path.is_file() and path.read_bytes() == kept:
-            path.unlink()
+        if link is not None and path.is_symlink() and link_target(path) == link:
+            path.unlink()  # the link, never followed
+            remove_emptied(config.root, path.parent)
+            return False
+        if kept is not None and unlink_judged(path, kept) and not os.path.lexists(path):
             remove_emptied(config.root, path.parent)  # README: an emptied folder goes too
-            return
+            return False  # (a file there now was saved after the forget's: the person's)
     if notice is not None:
         notice(
-            f"warning: {ref} changed while it was being forgotten: the note is forgotten, your "
-            f"edit is left in the work tree, untracked (`git add {ref}` and commit it to keep "
-            "it; delete it if it should go)"
+            f"warning: {display(ref)} changed while it was being forgotten: the note is "
+            "forgotten, your edit is left in the work tree, untracked (`git add -- "
+            f"{pathspec_word(ref)}` and commit it to keep it; delete it if it should go)"
         )
+    return True
+
+
+def link_target(path: Path) -> bytes | None:
+    """The target of the link at `path`, as git holds it (the link's bytes); None for no link."""
+    try:
+        return os.fsencode(path.readlink())
+    except OSError:  # no link there (EINVAL), or nothing at all
+        return None
 
 
 def late(exc: BaseException) -> bool:

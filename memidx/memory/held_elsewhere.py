@@ -6,6 +6,7 @@ from __future__ import annotations
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
+from memidx.text import display, shell_quote
 
 
 def held_elsewhere(config: Config, ref: str) -> MemidxError | None:
@@ -38,9 +39,10 @@ def held_elsewhere(config: Config, ref: str) -> MemidxError | None:
         return None
     why = " (the file here is a copy left in the work tree)" if mine else ""
     return MemidxError(
-        f"{ref} is not in HEAD's commit, but {', '.join(held)} holds it{why}, so it was not "
-        "forgotten",
-        f"forget it there: git switch {held[0]}, then memidx forget {ref}",
+        f"{display(ref)} is not in HEAD's commit, but {', '.join(held)} holds it{why}, so it was "
+        "not forgotten",
+        f"forget it there: git switch {shell_quote(held[0])}, then memidx forget "
+        f"{shell_quote(ref)}",
     )
 
 

@@ -73,6 +73,7 @@ def status_data(status: Status) -> dict[str, object]:
         "drift": None if drift is None else drift.to_json(),
         "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in status.skipped],
         "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
+        "moving_head": status.moving_head,
         "pending_notes": [note.to_json() for note in status.pending_notes],
         "moved_aside": status.moved_aside,
         "kinds": status.kinds,

@@ -28,6 +28,8 @@ from memidx.memory.pending_status import PendingShown, pending_shown
 from memidx.notes.note import is_note_path
 from memidx.remedies import run_hint
 
+MOVE_WAIT = 2.0  # seconds status waits for memidx's move of HEAD (it holds the lock ms)
+
 
 @dataclass(slots=True)
 class Status:
@@ -47,6 +49,7 @@ class Status:
     drift: Drift | None = None
     skipped: list[Skip] = field(default_factory=list[Skip])
     uncommitted: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+    moving_head: bool = False  # memidx's move of HEAD under way: git's index not at HEAD yet
     pending_notes: list[PendingShown] = field(default_factory=list[PendingShown])  # remember's
     moved_aside: list[str] = field(default_factory=list[str])  # pending_elsewhere.left_aside
     hook_failure: HookFailure | None = None
@@ -102,8 +105,9 @@ def no_memory_trace(config: Config) -> Path | None:
         return None
 
 
-def gather(config: Config) -> Status:
-    """Look at the notes source, the index and the hook trace; change nothing."""
+def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
+    """Look at the notes source, the index and the hook trace; change nothing. `wait`: how
+    long the look at uncommitted notes waits for a move of HEAD memidx is making (0: none)."""
     source = note_source(config)
     files = source.files()
     path = config.index_path
@@ -120,7 +124,7 @@ def gather(config: Config) -> Status:
     status.mcp_server = shared_server(config)
     status.embed_cut_off = cut_off(config.state_dir)
     status.embed_cut_off_runs = cut_off_runs(config.state_dir)
-    changed = GitRepo(config.root).uncommitted(config.notes_dir) if config.in_git else []
+    status.moving_head, changed = _changed(config, wait)
     status.uncommitted = [
         (code, ref) for code, ref in changed if is_note_path(ref, config.notes_dir)
     ]
@@ -159,6 +163,36 @@ def gather(config: Config) -> Status:
         store.conn.close()
     status.embed_failure = last_failure(config.embed_error_path)
     return status
+
+
+def _changed(config: Config, wait: float) -> tuple[bool, list[tuple[str, str]]]:
+    """Whether memidx is moving HEAD (moving_head), and git's changes, none while it is."""
+    if not config.in_git:
+        return False, []
+    if moving_head(config.root, wait):  # HEAD's move, not the person's changes
+        return True, []
+    return False, GitRepo(config.root).uncommitted(config.notes_dir)
+
+
+def moving_head(root: Path, wait: float) -> bool:
+    """Whether memidx holds git's index lock for a move of HEAD (a remember, forget, share
+    or haystack commit) after `wait` seconds: between HEAD's move and git's index taking it,
+    `git status` read the move as the person's change (a remembered note `D `, staged for
+    deletion, "`git commit -a` would forget it"; a forgotten one `A `)."""
+    import time
+
+    from memidx.git.move_script import held_by_memidx
+    from memidx.git.underway import git_dir
+
+    folder = git_dir(root)
+    if folder is None:
+        return False
+    until = time.monotonic() + wait
+    while held_by_memidx(folder / "index.lock"):
+        if time.monotonic() >= until:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def _left_lock(config: Config) -> LeftLock | None:

@@ -73,11 +73,27 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
             after_commit(config, say)
     for move in moves:
         if say is not None:
-            say(
-                f"{move.was}: the remote has a remembered note of this name too; this "
-                f"clone's is now {move.ref}"
-            )
+            say(_said(config, move))
     return tuple(moves)
+
+
+def _said(config: Config, move: Renamed) -> str:
+    """share's line of a move; a file left at the old name once HEAD lacks it is an edit the
+    person made while share moved the note (the move deletes only the bytes it judged): kept,
+    untracked, where the remote's note comes. It was said as a move like any other, and the
+    merge then refused that untracked file with no word of what it held."""
+    from memidx.text import display, shell_quote
+
+    was, ref = display(move.was), display(move.ref)
+    said = f"{was}: the remote has a remembered note of this name too; this clone's is now {ref}"
+    if not os.path.lexists(config.root / move.was) or GitRepo(config.root).has("HEAD", move.was):
+        return said
+    keep = f"mv -- {shell_quote(move.was)} {shell_quote(move.ref)}"
+    return (
+        f"warning: {said} as committed, and the edit made to it while share moved it is left "
+        f"at {was}, untracked, in the way of the remote's note (to keep it as this clone's "
+        f"note: {keep}; then memidx share again)"
+    )
 
 
 def _sides(repo: GitRepo, branch: str) -> tuple[str, str] | None:
@@ -214,11 +230,12 @@ def _follow(config: Config, move: Renamed, data: bytes) -> None:
     still the note's bytes (an edit since is the person's)."""
     import contextlib
 
+    from memidx.git.judged_unlink import unlink_judged
+
     target, source = config.root / move.ref, config.root / move.was
     with contextlib.suppress(OSError):
         if not os.path.lexists(target):
             target.parent.mkdir(parents=True, exist_ok=True)
             with target.open("xb") as out:
                 out.write(data)
-        if source.is_file() and not source.is_symlink() and source.read_bytes() == data:
-            source.unlink()
+        unlink_judged(source, data)  # compared aside: an edit saved meanwhile is kept

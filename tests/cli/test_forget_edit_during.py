@@ -123,3 +123,24 @@ def test_a_note_the_move_s_shell_leaves_to_forget_goes_with_its_emptied_folder(
     assert not (repo.root / ref).exists() and "changed while" not in said.err
     assert not (repo.root / "notes" / "ops").exists()
     assert repo.git("status", "--porcelain") == ""
+
+
+def test_the_json_of_a_forget_names_the_edit_it_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`forget --json` said the note was forgotten and nothing of the file it left: `kept`
+    names it, `warnings` holds the line said on stderr; both empty for a forget that kept
+    nothing."""
+    repo, _ = _memory(tmp_path)
+    plain = repo.note("ops/other.md", "Other", "Another note, forgotten as it is.")
+    repo.commit("other")
+    _shim(tmp_path, monkeypatch, repo.root / REF)
+
+    said = repo.memidx("forget", "--json", REF)
+    other = repo.memidx("forget", "--json", plain)
+
+    assert said.code == 0 and other.code == 0, (said, other)
+    assert said.json()["kept"] == REF and said.json()["commit"]
+    warnings = said.json()["warnings"]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{REF} changed while it was being")
+    assert other.json()["kept"] is None and other.json()["warnings"] == []

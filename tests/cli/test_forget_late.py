@@ -49,7 +49,7 @@ def test_a_forget_with_a_git_still_under_way_says_it_is_forgotten(
     assert run.code == 0, run.err  # forgotten, said with what that git may still do
     assert f"warning: {kept} is forgotten (" in run.err, run.err
     assert f"still under way, and may stage {kept} again" in run.err, run.err
-    assert f"git rm --cached {kept}" in run.err, run.err
+    assert f"git rm --cached -- {kept}" in run.err, run.err
     assert "not forgotten" not in run.err and "try again" not in run.err, run.err
     assert repo.git("log", "-1", "--format=%s") == f"memidx forget: {kept}\n"
     assert not (repo.root / kept).exists()

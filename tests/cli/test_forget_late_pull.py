@@ -66,7 +66,7 @@ def test_a_pull_at_the_forgets_move(
     assert ref not in one.git("ls-tree", "-r", "--name-only", "HEAD").split(), run.err
     if outlasts:  # the pull's index, as it read it, holds the note: said, with the way out
         assert f"warning: {ref} is forgotten (" in run.err, run.err
-        assert f"git rm --cached {ref}" in run.err, run.err
+        assert f"git rm --cached -- {ref}" in run.err, run.err
         assert one.git("status", "--porcelain", "--", ref) == f"AD {ref}\n"
         one.git("rm", "-q", "--cached", ref)  # as the warning says
     else:  # it ended in the wait: the index follows the forget again
