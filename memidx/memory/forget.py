@@ -10,7 +10,6 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import IndexUnusable, MemidxError, UsageError
-from memidx.index.following import following
 from memidx.memory.forget_landed import (
     landed,
     late,
@@ -19,6 +18,7 @@ from memidx.memory.forget_landed import (
     reflog_top,
     removed_by,
 )
+from memidx.memory.forget_wait import HeadMoved, when_home
 from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
 
@@ -45,8 +45,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
         raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
-        with following(config, at_the_move=True):  # from HEAD's move: a search is told
-            return _forget_note(config, note, notice)
+        return when_home(config, lambda: _forget_note(config, note, notice))  # a switch and back
     return _forget_record(config, ref, notice)
 
 
@@ -197,9 +196,9 @@ def _branch_now(config: Config) -> str | None:
     return None if folder is None else head_names(folder)
 
 
-def _head_moved(ref: str) -> MemidxError:
+def _head_moved(ref: str) -> HeadMoved:
     """A git command moved HEAD during the forget (a `git pull --rebase`, a switch)."""
-    return MemidxError(
+    return HeadMoved(
         f"HEAD moved while {ref} was being forgotten (another git command: a pull, rebase or "
         f"switch), so {ref} was not forgotten",
         "try again once that command ends",
