@@ -45,7 +45,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
         raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
-        return when_home(config, lambda: _forget_note(config, note, notice))  # a switch and back
+        return when_home(config, note, lambda: _forget_note(config, note, notice))  # switched
     return _forget_record(config, ref, notice)
 
 
