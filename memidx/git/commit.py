@@ -157,7 +157,7 @@ def publish(
     commit = build(head)
     for attempt in range(10_000):  # bounded by the deadline; the count only bounds the loop
         if commit == head:  # nothing to move, if HEAD is on the branch the paths are for
-            refuse_a_switch(git_dir, branch, undone)  # else they are not committed there
+            refuse_a_switch(git_dir, branch, undone, at=head)  # else not committed there
             return commit
         try:
             about_to_move()  # a `following` lock taken now, not through the waits before

@@ -23,6 +23,7 @@ TRIES = 5  # copies made in one call while other gits keep writing the index
 COPIED = "memidx-copied-index"  # in the git folder, `-<pid>` after it
 _PREFIXES = ("memidx-copied", "memidx-edit")  # this module's, memidx.git.index_edit's
 _CHANGED = -1  # git's index changed since it was copied: copied again
+SWAP = "copy"  # the word after the pid in the index.lock _swapped takes
 HELD_SAID = "fatal: Unable to create '{}': File exists (another git command holds git's index)"
 
 
@@ -76,18 +77,61 @@ def remove_dead_copies(git_dir: Path) -> None:
     """Remove the copies of git's index (and their holds) a memidx killed with `kill -9` left
     in the git folder (`memidx-*-index-<pid>[.seen|.lock]`, that pid gone). Asked of the
     system, not of /proc: where there is none (macOS) each was left for good, a copy of the
-    whole index and a hard link keeping an old one alive."""
-    from memidx.portable import process_alive
+    whole index and a hard link keeping an old one alive. A pid given again to a process
+    started since the file was made does not keep it (memidx.process_start)."""
+    from memidx.process_start import made_at, owner_gone
 
     try:
         names = [entry.name for entry in os.scandir(git_dir) if entry.name.startswith("memidx-")]
         for name in names:
             prefix, _, rest = name.partition("-index-")
             pid = rest.split(".", 1)[0]
-            if prefix in _PREFIXES and pid.isdigit() and not process_alive(int(pid)):
+            if prefix not in _PREFIXES or not pid.isdigit():
+                continue
+            try:
+                gone = owner_gone(int(pid), made_at(git_dir / name))
+            except FileNotFoundError:  # removed meanwhile (its memidx ended)
+                continue
+            if gone:
                 (git_dir / name).unlink(missing_ok=True)
     except OSError:
         return
+
+
+def killed_swap_let_go(root: Path, git_dir: Path) -> int | None:
+    """Remove git's index.lock when a memidx killed in _swapped left it (`memidx <pid> copy`:
+    the stop signals are held there, but not `kill -9` nor a power cut), with the copies it
+    made: that memidx gone (no such pid, or one started after the lock was made), no process
+    holding the lock and no git running in the clone (memidx.git.lock_holders.left_behind:
+    Linux; elsewhere it stays, and `memidx status` names it with its `rm`). git's index is
+    whole either way, the copy renamed over it or not yet. The pid when removed, else None."""
+    from memidx.git.lock_holders import left_behind
+    from memidx.process_start import made_at, owner_gone
+
+    lock = git_dir / "index.lock"
+    pid = copy_owner(lock)
+    try:
+        if pid is None or not owner_gone(pid, made_at(lock)) or not left_behind(lock, root):
+            return None
+        if copy_owner(lock) != pid:  # let go and taken since: another's
+            return None
+        lock.unlink()
+    except OSError:  # gone meanwhile, or a folder it may not change: status names it
+        return None
+    remove_dead_copies(git_dir)
+    return pid
+
+
+def copy_owner(lock: Path) -> int | None:
+    """The pid of the memidx an index.lock names as _swapped wrote it, else None."""
+    try:
+        with lock.open("rb") as file:
+            said = file.read(64).split()
+    except OSError:
+        return None
+    if len(said) != 3 or said[0] != b"memidx" or said[2] != SWAP.encode():
+        return None
+    return int(said[1]) if said[1].isdigit() else None
 
 
 def _copied(git_dir: Path, copy: Path, seen: Path) -> bool:
@@ -131,7 +175,7 @@ def _swapped(git_dir: Path, copy: Path, seen: Path) -> int:
     from memidx.git.move_script import index_token, let_go, take_index_lock
     from memidx.portable_signals import stop_signals_held
 
-    token = index_token(os.getpid(), "copy")
+    token = index_token(os.getpid(), SWAP)
     with stop_signals_held():
         if not take_index_lock(git_dir, token):
             return HELD

@@ -24,11 +24,15 @@ def settle_killed_edit(root: Path, notes: Path, *, asides: bool = True) -> list[
     """Put right what a memidx killed while it changed git's index left in the clone at `root`:
     what was done, one line each. `asides`: look under `notes` for files moved aside even when
     no lock was left (a walk of the notes folder: `remember` does it only after a lock)."""
+    from memidx.git.index_copy import killed_swap_let_go
+
     folder = _git_folder(root)
+    swapped = None if folder is None else killed_swap_let_go(root, folder)
+    copy = [] if swapped is None or folder is None else [_swap_line(folder, swapped)]
     token = None if folder is None else _lock_let_go(root, folder)
     found = _asides_back(root, notes, token) if token is not None or asides else []
     if token is None or folder is None:
-        return [line for _, line in found]
+        return [*copy, *(line for _, line in found)]
     lock = _lock_line(folder, token[0])  # one line with what the same killed shell left aside
     said = [lock, *(line for pid, line in found if pid == token[0])]
     return ["; ".join(said), *(line for pid, line in found if pid != token[0])]
@@ -76,6 +80,14 @@ def _lock_line(folder: Path, pid: int) -> str:
     )
 
 
+def _swap_line(folder: Path, pid: int) -> str:
+    return (
+        f"removed {folder / 'index.lock'}, which a memidx killed as it renamed its copy of "
+        f"git's index over it left (no process holds it; that memidx, pid {pid}, is gone; "
+        "git's index is whole, the copy or as it was)"
+    )
+
+
 def _token(lock: Path) -> tuple[int, str] | None:
     """The pid and object an index.lock memidx took names (`memidx <pid> <object>`), else None."""
     try:
@@ -112,7 +124,7 @@ def _asides_back(root: Path, notes: Path, token: tuple[int, str] | None) -> list
     lines: list[tuple[int, str]] = []
     for aside in sorted(notes.rglob(f".*.md{ASIDE}*")):
         pid, path = _owner(aside)
-        if pid is None or not _gone(pid):
+        if pid is None or not _gone(pid, aside):
             continue
         line = _aside_back(root, aside, path)
         if line is not None and token is not None and token[0] == pid and not aside.exists():
@@ -168,17 +180,18 @@ def _taken_out(root: Path, path: Path, blob: str) -> str | None:
     )
 
 
-def _gone(pid: int) -> bool:
-    """Whether no process has `pid` now (POSIX); never said on Windows, where os.kill ends it."""
-    if os.name == "nt" or pid <= 1:
+def _gone(pid: int, aside: Path) -> bool:
+    """Whether the memidx that moved `aside` there, `pid`, is gone: no process has that pid, or
+    the one that has it started after the move (the pid given again: memidx.process_start);
+    never said on Windows."""
+    from memidx.process_start import made_at, owner_gone
+
+    if os.name == "nt":
         return False
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
+        return owner_gone(pid, made_at(aside))
     except OSError:
         return False
-    return False
 
 
 def _shown(root: Path, path: Path) -> str:

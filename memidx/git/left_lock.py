@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from shlex import quote
 
+from memidx.git.index_copy import SWAP
 from memidx.git.repo import GitRepo
 
 EMPTY = "empty"  # nothing in it: a git killed as it took it (or one made by hand)
 GIT = "git"  # a killed git's new index, half written or not yet renamed
+COMMITTED = "git-commit"  # a git killed once its commit moved HEAD: the lock holds its index
 MOVE = "memidx-move"  # memidx killed as it moved HEAD (memidx.git.move_script's token)
 EDIT = "memidx-edit"  # memidx killed as it changed an entry (memidx.git.index_edit's token)
 REF = "ref"  # HEAD's lock or its branch's
@@ -66,7 +68,7 @@ def left_lock(root: Path) -> LeftLock | None:
 
 def described(root: Path, lock: Path) -> LeftLock:
     """`lock`, known to be left behind, in words: its kind and the command that clears it."""
-    rm = f"rm {quote(str(lock))}"
+    rm, index = f"rm {quote(str(lock))}", lock.with_name("index")
     try:
         data = lock.read_bytes()[:4096]
     except OSError:
@@ -79,7 +81,62 @@ def described(root: Path, lock: Path) -> LeftLock:
     token = data.split()
     if len(token) == 3 and token[0] == b"memidx" and token[1].isdigit():
         return _memidx(root, lock, token[2].decode("ascii", "replace"), rm)
+    if _committed(root, lock):
+        said = (
+            f"{killed} once its commit moved HEAD: it holds the index of that commit, and git's "
+            "index was not brought to it (removed, your next commit undoes it)"
+        )
+        return LeftLock(lock, COMMITTED, said, f"mv {quote(str(lock))} {quote(str(index))}")
     return LeftLock(lock, GIT, f"{killed} as it wrote git's index", rm)
+
+
+def _committed(root: Path, lock: Path) -> bool:
+    """Whether `lock` is the index a `git commit -a` or `git commit <paths>` made and was
+    killed before renaming, after HEAD moved (a reference-transaction or a slow disk there,
+    power lost): git reads it whole, and wherever it differs from git's index it holds what
+    HEAD holds. Then it holds all git's index holds but what the commit changed (git built it
+    from that index, under that lock), and `rm` alone left the index before the commit: the
+    next commit undid it. Killed before HEAD moved (in a hook, the editor), `rm` loses
+    nothing: git's index is as the person staged it, the commit's files in the work tree."""
+    from memidx.errors import GitError
+
+    if not _whole(root, lock):
+        return False
+    try:
+        at_lock = _off_head(root, lock)
+        at_index = _off_head(root, lock.with_name("index"))
+    except GitError:  # half written (git refuses it), or no HEAD yet
+        return False
+    paths = at_lock.keys() | at_index.keys()
+    differ = {path for path in paths if at_lock.get(path) != at_index.get(path)}
+    return bool(differ) and not differ & at_lock.keys()
+
+
+def _whole(root: Path, lock: Path) -> bool:
+    """Whether the index file `lock` ends with the checksum of all before it (git reads an index
+    cut short without a word: it checks the sum only in fsck), or with none (index.skipHash)."""
+    import hashlib
+
+    said = GitRepo(root).run("rev-parse", "--show-object-format", check=False).strip()
+    algorithm = said.decode("ascii", "replace") or "sha1"
+    if algorithm not in ("sha1", "sha256"):
+        return False
+    size = hashlib.new(algorithm).digest_size
+    try:
+        data = lock.read_bytes()
+    except OSError:
+        return False
+    if len(data) <= 12 + size or not data.startswith(b"DIRC"):
+        return False
+    summed = data[-size:]
+    return summed == bytes(size) or hashlib.new(algorithm, data[:-size]).digest() == summed
+
+
+def _off_head(root: Path, index: Path) -> dict[bytes, bytes]:
+    """The entries of the index file `index` that differ from HEAD's, by path."""
+    repo = GitRepo(root, index_file=str(index.resolve()))
+    said = repo.run("diff-index", "--cached", "--no-renames", "-z", "HEAD").split(b"\0")
+    return dict(zip(said[1::2], said[0::2], strict=False))
 
 
 def _memidx(root: Path, lock: Path, name: str, rm: str) -> LeftLock:
@@ -87,6 +144,9 @@ def _memidx(root: Path, lock: Path, name: str, rm: str) -> LeftLock:
     yet) or a move of HEAD (a commit named), which HEAD is at when the move was made."""
     repo = GitRepo(root)
     kind = repo.run("cat-file", "-t", name, check=False).strip()
+    if name == SWAP:  # memidx.git.index_copy's rename of its copy over git's index
+        said = f"{lock} was left behind by a memidx killed as it renamed its copy over git's index"
+        return LeftLock(lock, EDIT, f"{said}, which is whole (the copy or as it was)", rm)
     if kind != b"commit":
         said = f"{lock} was left behind by a memidx killed as it changed git's index, unchanged"
         return LeftLock(lock, EDIT, said, rm)

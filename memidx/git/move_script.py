@@ -103,14 +103,19 @@ def index_token(pid: int, new: str) -> str:
 
 
 def held_by_memidx(lock: Path) -> bool:
-    """Whether `lock` is one memidx took and the shell that lets it go still runs (Linux)."""
+    """Whether `lock` is one memidx took and the process that lets it go (the shell, or memidx
+    itself for a copy's rename) still runs: its pid, started before the lock was made (a pid
+    given again since made a killed memidx's lock look held for good; Linux tells)."""
+    from memidx.process_start import made_at, owner_gone
+
     try:
         with lock.open("rb") as file:
             said = file.read(128).split()
+        made = made_at(lock)
     except OSError:
         return False
     pid = said[1].decode(errors="replace") if len(said) == 3 and said[0] == b"memidx" else ""
-    return pid.isdigit() and Path(f"/proc/{pid}").is_dir()
+    return pid.isdigit() and not owner_gone(int(pid), made)
 
 
 def take_index_lock(git_dir: Path, token: str) -> bool:

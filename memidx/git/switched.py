@@ -30,12 +30,31 @@ def switched_away(git_dir: Path, meant: str | None, undone: str) -> SwitchedAway
     )
 
 
-def refuse_a_switch(git_dir: Path, meant: str | None, undone: str) -> None:
-    """switched_away's GitBusy when HEAD names another branch than `meant` (when given)."""
+def refuse_a_switch(
+    git_dir: Path, meant: str | None, undone: str, *, at: str | None = None
+) -> None:
+    """switched_away's GitBusy when HEAD names another branch than `meant` (when given), or
+    `meant`'s tip is not `at` (when given: the commit memidx built on, read as HEAD). A switch
+    and back between the look at HEAD and this one had memidx build on the other branch's tip,
+    change nothing there, and say the note was forgotten "as <that tip>", nothing committed."""
     from memidx.git.publish import DETACHED, head_names
 
-    if meant is not None and (head_names(git_dir) or DETACHED) != meant:
+    if meant is None:
+        return
+    if (head_names(git_dir) or DETACHED) != meant:
         raise switched_away(git_dir, meant, undone)
+    if at is not None and meant != DETACHED and _tip(git_dir, meant) != at:
+        raise switched_away(git_dir, meant, undone)
+
+
+def _tip(git_dir: Path, branch: str) -> str:
+    import subprocess
+
+    from memidx.git.repo import git_env
+
+    argv = ["git", f"--git-dir={git_dir}", "rev-parse", "-q", "--verify", f"{branch}^{{commit}}"]
+    done = subprocess.run(argv, env=git_env(), capture_output=True, check=False)
+    return done.stdout.decode("ascii", "replace").strip()
 
 
 def _short(ref: str | None) -> str | None:

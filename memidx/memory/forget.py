@@ -11,7 +11,6 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.git.quoted import pathspec_word
-from memidx.index.following import following
 from memidx.memory.forget_landed import (
     landed,
     late,
@@ -21,6 +20,7 @@ from memidx.memory.forget_landed import (
     reflog_top,
     removed_by,
 )
+from memidx.memory.forget_wait import HeadMoved, when_home
 from memidx.memory.held_elsewhere import held_elsewhere
 from memidx.notes.note import is_note_path
 from memidx.text import display
@@ -49,8 +49,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
         raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
-        with following(config, at_the_move=True):  # from HEAD's move: a search is told
-            return _forget_note(config, note, notice)
+        return when_home(config, note, lambda: _forget_note(config, note, notice))  # switched
     from memidx.memory.forget_record import forget_record
 
     return forget_record(config, ref, notice)
@@ -216,10 +215,10 @@ def _branch_now(config: Config) -> str | None:
     return None if folder is None else head_names(folder)
 
 
-def _head_moved(ref: str) -> MemidxError:
+def _head_moved(ref: str) -> HeadMoved:
     """A git command moved HEAD during the forget (a `git pull --rebase`, a switch)."""
     shown = display(ref)
-    return MemidxError(
+    return HeadMoved(
         f"HEAD moved while {shown} was being forgotten (another git command: a pull, rebase or "
         f"switch), so {shown} was not forgotten",
         "try again once that command ends",

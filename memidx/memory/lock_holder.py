@@ -5,6 +5,7 @@ stopped with Ctrl-Z)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 FINISHER = "memidx.memory.pending_finisher"  # the finisher's module, run with `-m`
@@ -17,12 +18,42 @@ def flock_holder(lock: Path) -> int | None:
         held = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
     except OSError:
         return None
-    where = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+    return holder_in(held, found.st_dev, found.st_ino, lambda pid: _opened(pid, found))
+
+
+def holder_in(held: str, dev: int, ino: int, opened: Callable[[int], bool]) -> int | None:
+    """The pid /proc/locks' text `held` names for the flock on file `ino` of device `dev`
+    (stat's): its line names the device as `major:minor` of the file system's own (the
+    kernel's i_sb->s_dev), which is stat's on ext4, xfs, tmpfs and overlayfs but not on a btrfs
+    subvolume (stat gives each its own device): a line of the same inode on another device
+    counts when `opened(pid)` says that process has this very file open."""
+    where = f"{os.major(dev):02x}:{os.minor(dev):02x}:{ino}"
+    others: list[int] = []
     for fields in (line.split() for line in held.splitlines()):
         # `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`; a waiter's line has `->`
-        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == where:
-            return int(fields[4]) if fields[4].isdigit() else None
-    return None
+        if len(fields) <= 5 or fields[1] != "FLOCK" or not fields[4].isdigit():
+            continue
+        if fields[5] == where:
+            return int(fields[4])
+        if fields[5].rpartition(":")[2] == str(ino):
+            others.append(int(fields[4]))
+    return next((pid for pid in others if opened(pid)), None)
+
+
+def _opened(pid: int, found: os.stat_result) -> bool:
+    """Whether process `pid` has the file `found` (stat's) open, by /proc's fd links."""
+    try:
+        fds = list(os.scandir(f"/proc/{pid}/fd"))
+    except OSError:  # gone, or another user's
+        return False
+    for fd in fds:
+        try:
+            seen = fd.stat()  # the file the link names
+        except OSError:
+            continue
+        if (seen.st_dev, seen.st_ino) == (found.st_dev, found.st_ino):
+            return True
+    return False
 
 
 def stopped_holder(lock: Path) -> int | None:

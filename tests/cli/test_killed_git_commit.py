@@ -1,0 +1,93 @@
+"""A `git commit -a` (or `git commit <paths>`) writes the index it commits in `.git/index.lock`
+and renames it over git's index only once HEAD moved. Killed in between (SIGKILL from its
+reference-transaction hook here; a power cut), it leaves the lock holding that index: `memidx
+status` called it a killed git's "as it wrote git's index" and said `rm`, which left git's index
+before the commit, and the person's next commit undid it. Now status says to rename the lock
+over the index; killed before HEAD moved (a pre-commit hook, the editor) `rm` stays right:
+git's index is as the person staged it, the commit's files in the work tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_take_out_killed import _until_left_behind  # pyright: ignore[reportPrivateUsage]
+from tests.helpers import NotesRepo, started_memory
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/fd").is_dir(), reason="a lock no process holds is seen in /proc"
+)
+# kills the git that runs it: at the reference-transaction's `committed` (HEAD moved), or at
+# once (pre-commit: before the commit is made)
+KILLER = """#!/bin/sh
+[ "$0" != "${0%%reference-transaction}" ] && [ "$1" != committed ] && exit 0
+kill -9 $PPID
+"""
+
+
+def _killed_commit(repo: NotesRepo, hook: str, *how: str) -> Path:
+    """notes/a.md staged edited, notes/b.md edited unstaged; a `git commit <how>` killed by
+    `hook`: the lock it left."""
+    repo.write("notes/a.md", "# A\n\nThe first words of a note.\n")
+    repo.write("notes/b.md", "# B\n\nThe first words of another.\n")
+    repo.commit("two notes")
+    repo.write("notes/a.md", "# A\n\nThe first words of a note, staged.\n")
+    repo.git("add", "notes/a.md")
+    repo.write("notes/b.md", "# B\n\nThe words committed by the killed git.\n")
+    hooks = repo.root / ".git" / "hooks"
+    (hooks / hook).write_text(KILLER)
+    (hooks / hook).chmod(0o755)
+    repo.git("commit", "-q", "-m", "killed", *how, check=False)
+    (hooks / hook).unlink()
+    lock = repo.root / ".git" / "index.lock"
+    assert lock.exists()
+    _until_left_behind(lock, repo.root)
+    return lock
+
+
+@pytest.mark.parametrize("how", [("-a",), ("--", "notes/b.md")])
+def test_a_git_killed_once_its_commit_moved_head_is_told_to_rename_its_lock(
+    tmp_path: Path, how: tuple[str, ...]
+) -> None:
+    repo = started_memory(tmp_path)
+    lock = _killed_commit(repo, "reference-transaction", *how)
+    assert repo.git("log", "-1", "--format=%s").strip() == "killed"  # HEAD moved
+
+    data = repo.memidx("status", "--json").json()
+
+    index = lock.with_name("index")
+    assert data["git_lock"]["kind"] == "git-commit", data["git_lock"]
+    assert data["git_lock"]["clear"] == f"mv {lock} {index}"
+    assert "once its commit moved HEAD" in data["git_lock"]["said"]
+    status = repo.memidx("status")
+    assert f"then run mv {lock} {index}" in status.out, status.out
+    lock.rename(index)  # as told: nothing the commit made is undone, nothing staged lost
+    changed = repo.git("status", "--porcelain", "--", "notes").splitlines()
+    assert changed == (["M  notes/a.md"] if how != ("-a",) else []), changed
+
+
+@pytest.mark.parametrize("how", [("-a",), ("--", "notes/b.md")])
+def test_a_git_killed_before_its_commit_is_told_to_remove_its_lock(
+    tmp_path: Path, how: tuple[str, ...]
+) -> None:
+    repo = started_memory(tmp_path)
+    lock = _killed_commit(repo, "pre-commit", *how)
+    assert repo.git("log", "-1", "--format=%s").strip() == "two notes"  # HEAD unmoved
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_lock"]["kind"] == "git" and data["git_lock"]["clear"] == f"rm {lock}"
+    lock.unlink()  # as told: what the person staged stays staged, the edit in the work tree
+    changed = repo.git("status", "--porcelain", "--", "notes").splitlines()
+    assert changed == ["M  notes/a.md", " M notes/b.md"], changed
+
+
+def test_a_lock_cut_short_is_never_renamed_over_the_index(tmp_path: Path) -> None:
+    repo = started_memory(tmp_path)
+    lock = _killed_commit(repo, "reference-transaction", "-a")
+    lock.write_bytes(lock.read_bytes()[:-30])  # git reads it all the same: it checks no sum
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_lock"]["kind"] == "git" and data["git_lock"]["clear"] == f"rm {lock}"
