@@ -106,6 +106,11 @@ class IndexLockLeft(GitError):
     then, never dropped)."""
 
 
+class ChangedSince(GitError):
+    """A path memidx looked at is no longer as it read it at the HEAD it would commit on (a
+    person's commit meanwhile): its commit is not made on that HEAD."""
+
+
 class GitBusy(GitError):
     """Another git command of the clone held the index or was committing for all of memidx's
     wait (a person's `git commit` in its editor or hooks): waiting longer would do."""

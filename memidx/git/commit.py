@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
-from memidx.errors import GitError, IndexLockLeft
+from memidx.errors import ChangedSince, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, index_held, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
@@ -54,6 +54,7 @@ def commit_paths(
     written: Mapping[str, bytes] | None = None,
     removed: Mapping[str, bytes | None] | None = None,
     undone: str | None = None,
+    on: Mapping[str, str] | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
@@ -67,7 +68,8 @@ def commit_paths(
     bytes the caller judged (None: no file); their files leave with the move, only while they
     still hold exactly those bytes (an edit since is the person's: left, untracked; deleted
     before, a pull's autostash took the deletion and gave it back after a failed commit). Each
-    error ends in `undone` (`x.md was not committed`)."""
+    error ends in `undone` (`x.md was not committed`). `on`: blobs the HEAD built on must hold
+    at these paths, else ChangedSince (a person's commit of them since the caller's look)."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -76,7 +78,7 @@ def commit_paths(
     undone = undone or not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     removed = removed or {}
-    build = partial(_build, written=written, removed=sorted(removed), undone=undone)
+    build = partial(_build, written=written, removed=sorted(removed), undone=undone, on=on)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
         _wait_for_index(git_dir / "index.lock", root, undone, deadline)
@@ -214,9 +216,14 @@ def _build(
     written: Mapping[str, bytes] | None = None,
     removed: Sequence[str] = (),
     undone: str | None = None,
+    on: Mapping[str, str] | None = None,
 ) -> str:
     import git
 
+    for path, blob in (on or {}).items():  # built again on a HEAD a person's commit moved
+        held = repo.git.rev_parse("-q", "--verify", f"{head}:{path}", with_exceptions=False)
+        if str(held).strip() != blob:
+            raise ChangedSince(f"{path} changed since memidx read it; {undone}", "try again")
     remove_stale_temporaries(git_dir)
     temporary = git_dir / f"{TEMP_INDEX_PREFIX}{os.getpid()}.index"
     env = {"GIT_INDEX_FILE": str(temporary)}

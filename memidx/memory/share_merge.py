@@ -111,7 +111,7 @@ def no_upstream(remote: str, tracked: tuple[str, str] | None = None) -> MemidxEr
     push = f"git push -u {quote(remote)} HEAD"
     name, there = tracked or ("", "")
     # checked out in another work tree, git refuses its switch here ("already used by worktree")
-    go = f"cd {quote(there)} (its work tree)" if there else f"git switch {quote(name)}"
+    go = f"cd {_word(there)} (its work tree)" if there else f"git switch {quote(name)}"
     return MemidxError(
         "the branch has no upstream to share with, so nothing was pulled or pushed",
         f"push it once with `{push}`, then make sync again"
@@ -128,18 +128,32 @@ def tracked_branch(config: Config, remote: str) -> tuple[str, str] | None:
     (`git switch -c feature origin/main` sets that): a share there would push their work to
     main. The full name, cut here: git's short one of a branch beside a tag of its name is
     `heads/main`, which `git switch` refuses."""
-    heads = "refs/heads/"
-    form = "--format=%(refname)%00%(upstream)%00%(worktreepath)"
-    done = run_git(config, "for-each-ref", form, heads)
+    heads, form = "refs/heads/", "--format=%(refname)%00%(upstream)%00"
+    done = run_git(config, "for-each-ref", f"{form}%(worktreepath)%00", heads)
+    if done.returncode != 0:  # git older than 2.23 has no %(worktreepath): the switch is named
+        done = run_git(config, "for-each-ref", f"{form}%00", heads)
     default = run_git(config, "symbolic-ref", "-q", f"refs/remotes/{remote}/HEAD").stdout.strip()
-    found = [
+    found = [  # one record ends in NUL and newline: a work tree's path may hold a newline
         (ref.removeprefix(heads), there)
-        for line in done.stdout.splitlines()
-        for ref, upstream, there in [(*line.split("\0"), "", "")[:3]]
+        for record in done.stdout.split("\0\n")
+        for ref, upstream, there in [(*record.split("\0"), "", "")[:3]]
         if upstream == f"refs/remotes/{remote}/{ref.removeprefix(heads)}"
     ]
     first = [branch for branch in found if f"refs/remotes/{remote}/{branch[0]}" == default]
     return next(iter(first + found), None)
+
+
+def _word(path: str) -> str:
+    """`path` as one shell word on one line: a newline or other control character in it is
+    written as bash's $'...' escape, else as shlex quotes it (an error is one line)."""
+    if path.isprintable():
+        return quote(path)
+    escaped = (
+        "\\\\" if ch == "\\" else "\\'" if ch == "'" else ch if ch.isprintable()
+        else f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\U{ord(ch):08x}"
+        for ch in path
+    )  # fmt: skip
+    return "$'" + "".join(escaped) + "'"
 
 
 def files_listed(text: str) -> list[str]:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from memidx.config import Config
+from memidx.errors import ChangedSince
 from memidx.frozen import Value
 from memidx.git.repo import AS_STORED, GitRepo, decode_path
 from memidx.notes.note import NoteError, decode_note, is_note_path, split_front_matter
@@ -185,22 +186,28 @@ def _commit(config: Config, moves: Sequence[Renamed], branch: str, ours: str) ->
     The moves made: a note the person deleted, replaced or changed since the look (an edit,
     a `git reset --hard @{upstream}` that put the remote's note there) is left to git's merge,
     as one with uncommitted changes is: only the note as `ours` (the branch's commit at the
-    look) holds it moves (its read was a traceback; an edit was committed as memidx's)."""
+    look) holds it moves (its read was a traceback; an edit was committed as memidx's), and
+    only onto a HEAD that holds it so (a person's commit of an edit after the read was undone)."""
     from memidx.git.commit import commit_paths
 
     repo = GitRepo(config.root)
+    blobs = {move.was: _blob(repo, ours, move.was) for move in moves}
     data = {
         move.ref: read
         for move in moves
-        if (read := _note_bytes(config, move)) is not None and _ours(repo, ours, move.was, read)
+        if (read := _note_bytes(config, move)) is not None
+        and _hashed(repo, move.was, read) == blobs[move.was] != ""
     }
     moves = [move for move in moves if move.ref in data]
     if not moves:
         return moves
     both = [p for move in moves for p in (move.was, move.ref)]
     removed = {move.was: data[move.ref] for move in moves}  # deleted only while still these
+    on = {move.was: blobs[move.was] for move in moves}  # not on a person's commit of them since
     try:
-        commit_paths(config, both, SUBJECT, branch=branch, written=data, removed=removed)
+        commit_paths(config, both, SUBJECT, branch=branch, written=data, removed=removed, on=on)
+    except ChangedSince:  # left to git's merge, as a note changed before the read is
+        return []
     finally:  # landed, what came after failing: the work tree follows all the same
         if all(GitRepo(config.root).has("HEAD", move.ref) for move in moves):
             for move in moves:
@@ -208,11 +215,11 @@ def _commit(config: Config, moves: Sequence[Renamed], branch: str, ours: str) ->
     return moves
 
 
-def _ours(repo: GitRepo, ours: str, path: str, data: bytes) -> bool:
-    """Whether `data`, read at `path`, is the note `ours` committed there (git's filters for
-    the path applied, as `git add` would: a core.autocrlf clone's CRLF file is that note)."""
+def _hashed(repo: GitRepo, path: str, data: bytes) -> str:
+    """The blob id of `data`, read at `path`, with git's filters for the path applied, as `git
+    add` would (a core.autocrlf clone's CRLF file is the note committed with LF)."""
     hashed = repo.run("hash-object", f"--path={path}", "--stdin", input_bytes=data, check=False)
-    return hashed.decode().strip() == _blob(repo, ours, path)
+    return hashed.decode().strip()
 
 
 def _note_bytes(config: Config, move: Renamed) -> bytes | None:

@@ -3,6 +3,8 @@ conflict stops with one line that says a person must resolve it."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -541,3 +543,43 @@ def test_a_second_work_tree_s_hint_names_the_one_the_branch_is_checked_out_in(
     said = f"(to share main: cd {one.root} (its work tree), then memidx share again;"
     assert said in run.err, run.err
     assert one.git("ls-remote", "--heads", "origin").count("refs/heads/") == 1  # nothing pushed
+
+
+def test_a_git_without_worktreepath_still_names_the_switch_first(tmp_path: Path) -> None:
+    """git older than 2.23 refuses `%(worktreepath)` ("unknown field name"): the look found no
+    branch at all, and the hint fell back to the push that publishes the side branch."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side-draft")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    (shim / "git").write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *worktreepath*) echo "fatal: unknown field name: worktreepath" >&2; '
+        "exit 128;; esac\n"
+        f'exec {real} "$@"\n'
+    )
+    (shim / "git").chmod(0o755)
+
+    run = one.memidx_process("share", PATH=f"{shim}:{os.environ['PATH']}")
+
+    assert run.code == 1
+    assert "(to share main: git switch main, then memidx share again;" in run.err, run.err
+
+
+def test_a_work_tree_path_with_a_newline_is_named_whole(tmp_path: Path) -> None:
+    """`for-each-ref`'s lines were split at each newline: main's work tree at `a\\nb` was
+    named as `a`, a folder that is not its work tree (and quoted whole, the line broke in
+    two): the path is written as one shell word on one line."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side-draft")
+    there = tmp_path / "main\ntree"
+    one.git("worktree", "add", "-q", str(there), "main")
+
+    run = one.memidx_process("share")
+
+    assert run.code == 1
+    said = f"(to share main: cd $'{tmp_path}/main\\x0atree' (its work tree), then memidx share"
+    assert said in run.err, run.err
+    assert run.err.count("\n") == 1  # one line

@@ -108,3 +108,58 @@ def test_a_twin_the_person_changed_after_the_look_is_left_to_git_s_merge(
     assert repo.git("log", "-1", "--format=%s", head).strip() == "memidx remember: Build cache"
     assert not (repo.root / "notes" / "build-cache-2.md").exists()
     assert note.exists()  # as the person left it
+
+
+# the person's `git commit` right after share's last check of the note's bytes (hash-object)
+PERSON_AFTER_THE_CHECK = """#!/bin/sh
+"$REAL_GIT" "$@"; said=$?
+case " $* " in *" hash-object "*) [ -e "$MARK" ] || { : > "$MARK"; eval "$PERSON"; } ;; esac
+exit $said
+"""
+
+
+def test_a_twin_the_person_committed_an_edit_of_after_the_check_is_left_to_git_s_merge(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move was built on whatever HEAD was at the move: a person's commit of an edit to
+    the note after share checked its bytes was undone by memidx's commit (the note deleted at
+    the old name, the bytes before the edit at the new one; the edit left untracked), and
+    share pushed that. The move is built only on a HEAD holding the note as it was checked."""
+    repo.write("notes/start.md", "# Start\n")
+    repo.commit("start")
+    repo.git("branch", "theirs")
+    repo.write("notes/build-cache.md", REMEMBERED.format("bravo"))
+    repo.commit("memidx remember: Build cache")
+    repo.git("switch", "-q", "theirs")
+    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
+    repo.commit("memidx remember: Build cache")
+    repo.git("switch", "-q", "main")
+    repo.git("branch", "-q", "--set-upstream-to=theirs")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(PERSON_AFTER_THE_CHECK)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git")
+    assert real is not None
+    note = repo.root / "notes" / "build-cache.md"
+    person = (
+        'printf "the person\'s edit\\n" >> "$NOTE" && "$REAL_GIT" -C "$ROOT" -c user.name=p '
+        '-c user.email=p@example.invalid commit -q -m "an edit" -- "$NOTE"'
+    )
+    for name, value in {
+        "REAL_GIT": real, "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
+        "MARK": str(tmp_path / "mark"), "PERSON": person, "NOTE": str(note),
+        "ROOT": str(repo.root),
+    }.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+
+    moved = part_twins(load_config(repo.root, env={}))
+
+    monkeypatch.undo()
+    assert (tmp_path / "mark").exists()  # the person did act after the check
+    assert repo.git("log", "-1", "--format=%s").strip() == "an edit"  # nothing of memidx's
+    assert moved == ()
+    assert "the person's edit" in repo.git("show", "HEAD:notes/build-cache.md")
+    assert not (repo.root / "notes" / "build-cache-2.md").exists()
+    assert "the person's edit" in note.read_text()
+    assert repo.git("status", "--porcelain").strip() == ""
