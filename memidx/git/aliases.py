@@ -10,6 +10,8 @@ import time
 from collections.abc import Generator
 from pathlib import Path
 
+from memidx.git.given_config import VALUELESS
+
 # fmt: off
 FALLBACK = frozenset({
     "add", "am", "annotate", "apply", "archive", "bisect", "bisect--helper",
@@ -222,12 +224,12 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
         return {}
     found: dict[str, str] = {}
     for entry in done.stdout.decode("utf-8", "replace").split("\0"):
-        key, _, value = entry.partition("\n")
+        key, valued, value = entry.partition("\n")  # no newline: a key without a value
         if key.startswith("alias."):
             found[key.removeprefix("alias.").lower()] = value
         elif key == "help.autocorrect":
             found[AUTOCORRECT] = value  # the last one set, as git reads it
         elif key.startswith("pager."):
-            found["." + key] = value
+            found["." + key] = value if valued else VALUELESS  # `[pager] commit`: true
     _aliases[root] = (now, found)
     return found
