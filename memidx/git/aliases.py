@@ -9,6 +9,9 @@ import os
 import time
 from collections.abc import Generator
 from pathlib import Path
+from typing import IO
+
+from memidx.git.given_config import VALUELESS
 
 # fmt: off
 FALLBACK = frozenset({
@@ -61,6 +64,8 @@ READERS = frozenset({
 NO_PAGER = frozenset({"false", "no", "off", "0", ""})  # pager.<command>'s values that page not
 # help.autocorrect's values that run no command but the one typed (git 2.39 and later)
 SHOWS_ONLY = frozenset({"0", "never", "show", "false", "no", "off", ""})
+LIST_SECONDS = 2.0  # a git program's time to list its commands (git takes ~1.3 ms)
+LIST_BYTES = 1 << 20  # the most of that list read (git's: ~10 KB)
 ALIASES_FRESH = 2.0  # seconds a clone's aliases, once read, are used without reading again
 _aliases: dict[Path, tuple[float, dict[str, str]]] = {}
 # the git folders (a repository's, shared by its work trees) whose HEAD's lock memidx holds:
@@ -110,18 +115,49 @@ def _own_git() -> str:
 
 
 def _listed(program: str) -> frozenset[str] | None:
-    """`program --list-cmds=main`'s commands; None where it cannot say."""
+    """`program --list-cmds=main`'s commands; None where it cannot say. A person's program,
+    maybe no git (a comm of `git` is any program's to take): given LIST_SECONDS and
+    LIST_BYTES at most, no stdin (a hook's own, pre-push's refs), else killed."""
     import subprocess  # once a program: not on the hook path's imports
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    argv = [program, "--list-cmds=main"]
+    until = time.monotonic() + LIST_SECONDS
     try:
-        done = subprocess.run(
-            [program, "--list-cmds=main"], env=env, capture_output=True, check=False
-        )
+        child = subprocess.Popen(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
     except OSError:
         return None
-    listed = frozenset(done.stdout.decode("utf-8", "replace").split())
-    return listed if done.returncode == 0 and "commit" in listed else None
+    with child:
+        said = _read_until(child.stdout, until) if child.stdout else None
+        try:
+            code = child.wait(max(until - time.monotonic(), 0.0)) if said is not None else -1
+        except subprocess.TimeoutExpired:
+            code = -1
+        if child.poll() is None:
+            child.kill()  # it lists on, or hangs: no git that can say
+    listed = frozenset((said or b"").decode("utf-8", "replace").split())
+    return listed if code == 0 and "commit" in listed else None
+
+
+def _read_until(out: IO[bytes], until: float) -> bytes | None:
+    """What `out` gives up to its end, None past `until` or LIST_BYTES."""
+    import selectors
+
+    chunks: list[bytes] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(out, selectors.EVENT_READ)
+        while sum(map(len, chunks)) < LIST_BYTES:
+            left = until - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                return None
+            chunk = os.read(out.fileno(), 65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    return None
 
 
 def corrected(word: str, autocorrect: str, program: str = "") -> bool:
@@ -222,12 +258,12 @@ def clone_aliases(root: Path) -> dict[str, str] | None:
         return {}
     found: dict[str, str] = {}
     for entry in done.stdout.decode("utf-8", "replace").split("\0"):
-        key, _, value = entry.partition("\n")
+        key, valued, value = entry.partition("\n")  # no newline: a key without a value
         if key.startswith("alias."):
             found[key.removeprefix("alias.").lower()] = value
         elif key == "help.autocorrect":
             found[AUTOCORRECT] = value  # the last one set, as git reads it
         elif key.startswith("pager."):
-            found["." + key] = value
+            found["." + key] = value if valued else VALUELESS  # `[pager] commit`: true
     _aliases[root] = (now, found)
     return found

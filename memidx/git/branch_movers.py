@@ -26,7 +26,11 @@ def branch_movers(root: Path, *, also: Sequence[Path] = ()) -> dict[str, str]:
 
     found = committers(root, frozenset({"branch"}), also=also)
     top = root.resolve()
-    return {pid: seen for pid, seen in found.items() if may_move(_argv(pid), top, program_of(pid))}
+    return {  # any git as committers saw it (a command line read empty): read again, it may
+        pid: seen  # read empty still, or another command than the one it was seen running
+        for pid, seen in found.items()
+        if seen.split(" ", 1)[0] in ANY_GIT or may_move(_argv(pid), top, program_of(pid))
+    }
 
 
 def settled(trees: Sequence[Path], until: float) -> bool:

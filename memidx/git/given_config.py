@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 WANTED = ("alias.", "help.autocorrect", "pager.")  # the keys kept (lowercased)
+VALUELESS = "true"  # a key set without a value (`-c pager.commit`): a boolean git reads true
 
 
 def given_config(globals_: Sequence[tuple[str, str]], environ: bytes) -> dict[str, str]:
@@ -22,20 +23,20 @@ def given_config(globals_: Sequence[tuple[str, str]], environ: bytes) -> dict[st
         if key is not None:
             _keep(found, key, env.get(f"GIT_CONFIG_VALUE_{n}", ""))
     for entry in _parameters(env.get("GIT_CONFIG_PARAMETERS", "")):
-        key, _, value = entry.partition("=")
-        _keep(found, key, value)
+        key, equals, value = entry.partition("=")
+        _keep(found, key, value if equals else None)
     for name, value in globals_:
-        key, _, said = value.partition("=")
+        key, equals, said = value.partition("=")
         if name == "-c":
-            _keep(found, key, said)
+            _keep(found, key, said if equals else None)
         elif name == "--config-env" and said in env:
             _keep(found, key, env[said])
     return found
 
 
-def _keep(found: dict[str, str], key: str, value: str) -> None:
-    if key.lower().startswith(WANTED):
-        found[key.lower()] = value
+def _keep(found: dict[str, str], key: str, value: str | None) -> None:
+    if key.lower().startswith(WANTED):  # no value (`-c pager.commit`): git reads true
+        found[key.lower()] = VALUELESS if value is None else value
 
 
 def _count(said: str) -> int:

@@ -86,7 +86,10 @@ def options(words: Sequence[str]) -> list[tuple[str, str]]:
 def command_of(argv: Sequence[bytes], root: Path, environ: bytes = b"", pid: str = "") -> str:
     """The git command of a git's command line (/proc/<pid>/cmdline split at NULs), its alias
     expanded (expanded; `environ`, its raw /proc/<pid>/environ; `pid`, whose git program's
-    commands are read): `git -C x ci -m y` -> commit; "" when none."""
+    commands are read): `git -C x ci -m y` -> commit; "" when none; UNREAD (any git) for a
+    command line read empty, as it reads a moment after the exec, before the kernel set it."""
+    if not any(argv):  # not read yet: a `git commit` just started, taken for none
+        return UNREAD
     words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
     found = expanded(words, root, environ, program_of(pid) if pid else "")
     if found[:1] == ["checkout"] and restores_paths(found[1:]):

@@ -158,6 +158,8 @@ def test_an_alias_named_as_a_builtin_is_not_expanded() -> None:
         (["-c", "help.autocorrect=1", "-c", "pager.commit=false", "comit"], [GUESSED]),
         (["-c", "help.autocorrect=1", "-c", "pager.log=less -S", "lgo"], [GUESSED]),  # reads
         (["-c", "pager.commit=true", "comit"], ["comit"]),  # not corrected: runs nothing
+        (["-c", "help.autocorrect=1", "-c", "pager.commit", "comit"], [PAGED_GUESS]),  # true
+        (["-c", "help.autocorrect=1", "-c", "pager.commit=", "comit"], [GUESSED]),  # false
     ],
 )
 def test_a_mistyped_command_git_corrects_and_runs_is_any_git(
@@ -181,5 +183,15 @@ def test_the_clone_s_pager_for_a_commit_is_read_with_its_aliases(tmp_path: Path)
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     for key, value in (("help.autocorrect", "10"), ("pager.commit", "true")):
         subprocess.run(["git", "-C", str(tmp_path), "config", key, value], check=True)
+
+    assert expanded(["comit", "-m", "x"], tmp_path) == [PAGED_GUESS]
+
+
+def test_the_clone_s_pager_for_a_commit_without_a_value_pages_it(tmp_path: Path) -> None:
+    """`[pager] commit`, no value: a boolean git reads as true, as `pager.commit=true`."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "help.autocorrect", "10"], check=True)
+    with (tmp_path / ".git" / "config").open("a", encoding="utf-8") as config:
+        config.write("[pager]\n\tcommit\n")
 
     assert expanded(["comit", "-m", "x"], tmp_path) == [PAGED_GUESS]
