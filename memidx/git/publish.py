@@ -28,11 +28,11 @@ finishes alone; a transaction memidx had not committed is aborted when its input
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from memidx.git import invocation
+from memidx.git.head_name import head_names
 from memidx.git.hunk_prompts import PROMPTERS, asks
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
@@ -63,7 +63,6 @@ DONE = "done"
 SWITCHED = "switched"  # HEAD names another branch than the one the commit is for
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
-REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
 
 
 def move_head(
@@ -144,26 +143,6 @@ def move_head(
     if back and FAILED in errors:
         raise Undone(errors, head_at(root) == old)
     return outcome
-
-
-def head_names(git_dir: Path) -> str | None:
-    """The branch HEAD names (`refs/heads/<name>`), read from its file; None when detached.
-    Git tells it where the file does not: a reftable clone's names no branch (REFTABLE_STUB,
-    for older gits), and with core.preferSymlinkRefs it is a link to the branch's own file
-    (read through, a commit id): every remember, forget and haystack commit there was
-    refused as if the person had switched branch."""
-    head = git_dir / "HEAD"
-    try:
-        text = "" if head.is_symlink() else head.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    text = text.strip()
-    named = text.removeprefix("ref:").strip() if text.startswith("ref:") else None
-    if text and named != REFTABLE_STUB:
-        return named
-    argv = ["git", f"--git-dir={git_dir}", "symbolic-ref", "-q", "HEAD"]
-    found = subprocess.run(argv, capture_output=True, check=False)
-    return found.stdout.decode(errors="replace").strip() or None
 
 
 # git commands that check a branch out: its files and git's index from the tip they read first,
