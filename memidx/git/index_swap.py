@@ -23,6 +23,7 @@ SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
 Signature = tuple[int, int, int, int]  # git's index as stat sees it
 NONE: Signature = (0, 0, 0, 0)  # no index yet
 Prepared = tuple[Signature, Mapping[str, bytes]]  # the index copied, the files to write
+TRIES = 3  # copies made while a person's gits keep writing the index (then: the move's follow)
 
 
 def prepare(
@@ -30,7 +31,7 @@ def prepare(
 ) -> Prepared | None:
     """Copy git's index to READY and run `git <args>` on the copy; the index's signature and
     the blobs `new` holds at `files` (to write once HEAD moved), or None when that failed or
-    the index changed during the copy (READY removed)."""
+    the index changed during each of TRIES copies (READY removed)."""
     import shutil
     import subprocess
 
@@ -38,22 +39,25 @@ def prepare(
         return None  # usable() would refuse it: no copy, no `git cat-file` per file for naught
     ready = git_dir / READY
     env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
-    try:
-        discard(git_dir)  # a killed memidx's
-        _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
-        before = signature(git_dir)
-        if before != NONE:
-            shutil.copy2(git_dir / "index", ready)
-        ran = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=False)
-        blobs = {path: _blob(root, new, path) for path in files}
-    except OSError:
-        discard(git_dir)
-        return None
+    blobs = {path: _blob(root, new, path) for path in files}
     found = {path: blob for path, blob in blobs.items() if blob is not None}
-    if ran.returncode or before != signature(git_dir) or len(found) != len(blobs):
-        discard(git_dir)
-        return None
-    return before, found
+    for _ in range(TRIES):  # a person's git wrote the index during the copy: copied again
+        try:
+            discard(git_dir)  # a killed memidx's
+            _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
+            before = signature(git_dir)
+            if before != NONE:
+                shutil.copy2(git_dir / "index", ready)
+            argv = ["git", *args]
+            ran = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
+        except OSError:
+            break
+        if ran.returncode or len(found) != len(blobs):
+            break
+        if before == signature(git_dir):
+            return before, found
+    discard(git_dir)
+    return None
 
 
 def _blob(root: Path, commit: str, path: str) -> bytes | None:

@@ -34,6 +34,7 @@ from pathlib import Path
 from memidx.git import invocation
 from memidx.git.head_name import head_names
 from memidx.git.hunk_prompts import PROMPTERS, asks
+from memidx.git.index_swap import Prepared
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
 from memidx.git.move_script import (
@@ -63,6 +64,7 @@ DONE = "done"
 SWITCHED = "switched"  # HEAD names another branch than the one the commit is for
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
+COPY_AGAIN = 5  # tries whose copy of the index went stale are aborted (BUSY), then copied again
 
 
 def move_head(
@@ -78,6 +80,7 @@ def move_head(
     ready: Sequence[str] = (),
     files: Sequence[str] = (),
     gone: Mapping[str, bytes | None] | None = None,
+    tried: int = COPY_AGAIN,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
@@ -89,9 +92,10 @@ def move_head(
     of the index to `new` as `then` does, its work tree untouched; run before the move, so that
     memidx holds index.lock only for a rename (`files`: those `then` writes in the work tree,
     written then from `new`; `gone`: the files it deletes, each only while it holds the bytes
-    judged) while no git of the person that takes the index runs (memidx.git.index_swap)."""
+    judged) while no git of the person that takes the index runs (memidx.git.index_swap); a
+    copy a git of the person's changed the index since is BUSY while `tried` < COPY_AGAIN."""
     from memidx.children import SHELL, start_piped
-    from memidx.git.index_swap import discard, prepare, swap, usable
+    from memidx.git.index_swap import discard, prepare, swap
 
     invocation.prime(root)  # the aliases a look wanted, read before HEAD's lock
     locks = bool(then) and SHELL is not None  # the index, from before the move
@@ -121,7 +125,7 @@ def move_head(
                     busy = busy or in_the_way(root, waited) or lately(root, waited)
                     busy = busy or arrived(root, since, waited)
                 busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
-                fast = not busy and usable(root, git_dir, prepared)  # the index as copied
+                busy, fast = _copy_looked(root, git_dir, prepared, busy, tried)
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
@@ -143,6 +147,19 @@ def move_head(
     if back and FAILED in errors:
         raise Undone(errors, head_at(root) == old)
     return outcome
+
+
+def _copy_looked(
+    root: Path, git_dir: Path, prepared: Prepared | None, busy: bool, tried: int
+) -> tuple[bool, bool]:
+    """(busy, fast): whether the move is aborted, and whether the READY copy stands for git's
+    index (memidx holds index.lock). A stale one ran `then` on git's index under the lock
+    (~10-50 ms at a load of ~20, each `git add` of the person's refused): aborted and copied
+    again while `tried` < COPY_AGAIN, then as before (an index that kept changing)."""
+    from memidx.git.index_swap import usable
+
+    fast = not busy and usable(root, git_dir, prepared)
+    return busy or (prepared is not None and not fast and tried < COPY_AGAIN), fast
 
 
 # git commands that check a branch out: its files and git's index from the tip they read first,
