@@ -23,11 +23,18 @@ SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
 Signature = tuple[int, int, int, int]  # git's index as stat sees it
 NONE: Signature = (0, 0, 0, 0)  # no index yet
 Prepared = tuple[Signature, Mapping[str, bytes]]  # the index copied, the files to write
+Gone = Mapping[str, bytes | None] | None  # the files a move deletes, with the bytes judged
 TRIES = 3  # copies made while a person's gits keep writing the index (then: the move's follow)
 
 
 def prepare(
-    root: Path, git_dir: Path, args: Sequence[str], new: str, files: Sequence[str]
+    root: Path,
+    git_dir: Path,
+    args: Sequence[str],
+    new: str,
+    files: Sequence[str],
+    *,
+    gone: Gone = None,
 ) -> Prepared | None:
     """Copy git's index to READY and run `git <args>` on the copy; the index's signature and
     the blobs `new` holds at `files` (to write once HEAD moved), or None when that failed or
@@ -35,7 +42,7 @@ def prepare(
     import shutil
     import subprocess
 
-    if any(os.path.lexists(root / path) for path in files):
+    if not all(_free(root, path, gone) for path in files):
         return None  # usable() would refuse it: no copy, no `git cat-file` per file for naught
     ready = git_dir / READY
     env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
@@ -99,12 +106,19 @@ def _same_index(git_dir: Path, seen: Signature) -> bool:
         return seen == NONE or not (git_dir / SEEN).exists()  # no link was made: stat alone
 
 
-def usable(root: Path, git_dir: Path, prepared: Prepared | None) -> bool:
+def usable(root: Path, git_dir: Path, prepared: Prepared | None, gone: Gone) -> bool:
     """Whether the READY copy stands for git's index now (memidx holds index.lock) and no file
-    is at the paths it would write (a person's: the follow's checkout decides, as before)."""
+    is at the paths it would write (a person's: the follow's checkout decides, as before) but
+    one `gone` deletes first (share's merge changes it), still the bytes judged."""
     if prepared is None or not _same_index(git_dir, prepared[0]):
         return False
-    return not any(os.path.lexists(root / path) for path in prepared[1])
+    return all(_free(root, path, gone) for path in prepared[1])
+
+
+def _free(root: Path, path: str, gone: Gone) -> bool:
+    """Whether `path` may be written: nothing is there, or the file `gone` deletes first."""
+    judged = (gone or {}).get(path)
+    return not os.path.lexists(root / path) or (judged is not None and _holds(root / path, judged))
 
 
 def swap(
@@ -116,6 +130,8 @@ def swap(
     no file was; an edit made since is the person's, left untracked) and rename READY over
     git's index (HEAD moved, index.lock memidx's); False when that failed (the move's follow
     then does it)."""
+    if not all(_free(root, path, gone) for path in files):
+        return False  # nothing changed yet: the follow does it all, as git would
     try:
         for path, judged in (gone or {}).items():
             if judged is not None and _holds(root / path, judged):

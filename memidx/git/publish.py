@@ -34,7 +34,7 @@ from pathlib import Path
 from memidx.git import invocation
 from memidx.git.head_name import head_names
 from memidx.git.hunk_prompts import PROMPTERS, asks
-from memidx.git.index_swap import Prepared
+from memidx.git.index_swap import Gone, Prepared
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
 from memidx.git.move_script import (
@@ -102,7 +102,7 @@ def move_head(
     waited = COMMITTING | SWITCHERS | (INDEX_TAKERS if locks else frozenset[str]())
     if in_the_way(root, waited):
         return BUSY
-    prepared = prepare(root, git_dir, ready, new, files) if locks and ready else None
+    prepared = prepare(root, git_dir, ready, new, files, gone=gone) if locks and ready else None
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     if locks and SHELL is not None:
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
@@ -125,7 +125,7 @@ def move_head(
                     busy = busy or in_the_way(root, waited) or lately(root, waited)
                     busy = busy or arrived(root, since, waited)
                 busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
-                busy, fast = _copy_looked(root, git_dir, prepared, busy, tried)
+                busy, fast = _copy_looked(root, git_dir, (prepared, gone), busy, tried)
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
@@ -150,7 +150,7 @@ def move_head(
 
 
 def _copy_looked(
-    root: Path, git_dir: Path, prepared: Prepared | None, busy: bool, tried: int
+    root: Path, git_dir: Path, copied: tuple[Prepared | None, Gone], busy: bool, tried: int
 ) -> tuple[bool, bool]:
     """(busy, fast): whether the move is aborted, and whether the READY copy stands for git's
     index (memidx holds index.lock). A stale one ran `then` on git's index under the lock
@@ -158,7 +158,8 @@ def _copy_looked(
     again while `tried` < COPY_AGAIN, then as before (an index that kept changing)."""
     from memidx.git.index_swap import usable
 
-    fast = not busy and usable(root, git_dir, prepared)
+    prepared, gone = copied
+    fast = not busy and usable(root, git_dir, prepared, gone)
     return busy or (prepared is not None and not fast and tried < COPY_AGAIN), fast
 
 

@@ -24,6 +24,7 @@ from memidx.git.publish import Undone
 from memidx.git.underway import git_holds
 from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged, upstream_of
 from memidx.memory.share_commit import UNDONE, merge_commit
+from memidx.memory.share_files import merge_files
 from memidx.memory.share_git import run_git
 
 NO_FF = ("ours", "subtree")  # git's strategies that make a merge commit where it could ff
@@ -72,11 +73,21 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         _refuse_appeared(config.root, absent)  # the last look before the move
         return (*FOLLOW, built_on[0], new)
 
+    files: list[str] = []  # the work tree's part, written at the move (share_files)
+    gone: dict[str, bytes | None] = {}
+
+    def ready(new: str) -> tuple[str, ...]:  # index.lock for a rename: git's index as copied
+        plan = merge_files(config, built_on[0], new) if built_on else None
+        files[:], gone_now = plan or ([], {})
+        gone.clear()
+        gone.update(gone_now)
+        return (*FOLLOW[:-1], built_on[0], new) if plan else ()
+
     try:
         new = publish(
             config.root, git_dir, build, lambda: _head(config), "memidx share: merge",
             undone=UNDONE, deadline=deadline, branch=here, back=True,
-            then=then,
+            then=then, ready=ready, files=files, gone=gone,
         )  # fmt: skip
         if SHELL is None and built_on and new == built_on[1]:
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
