@@ -10,10 +10,10 @@ the person's refused meanwhile ("index.lock: File exists"). Now `read-tree -m OL
 checks that git's index is still the one copied, deletes each file the merge deletes or
 changes while it still holds OLD's bytes, writes NEW's and renames the copy over the index.
 Only plain files: a merge that changes a link, an executable, a submodule or a
-`.gitattributes` (whose filters the files' bytes are read through), or a path with a line
-break, is followed by git's read-tree under the lock, as before; so too when anything stands
-in its way at the move (git then decides: it refuses a file in its way, and share undoes the
-merge)."""
+`.gitattributes` (whose filters the files' bytes are read through), a path with a line
+break, or more than MOST files, is followed by git's read-tree under the lock, as before; so
+too when anything stands in its way at the move (git then decides: it refuses a file in its
+way, and share undoes the merge)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from pathlib import Path
 from memidx.config import Config
 
 PLAIN = frozenset({"000000", "100644"})  # none there, or a regular file
+# files read per merge (a git per file, before the move): more are followed by read-tree
+MOST = 64
 Plan = tuple[list[str], dict[str, bytes | None]]  # the files written, those deleted first
 
 
@@ -34,6 +36,8 @@ def merge_files(config: Config, old: str, new: str) -> Plan | None:
     if listed is None:
         return None
     fields = listed.decode("utf-8", "surrogateescape").split("\0")
+    if len(fields) > 2 * MOST:
+        return None
     written: list[str] = []
     gone: dict[str, bytes | None] = {}
     for meta, path in zip(fields[0:-1:2], fields[1::2], strict=True):
