@@ -46,7 +46,10 @@ def prepare(
         return None  # usable() would refuse it: no copy, no `git cat-file` per file for naught
     ready = git_dir / READY
     env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
-    blobs = {path: _blob(root, new, path) for path in files}
+    try:
+        blobs = {path: _blob(root, new, path) for path in files}
+    except OSError:  # no process could start (a transient error): the follow does it
+        return None
     found = {path: blob for path, blob in blobs.items() if blob is not None}
     for _ in range(TRIES):  # a person's git wrote the index during the copy: copied again
         try:
