@@ -109,7 +109,7 @@ def _same_index(git_dir: Path, seen: Signature) -> bool:
         return seen == NONE or not (git_dir / SEEN).exists()  # no link was made: stat alone
 
 
-def usable(root: Path, git_dir: Path, prepared: Prepared | None, gone: Gone) -> bool:
+def usable(root: Path, git_dir: Path, prepared: Prepared | None, gone: Gone = None) -> bool:
     """Whether the READY copy stands for git's index now (memidx holds index.lock) and no file
     is at the paths it would write (a person's: the follow's checkout decides, as before) but
     one `gone` deletes first (share's merge changes it), still the bytes judged."""
