@@ -165,7 +165,7 @@ def publish(
             about_to_move()  # a `following` lock taken now, not through the waits before
             outcome = move_head(
                 root, git_dir, commit, head, message, then=then(commit), branch=branch,
-                back=back, ready=ready(commit), files=files, gone=gone,
+                back=back, ready=ready(commit), files=files, gone=gone, tried=attempt,
             )  # fmt: skip
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None

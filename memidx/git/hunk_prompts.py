@@ -15,6 +15,7 @@ _ASKING = {
     "reset": ("p", ("--patch",), ""),
     "restore": ("p", ("--patch",), "s"),  # `-s <tree>`: its value follows
     "stash": ("p", ("--patch",), "m"),  # `-m <message>`
+    "checkout": ("p", ("--patch",), "bB"),  # `-b <branch>`: read as a restore (invocation)
 }
 _SHORTEST = 6  # `--patc`: git takes an unambiguous start of a long option (`--pa` is not)
 

@@ -42,7 +42,10 @@ _LOCK = (
     # look at the index and the rename alone
     f'swap() {{ ( set -C; printf %s "$token" >"$lock" ) 2>/dev/null || {{ [ -e "$lock" ] && '
     f'return {HELD}; ( set -C; : >"$lock" ) || return 1; rm -f "$lock"; return {HELD}; }}; '
-    f'if same && mv -f "$copy" "$dir/index"; then rm -f "$lock"; return 0; fi; '
+    # no copy: there was no index and nothing was changed (a take-out of the file alone):
+    # none to rename (its failed rename was HELD, tried again until memidx's deadline)
+    f'if same && {{ [ ! -e "$copy" ] || mv -f "$copy" "$dir/index"; }}; then '
+    f'rm -f "$lock"; return 0; fi; '
     f'rm -f "$lock"; return {HELD}; }}; '
 )
 # $1 the path, $2 HEAD's blob there, $3 the git dir, $4 its mode: HEAD's entry put back where

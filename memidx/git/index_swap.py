@@ -25,37 +25,51 @@ SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
 Signature = tuple[int, int, int, int]  # git's index as stat sees it
 NONE: Signature = (0, 0, 0, 0)  # no index yet
 Prepared = tuple[Signature, Mapping[str, bytes]]  # the index copied, the files to write
+Gone = Mapping[str, bytes | None] | None  # the files a move deletes, with the bytes judged
+TRIES = 3  # copies made while a person's gits keep writing the index (then: the move's follow)
 
 
 def prepare(
-    root: Path, git_dir: Path, args: Sequence[str], new: str, files: Sequence[str]
+    root: Path,
+    git_dir: Path,
+    args: Sequence[str],
+    new: str,
+    files: Sequence[str],
+    *,
+    gone: Gone = None,
 ) -> Prepared | None:
     """Copy git's index to READY and run `git <args>` on the copy; the index's signature and
     the blobs `new` holds at `files` (to write once HEAD moved), or None when that failed or
-    the index changed during the copy (READY removed)."""
+    the index changed during each of TRIES copies (READY removed)."""
     import shutil
     import subprocess
 
-    if any(os.path.lexists(root / path) for path in files):
+    if not all(_free(root, path, gone) for path in files):
         return None  # usable() would refuse it: no copy, no `git cat-file` per file for naught
     ready = git_dir / READY
     env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
     try:
-        discard(git_dir)  # a killed memidx's
-        _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
-        before = signature(git_dir)
-        if before != NONE:
-            shutil.copy2(git_dir / "index", ready)
-        ran = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=False)
         blobs = {path: _blob(root, new, path) for path in files}
-    except OSError:
-        discard(git_dir)
+    except OSError:  # no process could start (a transient error): the follow does it
         return None
     found = {path: blob for path, blob in blobs.items() if blob is not None}
-    if ran.returncode or before != signature(git_dir) or len(found) != len(blobs):
-        discard(git_dir)
-        return None
-    return before, found
+    for _ in range(TRIES):  # a person's git wrote the index during the copy: copied again
+        try:
+            discard(git_dir)  # a killed memidx's
+            _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
+            before = signature(git_dir)
+            if before != NONE:
+                shutil.copy2(git_dir / "index", ready)
+            argv = ["git", *args]
+            ran = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
+        except OSError:
+            break
+        if ran.returncode or len(found) != len(blobs):
+            break
+        if before == signature(git_dir):
+            return before, found
+    discard(git_dir)
+    return None
 
 
 def _blob(root: Path, commit: str, path: str) -> bytes | None:
@@ -97,12 +111,19 @@ def _same_index(git_dir: Path, seen: Signature) -> bool:
         return seen == NONE or not (git_dir / SEEN).exists()  # no link was made: stat alone
 
 
-def usable(root: Path, git_dir: Path, prepared: Prepared | None) -> bool:
+def usable(root: Path, git_dir: Path, prepared: Prepared | None, gone: Gone = None) -> bool:
     """Whether the READY copy stands for git's index now (memidx holds index.lock) and no file
-    is at the paths it would write (a person's: the follow's checkout decides, as before)."""
+    is at the paths it would write (a person's: the follow's checkout decides, as before) but
+    one `gone` deletes first (share's merge changes it), still the bytes judged."""
     if prepared is None or not _same_index(git_dir, prepared[0]):
         return False
-    return not any(os.path.lexists(root / path) for path in prepared[1])
+    return all(_free(root, path, gone) for path in prepared[1])
+
+
+def _free(root: Path, path: str, gone: Gone) -> bool:
+    """Whether `path` may be written: nothing is there, or the file `gone` deletes first."""
+    judged = (gone or {}).get(path)
+    return not os.path.lexists(root / path) or (judged is not None and _holds(root / path, judged))
 
 
 def swap(
@@ -114,6 +135,8 @@ def swap(
     no file was; an edit made since is the person's, left untracked) and rename READY over
     git's index (HEAD moved, index.lock memidx's); False when that failed (the move's follow
     then does it)."""
+    if not all(_free(root, path, gone) for path in files):
+        return False  # nothing changed yet: the follow does it all, as git would
     try:
         for path, judged in (gone or {}).items():
             if judged is not None and unlink_judged(root / path, judged):

@@ -26,6 +26,7 @@ from memidx.git.aliases import (  # re-exported: publish, branch_move
     prime,
 )
 from memidx.git.given_config import given_config
+from memidx.git.hunk_prompts import asks
 
 # git's own options that take the next argument as their value (`--git-dir=PATH` is one word)
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
@@ -112,15 +113,15 @@ def restores_paths(args: Sequence[str]) -> bool:
     branch: a switch, as git may take it."""
     if any(arg in _CHECKS_OUT for arg in args) or args[-1:] == ["--"]:
         return False  # `-b new`, `--orphan x`, `--detach`; `main --`: a branch
-    if "--" in args or any(arg in _RESTORES for arg in args):
-        return True
+    if "--" in args or any(arg in _RESTORES for arg in args) or asks("checkout", args):
+        return True  # `-qp`, `--patc` too, as git reads them (each held a remember 10 s)
     if any(arg.startswith("--pathspec-from-file") for arg in args):
         return True
     return len([arg for arg in args if not arg.startswith("-")]) > 1
 
 
 _CHECKS_OUT = frozenset({"-b", "-B", "--orphan", "--detach", "-d"})
-_RESTORES = frozenset({"-p", "--patch", "--ours", "--theirs"})  # of paths only
+_RESTORES = frozenset({"--ours", "--theirs"})  # of paths only; `-p` and its forms: asks
 
 
 def program_of(pid: str) -> str:

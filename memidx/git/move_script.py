@@ -59,6 +59,9 @@ _FOLLOW = (
     'case $at in "ref: refs/"*) { read -r at || :; } 2>/dev/null <"$dir/${at#ref: }";; esac; '
     'if [ "$at" != "$new" ] && [ "$(git rev-parse -q --verify HEAD)" != "$new" ]; then '
     'if mine; then rm -f "$copy" "$lock"; fi; exit 0; fi; '
+    # HEAD moved and the lock not this shell's: memidx did the follow itself and let it go
+    # (index_swap; another git may hold it by now): done. share's went back (THEN_OR_BACK)
+    "mine || exit 0; "
     # a killed shell's copy's lock: the copy is memidx's while it holds the lock
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
     # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here

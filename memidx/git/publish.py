@@ -28,12 +28,13 @@ finishes alone; a transaction memidx had not committed is aborted when its input
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from memidx.git import invocation
+from memidx.git.head_name import head_names
 from memidx.git.hunk_prompts import PROMPTERS, asks
+from memidx.git.index_swap import Gone, Prepared
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
 from memidx.git.move_script import (
@@ -63,7 +64,7 @@ DONE = "done"
 SWITCHED = "switched"  # HEAD names another branch than the one the commit is for
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
-REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
+COPY_AGAIN = 5  # tries whose copy of the index went stale are aborted (BUSY), then copied again
 
 
 def move_head(
@@ -79,6 +80,7 @@ def move_head(
     ready: Sequence[str] = (),
     files: Sequence[str] = (),
     gone: Mapping[str, bytes | None] | None = None,
+    tried: int = COPY_AGAIN,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
@@ -90,16 +92,17 @@ def move_head(
     of the index to `new` as `then` does, its work tree untouched; run before the move, so that
     memidx holds index.lock only for a rename (`files`: those `then` writes in the work tree,
     written then from `new`; `gone`: the files it deletes, each only while it holds the bytes
-    judged) while no git of the person that takes the index runs (memidx.git.index_swap)."""
+    judged) while no git of the person that takes the index runs (memidx.git.index_swap); a
+    copy a git of the person's changed the index since is BUSY while `tried` < COPY_AGAIN."""
     from memidx.children import SHELL, start_piped
-    from memidx.git.index_swap import discard, prepare, swap, usable
+    from memidx.git.index_swap import discard, prepare, swap
 
     invocation.prime(root)  # the aliases a look wanted, read before HEAD's lock
     locks = bool(then) and SHELL is not None  # the index, from before the move
     waited = COMMITTING | SWITCHERS | (INDEX_TAKERS if locks else frozenset[str]())
     if in_the_way(root, waited):
         return BUSY
-    prepared = prepare(root, git_dir, ready, new, files) if locks and ready else None
+    prepared = prepare(root, git_dir, ready, new, files, gone=gone) if locks and ready else None
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     if locks and SHELL is not None:
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
@@ -122,7 +125,7 @@ def move_head(
                     busy = busy or in_the_way(root, waited) or lately(root, waited)
                     busy = busy or arrived(root, since, waited)
                 busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
-                fast = not busy and usable(root, git_dir, prepared)  # the index as copied
+                busy, fast = _copy_looked(root, git_dir, (prepared, gone), busy, tried)
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
@@ -146,24 +149,18 @@ def move_head(
     return outcome
 
 
-def head_names(git_dir: Path) -> str | None:
-    """The branch HEAD names (`refs/heads/<name>`), read from its file; None when detached.
-    Git tells it where the file does not: a reftable clone's names no branch (REFTABLE_STUB,
-    for older gits), and with core.preferSymlinkRefs it is a link to the branch's own file
-    (read through, a commit id): every remember, forget and haystack commit there was
-    refused as if the person had switched branch."""
-    head = git_dir / "HEAD"
-    try:
-        text = "" if head.is_symlink() else head.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    text = text.strip()
-    named = text.removeprefix("ref:").strip() if text.startswith("ref:") else None
-    if text and named != REFTABLE_STUB:
-        return named
-    argv = ["git", f"--git-dir={git_dir}", "symbolic-ref", "-q", "HEAD"]
-    found = subprocess.run(argv, capture_output=True, check=False)
-    return found.stdout.decode(errors="replace").strip() or None
+def _copy_looked(
+    root: Path, git_dir: Path, copied: tuple[Prepared | None, Gone], busy: bool, tried: int
+) -> tuple[bool, bool]:
+    """(busy, fast): whether the move is aborted, and whether the READY copy stands for git's
+    index (memidx holds index.lock). A stale one ran `then` on git's index under the lock
+    (~10-50 ms at a load of ~20, each `git add` of the person's refused): aborted and copied
+    again while `tried` < COPY_AGAIN, then as before (an index that kept changing)."""
+    from memidx.git.index_swap import usable
+
+    prepared, gone = copied
+    fast = not busy and usable(root, git_dir, prepared, gone)
+    return busy or (prepared is not None and not fast and tried < COPY_AGAIN), fast
 
 
 # git commands that check a branch out: its files and git's index from the tip they read first,

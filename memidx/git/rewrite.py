@@ -86,6 +86,7 @@ def rewrite_unpushed(
         head = publish(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
             undone=undone, then=index_follows(paths), branch=branch,
+            ready=index_follows(paths),  # on a copy before the move: index.lock for a rename
         )  # fmt: skip
         late = committers(config.root)  # one that started at the move may have read the
         count = sum(1 for old, new in rebuilt.items() if old != new)

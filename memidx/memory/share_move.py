@@ -23,9 +23,10 @@ from memidx.errors import GitError, MemidxError
 from memidx.git.publish import Undone
 from memidx.git.underway import git_holds
 from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged, upstream_of
-from memidx.memory.share_git import reason, run_git
+from memidx.memory.share_commit import UNDONE, merge_commit
+from memidx.memory.share_files import merge_files
+from memidx.memory.share_git import run_git
 
-UNDONE = "nothing was merged, pulled or pushed"
 NO_FF = ("ours", "subtree")  # git's strategies that make a merge commit where it could ff
 BUSY = "git held the index"  # share's loop tries again
 # git merge leaves a submodule's work tree as it is whatever submodule.recurse says (a removed
@@ -61,7 +62,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         merge = first if head == first.head else _look(config, git_dir, here, head)
         if head is None or merge is None:  # up to date now: nothing to move
             return head or first.head
-        made = merge.theirs if merge.tree is None else _commit(config, here, merge.tree, merge)
+        made = merge.theirs if merge.tree is None else merge_commit(config, here, merge.tree, merge)
         built_on[:] = [head, made]
         absent[:] = merge.absent
         return made
@@ -72,11 +73,21 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         _refuse_appeared(config.root, absent)  # the last look before the move
         return (*FOLLOW, built_on[0], new)
 
+    files: list[str] = []  # the work tree's part, written at the move (share_files)
+    gone: dict[str, bytes | None] = {}
+
+    def ready(new: str) -> tuple[str, ...]:  # index.lock for a rename: git's index as copied
+        plan = merge_files(config, built_on[0], new) if built_on else None
+        files[:], gone_now = plan or ([], {})
+        gone.clear()
+        gone.update(gone_now)
+        return (*FOLLOW[:-1], built_on[0], new) if plan else ()
+
     try:
         new = publish(
             config.root, git_dir, build, lambda: _head(config), "memidx share: merge",
             undone=UNDONE, deadline=deadline, branch=here, back=True,
-            then=then,
+            then=then, ready=ready, files=files, gone=gone,
         )  # fmt: skip
         if SHELL is None and built_on and new == built_on[1]:
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
@@ -259,36 +270,6 @@ def _hidden(config: Config, said: str) -> str:
         f"{path} says {marks[path]}, and git update-index --no-{bit} {path} shows it again): "
         "commit, move or undo the edit, then make sync again"
     )
-
-
-def _commit(config: Config, here: str, tree: str, merge: Merge) -> str:
-    """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
-    as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
-    remote that requires signed commits refused share's push)."""
-    message = _message(config, here, merge.theirs)
-    sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
-    argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
-    argv = (*argv, "-m", message)
-    made = run_git(config, *argv)
-    if made.returncode != 0:
-        raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")
-    return made.stdout.strip()
-
-
-def _message(config: Config, here: str, theirs: str) -> str:
-    """git merge's message for merging the upstream into `here`, made by git's own
-    fmt-merge-msg as git merge makes it: ` into <branch>` but for main and master
-    (merge.suppressDest), the shortlog of what comes under merge.log, merge.branchdesc."""
-    name = run_git(config, "rev-parse", "--abbrev-ref", upstream_of(here)).stdout.strip()
-    plain = f"Merge remote-tracking branch '{name or theirs}'"
-    merged = f"{theirs}\t\tremote-tracking branch '{name}' of .\n"  # as git merge says it
-    into = ("--into-name", here.removeprefix("refs/heads/"))
-    made = run_git(config, "fmt-merge-msg", *into, given=merged)
-    if not name or made.returncode != 0:
-        return plain
-    # git merge credits no people when no editor opens: fmt-merge-msg's `# By` lines go
-    kept = run_git(config, "stripspace", "--strip-comments", given=made.stdout)
-    return kept.stdout if kept.returncode == 0 and kept.stdout.strip() else plain
 
 
 def _head(config: Config) -> str | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git.publish import REFTABLE_STUB, head_names
+from memidx.git.head_name import REFTABLE_STUB, head_names
 
 COMMIT = "a" * 40
 # the git a reftable clone answers with (this machine's may predate reftable)

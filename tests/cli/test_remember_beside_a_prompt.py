@@ -26,6 +26,8 @@ BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .w
     [
         (("add", "-p"), "Stage this hunk"),
         (("checkout", "-p"), "Discard"),
+        (("checkout", "-qp"), "Discard"),  # run together: taken for a switch, waited its 10 s
+        (("checkout", "--patc"), "Discard"),  # git's start of --patch: the same
         (("add", "-vp"), "Stage this hunk"),  # run together: waited its 10 s
         (("restore", "-Wp"), "Discard"),
     ],

@@ -335,9 +335,10 @@ def test_a_merge_share_cannot_undo_says_the_command_that_finishes_it(
     folder = tmp_path / "stand-in"
     folder.mkdir()
     (folder / "git").write_text(
-        "#!/bin/sh\n"
-        '[ "$1" = read-tree ] && [ ! -e "$0.once" ] && : > "$0.once" && '
-        'echo "error: a file came in the way" >&2 && exit 1\n'
+        "#!/bin/sh\n"  # the copy's read-tree before the move refused: the follow decides
+        'if [ "$1" = read-tree ]; then case " $* " in *" -u "*) [ -e "$0.once" ] || { '
+        ': > "$0.once"; echo "error: a file came in the way" >&2; exit 1; } ;; *) exit 1 ;; '
+        "esac; fi\n"
         'case "$3" in *"(undone)") exit 1 ;; esac\n'
         f'exec {git} "$@"\n'
     )

@@ -106,6 +106,9 @@ def test_a_relative_git_dir_is_resolved_from_where_a_relative_work_tree_was(
     ("args", "restores"),
     [
         (["-p"], True),  # at its prompt for minutes: never a switch
+        (["-qp"], True),  # run together, as git takes them: waited its 10 s
+        (["--patc"], True),  # a start of --patch git takes for it
+        (["-bp"], False),  # a new branch named p
         (["--", "a.txt"], True),
         (["main", "--", "notes/x.md"], True),
         (["HEAD~1", "a.txt"], True),

@@ -1,0 +1,41 @@
+"""The merge commit `memidx share` makes, as git merge makes it: its message (fmt-merge-msg)
+and its signature (commit.gpgSign). Split from memidx.memory.share_move."""
+
+from __future__ import annotations
+
+from memidx.config import Config
+from memidx.errors import GitError
+from memidx.memory.share_check import Merge, upstream_of
+from memidx.memory.share_git import reason, run_git
+
+UNDONE = "nothing was merged, pulled or pushed"  # share says it when it stops
+
+
+def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
+    """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
+    as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
+    remote that requires signed commits refused share's push)."""
+    message = _message(config, here, merge.theirs)
+    sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
+    argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
+    argv = (*argv, "-m", message)
+    made = run_git(config, *argv)
+    if made.returncode != 0:
+        raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")
+    return made.stdout.strip()
+
+
+def _message(config: Config, here: str, theirs: str) -> str:
+    """git merge's message for merging the upstream into `here`, made by git's own
+    fmt-merge-msg as git merge makes it: ` into <branch>` but for main and master
+    (merge.suppressDest), the shortlog of what comes under merge.log, merge.branchdesc."""
+    name = run_git(config, "rev-parse", "--abbrev-ref", upstream_of(here)).stdout.strip()
+    plain = f"Merge remote-tracking branch '{name or theirs}'"
+    merged = f"{theirs}\t\tremote-tracking branch '{name}' of .\n"  # as git merge says it
+    into = ("--into-name", here.removeprefix("refs/heads/"))
+    made = run_git(config, "fmt-merge-msg", *into, given=merged)
+    if not name or made.returncode != 0:
+        return plain
+    # git merge credits no people when no editor opens: fmt-merge-msg's `# By` lines go
+    kept = run_git(config, "stripspace", "--strip-comments", given=made.stdout)
+    return kept.stdout if kept.returncode == 0 and kept.stdout.strip() else plain
