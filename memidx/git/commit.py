@@ -15,7 +15,6 @@ one way memidx moves HEAD to a commit it built (the purge's, share's merge: git/
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -23,14 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
-from memidx.errors import ChangedSince, GitError, IndexLockLeft
-from memidx.git.commit_error import commit_error, index_held, not_committed
+from memidx.errors import ChangedSince, GitError
+from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
 from memidx.git.index_follow import follow
+from memidx.git.index_wait import pause, wait_for_index
 from memidx.git.late import settle
 from memidx.git.late_pull import put_back_for_a_pull
-from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
 from memidx.git.quoted import pathspec_word
 from memidx.git.still_busy import at_a_prompt, still_busy
@@ -40,7 +39,6 @@ from memidx.git.underway import refuse_a_stopped_pick
 from memidx.text import display
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
-STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
 UTF8 = "UTF-8"  # a commit so labelled carries no `encoding` header
 
 
@@ -81,7 +79,7 @@ def commit_paths(
     build = partial(_build, written=written, removed=sorted(removed), undone=undone, on=on)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
-        _wait_for_index(git_dir / "index.lock", root, undone, deadline)
+        wait_for_index(git_dir / "index.lock", root, undone, deadline)
         commit = publish(
             root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
@@ -178,32 +176,17 @@ def publish(
         if time.monotonic() > deadline or (outcome == BUSY and at_a_prompt(root)):
             break  # a `git stash -p` at its prompt waits for a person: not waited for
         if outcome == BUSY and (git_dir / "index.lock").exists():
-            _wait_for_index(git_dir / "index.lock", root, undone, deadline)
+            wait_for_index(git_dir / "index.lock", root, undone, deadline)
         elif outcome == BUSY:  # a person's commit is under way: let it move HEAD first
-            _pause(min(attempt, 2))
+            pause(min(attempt, 2))
         else:  # HEAD moved, or a git holds HEAD's lock: a killed git's is never let go
             refuse_a_left_head_lock(root, git_dir, undone)
-            _pause(min(attempt, 4))
+            pause(min(attempt, 4))
         if (now := head_of()) != head:  # another commit landed first: build on top of it
             refuse_a_switch(git_dir, branch, undone)  # built there, it would land there
             head, commit = now, build(now)
     still_busy(root, git_dir, undone)
     raise not_moved(root, git_dir, undone)
-
-
-def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:
-    """Wait while a git of this clone is committing or holds the index (until `deadline`),
-    before memidx runs a git that moves HEAD itself (`git pull`); GitError saying `undone`."""
-    from memidx.git.publish import committing
-
-    for attempt in range(10_000):  # bounded by the deadline
-        _wait_for_index(git_dir / "index.lock", root, undone, deadline)
-        if not committing(root):
-            return
-        if time.monotonic() > deadline:
-            break
-        _pause(min(attempt, 2))
-    still_busy(root, git_dir, undone)
 
 
 def _build(
@@ -261,7 +244,7 @@ def update_user_index(
         if status == 0:
             return
         if status == HELD and time.monotonic() < deadline:
-            _pause(min(attempt, 4))
+            pause(min(attempt, 4))
             continue
         why = "stayed locked" if status == HELD else f"refused it ({said or f'status {status}'})"
         words = " ".join(pathspec_word(path) for path in paths)
@@ -276,31 +259,3 @@ def _head(repo: Any) -> str | None:
         return str(repo.git.rev_parse("--verify", "-q", "HEAD^{commit}")).strip() or None
     except git.GitCommandError:
         return None  # an unborn branch: the first commit
-
-
-def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> None:
-    """Wait while another git process holds the index lock (until `deadline`): the user's
-    index is updated after the commit. A lock that no running process holds was left by a
-    killed git: waiting for it is pointless, and removing it is the user's call."""
-    checked = -STALE_CHECK_SECONDS
-    for attempt in range(10_000):  # bounded by the deadline
-        if not lock.exists():
-            return
-        if time.monotonic() - checked >= STALE_CHECK_SECONDS:
-            checked = time.monotonic()
-            if left_behind(lock, root):  # a killed git's, or a killed memidx move's
-                from memidx.git.left_lock import described
-
-                left = described(root, lock)
-                raise IndexLockLeft(
-                    f"{left.said} (no running process holds it); {undone}",
-                    f"check that no git command is running, then {left.todo()}",
-                )
-        if time.monotonic() > deadline:
-            break
-        _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
-    raise index_held(lock, root, undone)
-
-
-def _pause(attempt: int) -> None:
-    time.sleep(0.05 * 2**attempt * (1 + random.random()))

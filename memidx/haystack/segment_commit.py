@@ -30,8 +30,9 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     or only git's index entries of the segments, which are set all the same)."""
     from memidx.errors import GitBusy
     from memidx.git.branch import on_a_branch
-    from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
+    from memidx.git.commit import WAIT_SECONDS
     from memidx.git.commit_error import not_committed
+    from memidx.git.index_wait import wait_until_quiet
     from memidx.git.repo import GitRepo
     from memidx.head_move import not_moving
 
