@@ -163,6 +163,15 @@ def remove_emptied(root: Path, folder: Path) -> None:
         folder = folder.parent
 
 
+def _holds(path: Path, judged: bytes) -> bool:
+    """Whether `path` is a regular file of exactly `judged` (a look before the move; the unlink
+    itself judges again, aside: git/judged_unlink.py)."""
+    try:
+        return not path.is_symlink() and path.is_file() and path.read_bytes() == judged
+    except OSError:
+        return False
+
+
 def discard(git_dir: Path) -> None:
     """Remove READY (unused, or half made) and its hold of git's index."""
     try:
