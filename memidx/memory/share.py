@@ -234,7 +234,8 @@ def _still_on(config: Config, git_dir: Path, here: str, undone: str | Callable[[
 def _quiet(config: Config) -> Path:
     """Wait until no git of this clone is committing: the merge would move HEAD from
     under it, and the person's commit would fail ("cannot lock ref 'HEAD'")."""
-    from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
+    from memidx.git.commit import WAIT_SECONDS
+    from memidx.git.index_wait import wait_until_quiet
     from memidx.git.repo import GitRepo
 
     git_dir = Path(GitRepo(config.root).run("rev-parse", "--absolute-git-dir").decode().strip())

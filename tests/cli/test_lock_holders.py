@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from memidx.git.commit import left_behind
+from memidx.git.lock_holders import left_behind
 from tests.helpers import NotesRepo, clean_env
 
 
