@@ -92,8 +92,8 @@ def _cpu(text: str, runs: int = 2) -> float:
 # (`text[:at].count("e")` every 256 characters in check_text, 1 s more at 1 MB: growth 23-26)
 GROWTH, MAX_GROWTH = 16, 20
 # No text costs much more than as much plain English prose, measured in the same run: a MB
-# of U+FDFA (18 characters under NFKC) took 2 s where prose took about 0.6 s (3.3 times; 6 or
-# more against today's prose). Prose has cost half since (a sentence's final dot no longer
+# of U+FDFA (18 characters under NFKC) took 2 s where prose took about 0.6 s (3.3 times; 3.8
+# against today's prose). Prose has cost half since (a sentence's final dot no longer
 # sends it through every noise pattern) and the units below not: at half a MB, prose 0.26 s,
 # U+FDFA paragraphs 0.58 s and the role list 0.61 s (2.3 times; least of 5, load 21), which
 # crossed 2.5 under load; 3 leaves that noise room and still fails the defect
