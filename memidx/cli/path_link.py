@@ -17,6 +17,7 @@ from pathlib import Path
 from memidx.drafts import draft_path, remove_dead_drafts
 from memidx.errors import ConfigError
 from memidx.locations import bin_dir
+from memidx.remedies import reinstall
 
 NAME = "memidx"
 
@@ -40,7 +41,7 @@ def link(executable: Path, env: Mapping[str, str]) -> tuple[int, list[str]]:
     folder = bin_dir(env)
     place = folder / NAME
     if not executable.is_file():
-        return 1, [f"memidx: error: {executable} does not exist (run make install)"]
+        return 1, [f"memidx: error: {executable} does not exist (run `{reinstall()}`)"]
     if place.is_symlink() and place.readlink() == executable:
         lines = [f"memidx: {place} runs {executable}"]
     elif place.exists() or place.is_symlink():

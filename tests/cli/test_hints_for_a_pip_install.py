@@ -81,3 +81,31 @@ def test_a_missing_fastembed_names_the_install_that_fits(
     with pytest.raises(ModelError) as raised:
         embedders.FastembedEmbedder(load_config(repo.root, env={}))
     assert raised.value.hint == hint
+
+
+@pytest.mark.parametrize(
+    ("where", "model", "again"),
+    [
+        ("site-packages", "run `memidx model install`", "pip install --upgrade memidx"),
+        (None, "run `make install` (memidx model install)", "make install"),  # this checkout's
+    ],
+)
+def test_the_model_s_hints_fit_the_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str | None, model: str, again: str
+) -> None:
+    """The packaged model missing or out of date, its tokenizer not downloadable, the models'
+    folder not writable, `memidx path link` without its
+    executable: each said `make install`, which a pip install has no Makefile for."""
+    from memidx.cli.path_link import link
+    from memidx.embed import cache, installed
+    from memidx.embed import model as model_module
+    from memidx.remedies import model_install
+
+    if where is not None:
+        monkeypatch.setattr(remedies, "PACKAGE", pip_like(tmp_path / where).resolve())
+    assert installed.install_hint() == model
+    assert model_module.install_hint() == model
+    unwritable = cache.cache_error(tmp_path, OSError(13, "Permission denied"))
+    assert unwritable.hint.endswith(f"then run `{model_install()}` again"), unwritable.hint
+    code, lines = link(tmp_path / "missing" / "memidx", {"MEMIDX_BIN_DIR": str(tmp_path)})
+    assert code == 1 and lines[0].endswith(f"(run `{again}`)"), lines
