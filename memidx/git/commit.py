@@ -157,8 +157,12 @@ def publish(
     commit = build(head)
     for attempt in range(10_000):  # bounded by the deadline; the count only bounds the loop
         if commit == head:  # nothing to move, if HEAD is on the branch the paths are for
-            refuse_a_switch(git_dir, branch, undone, at=head)  # else not committed there
-            return commit
+            refuse_a_switch(git_dir, branch, undone)  # else not committed there
+            if (now := head_of()) == head or time.monotonic() > deadline:
+                refuse_a_switch(git_dir, branch, undone, at=head)  # a switch and back
+                return commit
+            head, commit = now, build(now)  # a commit landed, or a switch and back: anew
+            continue
         try:
             about_to_move()  # a `following` lock taken now, not through the waits before
             outcome = move_head(

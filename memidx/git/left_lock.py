@@ -100,7 +100,7 @@ def _committed(root: Path, lock: Path) -> bool:
     nothing: git's index is as the person staged it, the commit's files in the work tree."""
     from memidx.errors import GitError
 
-    if not _whole(root, lock):
+    if not _whole(root, lock) or not _head_moved_since(root, lock):
         return False
     try:
         at_lock = _off_head(root, lock)
@@ -110,6 +110,27 @@ def _committed(root: Path, lock: Path) -> bool:
     paths = at_lock.keys() | at_index.keys()
     differ = {path for path in paths if at_lock.get(path) != at_index.get(path)}
     return bool(differ) and not differ & at_lock.keys()
+
+
+def _head_moved_since(root: Path, lock: Path) -> bool:
+    """Whether a commit moved HEAD after `lock` was written: HEAD's reflog (its worktree's)
+    written since, its last line a commit's to HEAD's commit. A `git commit -a` killed before
+    (a pre-commit hook) whose lock holds HEAD's file where git's index holds a staged edit (the
+    file put back as HEAD has it) looks the same otherwise, and `mv` dropped that edit. With no
+    reflog (core.logAllRefUpdates off) it is never told: `rm`, as before."""
+    log = lock.parent / "logs" / "HEAD"
+    try:
+        if log.stat().st_mtime < lock.stat().st_mtime:
+            return False
+        with log.open("rb") as file:
+            file.seek(max(0, file.seek(0, 2) - 4096))
+            line = file.read().rstrip(b"\n").rpartition(b"\n")[2]
+    except OSError:
+        return False
+    said, _, words = line.partition(b"\t")
+    fields = said.split()
+    head = GitRepo(root).run("rev-parse", "-q", "--verify", "HEAD", check=False).strip()
+    return len(fields) > 1 and fields[1] == head and words.startswith(b"commit")
 
 
 def _whole(root: Path, lock: Path) -> bool:

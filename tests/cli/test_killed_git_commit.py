@@ -91,3 +91,35 @@ def test_a_lock_cut_short_is_never_renamed_over_the_index(tmp_path: Path) -> Non
     data = repo.memidx("status", "--json").json()
 
     assert data["git_lock"]["kind"] == "git" and data["git_lock"]["clear"] == f"rm {lock}"
+
+
+def test_a_commit_killed_before_head_moved_whose_lock_holds_head_keeps_what_was_staged(
+    tmp_path: Path,
+) -> None:
+    """A person stages an edit, puts the file back as HEAD has it, and a `git commit -a` is
+    killed in its pre-commit hook: the lock holds HEAD's file where git's index holds the staged
+    edit, as a commit killed after HEAD moved leaves it. HEAD did not move: `mv` would drop the
+    staged edit (held nowhere else), `rm` keeps it."""
+    repo = started_memory(tmp_path)
+    committed = "# A\n\nThe first words of a note.\n"
+    repo.write("notes/a.md", committed)
+    repo.commit("a note")
+    repo.write("notes/a.md", "# A\n\nThe first words of a note, staged.\n")
+    repo.git("add", "notes/a.md")
+    repo.write("notes/a.md", committed)  # the work tree back as HEAD has it
+    hook = repo.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text(KILLER)
+    hook.chmod(0o755)
+    repo.git("commit", "-q", "-a", "-m", "killed", check=False)
+    hook.unlink()
+    lock = repo.root / ".git" / "index.lock"
+    assert lock.exists()
+    _until_left_behind(lock, repo.root)
+    assert repo.git("log", "-1", "--format=%s").strip() == "a note"  # HEAD unmoved
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_lock"]["kind"] == "git" and data["git_lock"]["clear"] == f"rm {lock}"
+    lock.unlink()  # as told: the staged edit stays staged
+    changed = repo.git("status", "--porcelain", "--", "notes").splitlines()
+    assert changed == ["MM notes/a.md"], changed
