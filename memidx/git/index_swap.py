@@ -22,6 +22,7 @@ from memidx.git.judged_unlink import unlink_judged
 
 READY = "memidx-ready-index"  # in the git folder: the index brought to the new commit
 SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
+WRITTEN = f"{READY}.files"  # and the files swap() writes, before it puts them in place
 Signature = tuple[int, int, int, int]  # git's index as stat sees it
 NONE: Signature = (0, 0, 0, 0)  # no index yet
 Prepared = tuple[Signature, Mapping[str, bytes]]  # the index copied, the files to write
@@ -134,22 +135,85 @@ def swap(
     untracked for the person's next `git add -A`) where each still holds the bytes judged (None:
     no file was; an edit made since is the person's, left untracked) and rename READY over
     git's index (HEAD moved, index.lock memidx's); False when that failed (the move's follow
-    then does it)."""
+    then does it), the work tree as it was. The bytes are written aside first (WRITTEN): a
+    write that failed part way (a full disk) had deleted files and written others, which the
+    follow's read-tree then refused as in its way, and share undid its merge."""
     if not all(_free(root, path, gone) for path in files):
         return False  # nothing changed yet: the follow does it all, as git would
+    aside = _written_aside(git_dir, files)
+    if aside is None:
+        return False  # nothing changed: the follow does it all
+    deleted: dict[str, bytes] = {}
+    placed: dict[str, bytes] = {}
     try:
         for path, judged in (gone or {}).items():
             if judged is not None and unlink_judged(root / path, judged):
-                remove_emptied(root, (root / path).parent)
-        for path, data in files.items():
+                deleted[path] = judged
+        for (path, data), staged in zip(files.items(), aside, strict=True):
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            _place(staged, root / path)
+            placed[path] = data
+        (git_dir / READY).replace(git_dir / "index")
+    except OSError:
+        _put_back(root, deleted, placed)
+        return False
+    finally:
+        _discard_written(git_dir)
+    for path in deleted:
+        remove_emptied(root, (root / path).parent)
+    (git_dir / SEEN).unlink(missing_ok=True)
+    return True
+
+
+def _written_aside(git_dir: Path, files: Mapping[str, bytes]) -> list[Path] | None:
+    """`files`' bytes written in WRITTEN (in the git folder), one file each, or None when one
+    could not be (none left): nothing in the work tree is touched before they all are."""
+    folder = git_dir / WRITTEN
+    staged: list[Path] = []
+    try:
+        folder.mkdir(exist_ok=True)
+        for number, data in enumerate(files.values()):
+            staged.append(folder / str(number))
+            with staged[-1].open("wb") as file:
+                file.write(data)
+    except OSError:
+        _discard_written(git_dir)
+        return None
+    return staged
+
+
+def _place(staged: Path, path: Path) -> None:
+    """Put the file written aside at `path`, never over a file there (FileExistsError)."""
+    try:
+        os.link(staged, path)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links (or another file system): moved, unless a file came
+        if os.path.lexists(path):
+            raise FileExistsError(path) from None
+        import shutil
+
+        shutil.move(staged, path)
+
+
+def _put_back(root: Path, deleted: Mapping[str, bytes], placed: Mapping[str, bytes]) -> None:
+    """Undo a swap that failed part way: each file placed goes while it holds its bytes, each
+    deleted comes back where nothing is (its bytes, judged before)."""
+    for path, data in placed.items():
+        unlink_judged(root / path, data)
+    for path, judged in deleted.items():
+        try:
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             with (root / path).open("xb") as file:
-                file.write(data)
-        (git_dir / READY).replace(git_dir / "index")
-        (git_dir / SEEN).unlink(missing_ok=True)
-    except OSError:
-        return False
-    return True
+                file.write(judged)
+        except OSError:
+            continue
+
+
+def _discard_written(git_dir: Path) -> None:
+    import shutil
+
+    shutil.rmtree(git_dir / WRITTEN, ignore_errors=True)
 
 
 def remove_emptied(root: Path, folder: Path) -> None:
@@ -179,3 +243,4 @@ def discard(git_dir: Path) -> None:
         (git_dir / SEEN).unlink(missing_ok=True)
     except OSError:
         return
+    _discard_written(git_dir)  # a killed memidx's
