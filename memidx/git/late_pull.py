@@ -8,9 +8,11 @@ working tree files would be overwritten by merge ... run `git reset --hard` to r
 chaos bench; tests/cli/test_late_pull_fetch.py). The index memidx brings to its commit does not
 help. So when the look after the move (memidx.git.late) finds a pull that has not begun its
 merge or rebase (no child but its `git fetch`), memidx puts HEAD back where the pull read it
-(`update-ref` with the commit checked), takes its paths out of git's index as they were, and
-removes the files the move wrote while they still hold memidx's bytes: the pull then finds
-HEAD where it was, and memidx's commit is made again once it ends (GitBusy: pending)."""
+(`update-ref` with the commit checked), takes its paths in git's index back as they were, and
+removes the files the move wrote while they still hold memidx's bytes (one the HEAD put back
+holds, a purge's blanked segment, gets that HEAD's bytes back: deleted, it was tracked and
+gone): the pull then finds HEAD where it was, and memidx's commit is made again once it ends
+(GitBusy: pending)."""
 
 from __future__ import annotations
 
@@ -44,10 +46,16 @@ def put_back_for_a_pull(
                           old, commit):  # fmt: skip
         return
     _ok(root, "reset", "-q", old, "--", *literal)  # git's index as before the move
+    held = _held(root, old, literal)
     for path, data in written.items():
         file = root / path
         try:
-            if not file.is_symlink() and file.read_bytes() == data:
+            if file.is_symlink() or file.read_bytes() != data:
+                continue  # the person's since: theirs
+            if path in held:  # a file HEAD held (a purge's blanked segment): its bytes back
+                _ok(root, "-c", "core.hooksPath=/dev/null", "checkout", "-q", old, "--",
+                    f":(literal){path}")  # fmt: skip
+            else:
                 file.unlink()
         except OSError:
             continue
@@ -56,6 +64,13 @@ def put_back_for_a_pull(
         f"{', '.join(paths)} and would have failed on it, so memidx put HEAD back",
         UNDONE_HINT,
     )
+
+
+def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
+    """The paths of `literal` (literal pathspecs) that `commit` holds."""
+    argv = ["git", "ls-tree", "-r", "-z", "--name-only", commit, "--", *literal]
+    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    return set(done.stdout.split("\0")) - {""} if done.returncode == 0 else set()
 
 
 def _fetching(pid: str) -> bool:

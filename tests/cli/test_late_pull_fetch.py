@@ -14,6 +14,7 @@ its merge, puts HEAD back (memidx.git.late_pull): the pull goes through, the not
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,15 +26,22 @@ from memidx.git.commit import commit_paths
 from memidx.git.newcomers import COMMITTING
 from tests.cli.test_forget import clones
 from tests.cli.test_share_fetch_race import held_exec_path, wait_for
-from tests.helpers import GIT_IDENTITY, clean_env
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
 NOTE = "---\ntitle: Agent's note\n---\n\nremembered by an agent about docker layers\n"
 
 
-@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
-def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _commit_beside_a_late_pull(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ref: str,
+    data: bytes,
+    *,
+    before: Callable[[], None] = lambda: None,
+) -> tuple[NotesRepo, subprocess.CompletedProcess[str]]:
+    """memidx commits `ref` from `data` while a person's `git pull`, started in the instant of
+    the move (HEAD and the index read before it), is held in its fetch; the pull's outcome.
+    `before`: run once memidx is done, before the pull goes on."""
     one, two = clones(tmp_path)
     two.note("theirs.md", "Theirs", "a note from the other machine")
     two.commit("theirs")
@@ -56,18 +64,44 @@ def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
         assert wait_for(None, Path(f"{pause}.in")), "the pull never reached its fetch's pack"
         return False  # it started an instant after the look: HEAD read, then its fetch
 
-    ref = "notes/agent.md"
     monkeypatch.setattr(publish_module, "arrived", look)
     try:
         commit_paths(load_config(one.root, env={}), [ref], "memidx remember: Agent's note",
-                     written={ref: NOTE.encode()})  # fmt: skip
+                     written={ref: data})  # fmt: skip
     except GitBusy:
         pass  # HEAD put back for the pull (or, before, the pull still ran as the wait ended)
     finally:
+        before()
         Path(f"{pause}.go").touch()  # the pull's fetch goes on once memidx is done
-    _, err = pulls[0].communicate(timeout=120)
+    out, err = pulls[0].communicate(timeout=120)
+    return one, subprocess.CompletedProcess(pulls[0].args, pulls[0].returncode, out, err)
 
-    assert "reset --hard" not in err, err
-    assert pulls[0].returncode == 0, err
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+                                             NOTE.encode())  # fmt: skip
+
+    assert "reset --hard" not in pulled.stderr, pulled.stderr
+    assert pulled.returncode == 0, pulled.stderr
     assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
     assert one.git("status", "--porcelain").strip() == ""  # nothing of memidx's left half-made
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_file_head_held_before_the_move_is_given_back_not_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit of new bytes for a tracked file (the purge's blanked segments of other
+    writers, memidx.haystack.purge_foreign): HEAD put back for the pull, the file must hold
+    HEAD's bytes again. It was deleted (it held memidx's bytes): `git status` said ` D`, a
+    person's `git commit -a` deleted it from the branch, and the purge read it for its error
+    (FileNotFoundError: a traceback)."""
+    ref = "notes/seed.md"
+    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, ref, b"blanked\n")
+
+    assert pulled.returncode == 0, pulled.stderr
+    assert (one.root / ref).read_bytes() == one.git("show", f"HEAD:{ref}").encode()
+    assert one.git("status", "--porcelain").strip() == ""
