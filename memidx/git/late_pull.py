@@ -12,7 +12,9 @@ merge or rebase (no child but its `git fetch`), memidx puts HEAD back where the 
 removes the files the move wrote while they still hold memidx's bytes (one the HEAD put back
 holds, a purge's blanked segment, gets that HEAD's bytes back: deleted, it was tracked and
 gone): the pull then finds HEAD where it was, and memidx's commit is made again once it ends
-(GitBusy: pending)."""
+(GitBusy: pending). Only when every committing git of the clone is such a pull, looked at
+again right before: a person's `git commit` that read memidx's HEAD would fail at its end
+("cannot lock ref 'HEAD'") on a HEAD put back under it."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.errors import GitBusy
+from memidx.git.publish import committers
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
 
@@ -38,8 +41,8 @@ def put_back_for_a_pull(
     (see above); nothing when there is none, or when HEAD is not `commit` any more.
     `written`: the files the move wrote (removed while they hold these bytes); `literal`:
     `paths` as literal pathspecs."""
-    pulls = [pid for pid, said in late.items() if said.split()[0] == "pull" and _fetching(pid)]
-    if not pulls:
+    pulls = _pulls_alone(late)
+    if not pulls or not _pulls_alone(committers(root)):  # one that started since, too
         return
     old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
     if not old or not _ok(root, "update-ref", "-m", "memidx: put back for a git pull", "HEAD",
@@ -64,6 +67,13 @@ def put_back_for_a_pull(
         f"{', '.join(paths)} and would have failed on it, so memidx put HEAD back",
         UNDONE_HINT,
     )
+
+
+def _pulls_alone(late: Mapping[str, str]) -> list[str]:
+    """The pids of `late` (committers' answer), all pulls before their merge; [] when any is
+    not (a person's commit, merge, rebase, or a pull that began its merge)."""
+    pulls = [pid for pid, said in late.items() if said.split()[0] == "pull" and _fetching(pid)]
+    return pulls if len(pulls) == len(late) else []
 
 
 def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,48 @@ def test_a_file_head_held_before_the_move_is_given_back_not_deleted(
     assert pulled.returncode == 0, pulled.stderr
     assert (one.root / ref).read_bytes() == one.git("show", f"HEAD:{ref}").encode()
     assert one.git("status", "--porcelain").strip() == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_head_is_not_put_back_under_a_persons_commit_that_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's `git commit` that started right after memidx's move read memidx's commit as
+    HEAD; the look after the move found it beside the pull. HEAD put back for the pull under
+    it, the commit failed at its end: "cannot lock ref 'HEAD': is at <old> but expected
+    <memidx's>", the person's commit lost."""
+    from memidx.git import commit as commit_module
+
+    hold = tmp_path / "hold"
+    persons: list[subprocess.Popen[str]] = []
+    real = commit_module.committers
+
+    def found(root: Path, *args: Any, **kwargs: Any) -> dict[str, str]:
+        if not persons:  # the person's commit, in its pre-commit hook: HEAD read
+            hooks = root / ".git" / "hooks"
+            hooks.mkdir(exist_ok=True)
+            (hooks / "pre-commit").write_text(
+                f'#!/bin/sh\ntouch "{hold}.in"\nwhile [ ! -e "{hold}.go" ]; do sleep 0.02; done\n'
+            )
+            (hooks / "pre-commit").chmod(0o755)
+            (root / "mine.txt").write_text("the person's work\n")
+            subprocess.run(["git", "add", "mine.txt"], cwd=root, env=clean_env(), check=True)
+            argv = ["git", *GIT_IDENTITY, "commit", "-q", "-m", "the person's commit"]
+            piped = subprocess.PIPE
+            persons.append(subprocess.Popen(argv, cwd=root, env=clean_env(), text=True,
+                                            stdout=piped, stderr=piped))  # fmt: skip
+            assert wait_for(None, Path(f"{hold}.in")), "the commit never reached its hook"
+        return real(root, *args, **kwargs)
+
+    monkeypatch.setattr(commit_module, "committers", found)
+    go = Path(f"{hold}.go")
+    try:
+        one, _ = _commit_beside_a_late_pull(
+            tmp_path, monkeypatch, "notes/agent.md", NOTE.encode(), before=go.touch
+        )
+    finally:
+        go.touch()
+    _, err = persons[0].communicate(timeout=120)
+
+    assert persons[0].returncode == 0, err  # was: cannot lock ref 'HEAD'
+    assert "mine.txt" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
