@@ -73,12 +73,16 @@ def plain_fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProce
 
 
 def _no_fetch_of_theirs(config: Config, until: float) -> bool:
-    """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs
-    (Linux /proc; elsewhere none is seen); whether none does now."""
+    """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs,
+    in any of its work trees: a linked one (`git worktree add`) shares them (Linux /proc;
+    elsewhere none is seen); whether none does now."""
+    from memidx.git.checkouts import work_trees
     from memidx.git.publish import committers
+    from memidx.git.repo import GitRepo
 
+    trees = work_trees(GitRepo(config.root)) or [config.root]
     for _ in range(100_000):  # bounded by `until`
-        if not committers(config.root, FETCHERS):
+        if not committers(trees[0], FETCHERS, also=trees[1:]):
             return True
         if time.monotonic() > until:
             return False
