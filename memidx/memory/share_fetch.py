@@ -43,6 +43,7 @@ def fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str
         return plain_fetch(config, run)
     before = run_git(config, "rev-parse", "-q", "--verify", tracked).stdout.strip()
     own = OWN + name
+    _clear_the_way(config, own)
     args = ("--no-write-fetch-head", "--no-tags", "--refmap=", remote, f"+{merge}:{own}")
     fetched = run(config, "fetch", "-q", *args)
     if fetched.returncode != 0:  # gone from the remote, an old git: as before
@@ -51,6 +52,18 @@ def fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str
     if new and new != before and _no_fetch_of_theirs(config, time.monotonic() + WAIT):
         run_git(config, "update-ref", "-m", "memidx share: fetch", tracked, new, before or ZERO)
     return fetched
+
+
+def _clear_the_way(config: Config, own: str) -> None:
+    """Delete memidx's own fetched refs in `own`'s way, left for a branch since deleted: of
+    `fix` for `fix/login`, of `main/old` for `main`. git cannot create a ref beside one named
+    as its folder or under it ("cannot lock ref ... exists"): every share failed its fetch.
+    Two such branches never live at once (refs/heads/ holds the same names), so no share of
+    another work tree is using one."""
+    listed = run_git(config, "for-each-ref", "--format=%(refname)", OWN)
+    for ref in listed.stdout.splitlines() if listed.returncode == 0 else ():
+        if own.startswith(f"{ref}/") or ref.startswith(f"{own}/"):
+            run_git(config, "update-ref", "-d", ref)
 
 
 def _standing_in(fetched: subprocess.CompletedProcess[str]) -> bool:

@@ -128,3 +128,20 @@ def test_share_brings_the_persons_remote_tracking_ref_along(tmp_path: Path) -> N
     assert done.code == 0, done.err
     assert two.git("rev-parse", "origin/main").strip() == remote
     assert two.git("rev-parse", "HEAD").strip() == remote  # a fast-forward: nothing to push
+
+
+def test_share_fetches_past_its_own_ref_of_a_branch_since_deleted(tmp_path: Path) -> None:
+    """A branch `main/old` shared once, then deleted, left `refs/memidx/fetched/main/old`: git
+    could not create `refs/memidx/fetched/main` beside it ("cannot lock ref ... exists"), and
+    every share of `main` failed its fetch (git's hint, `git remote prune`, does not help)."""
+    one, two = clones(tmp_path)
+    one.note("theirs.md", "Theirs", "a note the first clone pushed about docker volumes")
+    one.commit("one's note")
+    one.git("push", "-q", "origin", "main")
+    two.git("update-ref", "refs/memidx/fetched/main/old", "HEAD")  # what share left for it
+    remote = two.git("ls-remote", "origin", "refs/heads/main").split()[0]
+
+    share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert two.git("rev-parse", "origin/main").strip() == remote
+    assert two.git("rev-parse", "HEAD").strip() == remote
