@@ -13,6 +13,7 @@ its merge, puts HEAD back (memidx.git.late_pull): the pull goes through, the not
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -151,3 +152,41 @@ def test_head_is_not_put_back_under_a_persons_commit_that_read_it(
 
     assert persons[0].returncode == 0, err  # was: cannot lock ref 'HEAD'
     assert "mine.txt" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_commit_of_nothing_new_puts_back_no_head(tmp_path: Path) -> None:
+    """A commit of bytes HEAD already holds (a note remembered twice, segments already
+    committed) moves nothing; a person's pull in its fetch then was taken for one that read
+    HEAD before memidx's move, and HEAD was "put back" to its parent: the person's last
+    commit taken off the branch (the pull fast-forwarded the work tree back from it)."""
+    one, two = clones(tmp_path)
+    two.note("theirs.md", "Theirs", "a note from the other machine")
+    two.commit("theirs")
+    two.git("push", "-q", "origin", "main")
+    ref = "notes/agent.md"
+    one.write(ref, NOTE)
+    one.commit("the person's commit of the note")
+    mine = one.git("rev-parse", "HEAD").strip()
+    pause = tmp_path / "pause"
+    real_git = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
+                                   check=True).stdout.strip()) / "git"  # fmt: skip
+    env = clean_env(GIT_EXEC_PATH=str(held_exec_path(tmp_path)), PAUSE_AT=str(pause),
+                    REAL_GIT=str(real_git))  # fmt: skip
+    argv = ["git", *GIT_IDENTITY, "pull", "-q", "--no-rebase", "--no-edit"]
+    pull = subprocess.Popen(argv, cwd=one.root, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        assert wait_for(None, Path(f"{pause}.in")), "the pull never reached its fetch's pack"
+        config = load_config(one.root, env={})
+        with contextlib.suppress(GitBusy):  # settle's wait for the pull (not a put back)
+            commit_paths(config, [ref], "memidx remember: Agent's note",
+                         written={ref: NOTE.encode()})  # fmt: skip
+        assert one.git("rev-parse", "HEAD").strip() == mine  # was: its parent
+    finally:
+        Path(f"{pause}.go").touch()
+    _, err = pull.communicate(timeout=120)
+
+    assert pull.returncode == 0, err
+    one.git("merge-base", "--is-ancestor", mine, "HEAD")  # the person's commit on the branch
+    assert one.git("status", "--porcelain").strip() == ""
