@@ -77,17 +77,25 @@ def commit_paths(
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     removed = removed or {}
     build = partial(_build, written=written, removed=sorted(removed), undone=undone, on=on)
+    made: set[str] = set()  # the commits built: HEAD moved to one of them, or not at all
+
+    def built(head: str | None) -> str:
+        if (new := build(repo, git_dir, head, paths, subject)) != head:
+            made.add(new)
+        return new
+
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
         wait_for_index(git_dir / "index.lock", root, undone, deadline)
         commit = publish(
-            root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
+            root, git_dir, built,
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
             then=index_follows(paths, sorted(written or ()), sorted(removed)), branch=branch,
             ready=index_follows(paths), files=sorted(written or ()), gone=removed,  # a rename
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
-            if not removed:  # a pull before its merge: HEAD put back (GitBusy), else it fails
+            if not removed and commit in made:  # a pull before its merge: HEAD put back
+                # (GitBusy), else it fails; nothing built, nothing moved: nothing put back
                 put_back_for_a_pull(
                     root, late, commit, paths, written=written or {}, literal=literal(paths)
                 )

@@ -8,9 +8,13 @@ working tree files would be overwritten by merge ... run `git reset --hard` to r
 chaos bench; tests/cli/test_late_pull_fetch.py). The index memidx brings to its commit does not
 help. So when the look after the move (memidx.git.late) finds a pull that has not begun its
 merge or rebase (no child but its `git fetch`), memidx puts HEAD back where the pull read it
-(`update-ref` with the commit checked), takes its paths out of git's index as they were, and
-removes the files the move wrote while they still hold memidx's bytes: the pull then finds
-HEAD where it was, and memidx's commit is made again once it ends (GitBusy: pending)."""
+(`update-ref` with the commit checked), takes its paths in git's index back as they were, and
+removes the files the move wrote while they still hold memidx's bytes (one the HEAD put back
+holds, a purge's blanked segment, gets that HEAD's bytes back: deleted, it was tracked and
+gone): the pull then finds HEAD where it was, and memidx's commit is made again once it ends
+(GitBusy: pending). Only when every committing git of the clone is such a pull, looked at
+again right before: a person's `git commit` that read memidx's HEAD would fail at its end
+("cannot lock ref 'HEAD'") on a HEAD put back under it."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.errors import GitBusy
+from memidx.git.publish import committers
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
 
@@ -36,18 +41,24 @@ def put_back_for_a_pull(
     (see above); nothing when there is none, or when HEAD is not `commit` any more.
     `written`: the files the move wrote (removed while they hold these bytes); `literal`:
     `paths` as literal pathspecs."""
-    pulls = [pid for pid, said in late.items() if said.split()[0] == "pull" and _fetching(pid)]
-    if not pulls:
+    pulls = _pulls_alone(late)
+    if not pulls or not _pulls_alone(committers(root)):  # one that started since, too
         return
     old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
     if not old or not _ok(root, "update-ref", "-m", "memidx: put back for a git pull", "HEAD",
                           old, commit):  # fmt: skip
         return
     _ok(root, "reset", "-q", old, "--", *literal)  # git's index as before the move
+    held = _held(root, old, literal)
     for path, data in written.items():
         file = root / path
         try:
-            if not file.is_symlink() and file.read_bytes() == data:
+            if file.is_symlink() or file.read_bytes() != data:
+                continue  # the person's since: theirs
+            if path in held:  # a file HEAD held (a purge's blanked segment): its bytes back
+                _ok(root, "-c", "core.hooksPath=/dev/null", "checkout", "-q", old, "--",
+                    f":(literal){path}")  # fmt: skip
+            else:
                 file.unlink()
         except OSError:
             continue
@@ -56,6 +67,20 @@ def put_back_for_a_pull(
         f"{', '.join(paths)} and would have failed on it, so memidx put HEAD back",
         UNDONE_HINT,
     )
+
+
+def _pulls_alone(late: Mapping[str, str]) -> list[str]:
+    """The pids of `late` (committers' answer), all pulls before their merge; [] when any is
+    not (a person's commit, merge, rebase, or a pull that began its merge)."""
+    pulls = [pid for pid, said in late.items() if said.split()[0] == "pull" and _fetching(pid)]
+    return pulls if len(pulls) == len(late) else []
+
+
+def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
+    """The paths of `literal` (literal pathspecs) that `commit` holds."""
+    argv = ["git", "ls-tree", "-r", "-z", "--name-only", commit, "--", *literal]
+    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    return set(done.stdout.split("\0")) - {""} if done.returncode == 0 else set()
 
 
 def _fetching(pid: str) -> bool:

@@ -43,6 +43,7 @@ def fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str
         return plain_fetch(config, run)
     before = run_git(config, "rev-parse", "-q", "--verify", tracked).stdout.strip()
     own = OWN + name
+    _clear_the_way(config, own)
     args = ("--no-write-fetch-head", "--no-tags", "--refmap=", remote, f"+{merge}:{own}")
     fetched = run(config, "fetch", "-q", *args)
     if fetched.returncode != 0:  # gone from the remote, an old git: as before
@@ -51,6 +52,18 @@ def fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str
     if new and new != before and _no_fetch_of_theirs(config, time.monotonic() + WAIT):
         run_git(config, "update-ref", "-m", "memidx share: fetch", tracked, new, before or ZERO)
     return fetched
+
+
+def _clear_the_way(config: Config, own: str) -> None:
+    """Delete memidx's own fetched refs in `own`'s way, left for a branch since deleted: of
+    `fix` for `fix/login`, of `main/old` for `main`. git cannot create a ref beside one named
+    as its folder or under it ("cannot lock ref ... exists"): every share failed its fetch.
+    Two such branches never live at once (refs/heads/ holds the same names), so no share of
+    another work tree is using one."""
+    listed = run_git(config, "for-each-ref", "--format=%(refname)", OWN)
+    for ref in listed.stdout.splitlines() if listed.returncode == 0 else ():
+        if own.startswith(f"{ref}/") or ref.startswith(f"{own}/"):
+            run_git(config, "update-ref", "-d", ref)
 
 
 def _standing_in(fetched: subprocess.CompletedProcess[str]) -> bool:
@@ -73,12 +86,16 @@ def plain_fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProce
 
 
 def _no_fetch_of_theirs(config: Config, until: float) -> bool:
-    """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs
-    (Linux /proc; elsewhere none is seen); whether none does now."""
+    """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs,
+    in any of its work trees: a linked one (`git worktree add`) shares them (Linux /proc;
+    elsewhere none is seen); whether none does now."""
+    from memidx.git.checkouts import work_trees
     from memidx.git.publish import committers
+    from memidx.git.repo import GitRepo
 
+    trees = work_trees(GitRepo(config.root)) or [config.root]
     for _ in range(100_000):  # bounded by `until`
-        if not committers(config.root, FETCHERS):
+        if not committers(trees[0], FETCHERS, also=trees[1:]):
             return True
         if time.monotonic() > until:
             return False

@@ -13,8 +13,11 @@ its merge, puts HEAD back (memidx.git.late_pull): the pull goes through, the not
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,15 +28,22 @@ from memidx.git.commit import commit_paths
 from memidx.git.newcomers import COMMITTING
 from tests.cli.test_forget import clones
 from tests.cli.test_share_fetch_race import held_exec_path, wait_for
-from tests.helpers import GIT_IDENTITY, clean_env
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
 NOTE = "---\ntitle: Agent's note\n---\n\nremembered by an agent about docker layers\n"
 
 
-@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
-def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _commit_beside_a_late_pull(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    ref: str,
+    data: bytes,
+    *,
+    before: Callable[[], None] = lambda: None,
+) -> tuple[NotesRepo, subprocess.CompletedProcess[str]]:
+    """memidx commits `ref` from `data` while a person's `git pull`, started in the instant of
+    the move (HEAD and the index read before it), is held in its fetch; the pull's outcome.
+    `before`: run once memidx is done, before the pull goes on."""
     one, two = clones(tmp_path)
     two.note("theirs.md", "Theirs", "a note from the other machine")
     two.commit("theirs")
@@ -56,18 +66,127 @@ def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
         assert wait_for(None, Path(f"{pause}.in")), "the pull never reached its fetch's pack"
         return False  # it started an instant after the look: HEAD read, then its fetch
 
-    ref = "notes/agent.md"
     monkeypatch.setattr(publish_module, "arrived", look)
     try:
         commit_paths(load_config(one.root, env={}), [ref], "memidx remember: Agent's note",
-                     written={ref: NOTE.encode()})  # fmt: skip
+                     written={ref: data})  # fmt: skip
     except GitBusy:
         pass  # HEAD put back for the pull (or, before, the pull still ran as the wait ended)
     finally:
+        before()
         Path(f"{pause}.go").touch()  # the pull's fetch goes on once memidx is done
-    _, err = pulls[0].communicate(timeout=120)
+    out, err = pulls[0].communicate(timeout=120)
+    return one, subprocess.CompletedProcess(pulls[0].args, pulls[0].returncode, out, err)
 
-    assert "reset --hard" not in err, err
-    assert pulls[0].returncode == 0, err
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+                                             NOTE.encode())  # fmt: skip
+
+    assert "reset --hard" not in pulled.stderr, pulled.stderr
+    assert pulled.returncode == 0, pulled.stderr
     assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
     assert one.git("status", "--porcelain").strip() == ""  # nothing of memidx's left half-made
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_file_head_held_before_the_move_is_given_back_not_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit of new bytes for a tracked file (the purge's blanked segments of other
+    writers, memidx.haystack.purge_foreign): HEAD put back for the pull, the file must hold
+    HEAD's bytes again. It was deleted (it held memidx's bytes): `git status` said ` D`, a
+    person's `git commit -a` deleted it from the branch, and the purge read it for its error
+    (FileNotFoundError: a traceback)."""
+    ref = "notes/seed.md"
+    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, ref, b"blanked\n")
+
+    assert pulled.returncode == 0, pulled.stderr
+    assert (one.root / ref).read_bytes() == one.git("show", f"HEAD:{ref}").encode()
+    assert one.git("status", "--porcelain").strip() == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_head_is_not_put_back_under_a_persons_commit_that_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's `git commit` that started right after memidx's move read memidx's commit as
+    HEAD; the look after the move found it beside the pull. HEAD put back for the pull under
+    it, the commit failed at its end: "cannot lock ref 'HEAD': is at <old> but expected
+    <memidx's>", the person's commit lost."""
+    from memidx.git import commit as commit_module
+
+    hold = tmp_path / "hold"
+    persons: list[subprocess.Popen[str]] = []
+    real = commit_module.committers
+
+    def found(root: Path, *args: Any, **kwargs: Any) -> dict[str, str]:
+        if not persons:  # the person's commit, in its pre-commit hook: HEAD read
+            hooks = root / ".git" / "hooks"
+            hooks.mkdir(exist_ok=True)
+            (hooks / "pre-commit").write_text(
+                f'#!/bin/sh\ntouch "{hold}.in"\nwhile [ ! -e "{hold}.go" ]; do sleep 0.02; done\n'
+            )
+            (hooks / "pre-commit").chmod(0o755)
+            (root / "mine.txt").write_text("the person's work\n")
+            subprocess.run(["git", "add", "mine.txt"], cwd=root, env=clean_env(), check=True)
+            argv = ["git", *GIT_IDENTITY, "commit", "-q", "-m", "the person's commit"]
+            piped = subprocess.PIPE
+            persons.append(subprocess.Popen(argv, cwd=root, env=clean_env(), text=True,
+                                            stdout=piped, stderr=piped))  # fmt: skip
+            assert wait_for(None, Path(f"{hold}.in")), "the commit never reached its hook"
+        return real(root, *args, **kwargs)
+
+    monkeypatch.setattr(commit_module, "committers", found)
+    go = Path(f"{hold}.go")
+    try:
+        one, _ = _commit_beside_a_late_pull(
+            tmp_path, monkeypatch, "notes/agent.md", NOTE.encode(), before=go.touch
+        )
+    finally:
+        go.touch()
+    _, err = persons[0].communicate(timeout=120)
+
+    assert persons[0].returncode == 0, err  # was: cannot lock ref 'HEAD'
+    assert "mine.txt" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_commit_of_nothing_new_puts_back_no_head(tmp_path: Path) -> None:
+    """A commit of bytes HEAD already holds (a note remembered twice, segments already
+    committed) moves nothing; a person's pull in its fetch then was taken for one that read
+    HEAD before memidx's move, and HEAD was "put back" to its parent: the person's last
+    commit taken off the branch (the pull fast-forwarded the work tree back from it)."""
+    one, two = clones(tmp_path)
+    two.note("theirs.md", "Theirs", "a note from the other machine")
+    two.commit("theirs")
+    two.git("push", "-q", "origin", "main")
+    ref = "notes/agent.md"
+    one.write(ref, NOTE)
+    one.commit("the person's commit of the note")
+    mine = one.git("rev-parse", "HEAD").strip()
+    pause = tmp_path / "pause"
+    real_git = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
+                                   check=True).stdout.strip()) / "git"  # fmt: skip
+    env = clean_env(GIT_EXEC_PATH=str(held_exec_path(tmp_path)), PAUSE_AT=str(pause),
+                    REAL_GIT=str(real_git))  # fmt: skip
+    argv = ["git", *GIT_IDENTITY, "pull", "-q", "--no-rebase", "--no-edit"]
+    pull = subprocess.Popen(argv, cwd=one.root, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        assert wait_for(None, Path(f"{pause}.in")), "the pull never reached its fetch's pack"
+        config = load_config(one.root, env={})
+        with contextlib.suppress(GitBusy):  # settle's wait for the pull (not a put back)
+            commit_paths(config, [ref], "memidx remember: Agent's note",
+                         written={ref: NOTE.encode()})  # fmt: skip
+        assert one.git("rev-parse", "HEAD").strip() == mine  # was: its parent
+    finally:
+        Path(f"{pause}.go").touch()
+    _, err = pull.communicate(timeout=120)
+
+    assert pull.returncode == 0, err
+    one.git("merge-base", "--is-ancestor", mine, "HEAD")  # the person's commit on the branch
+    assert one.git("status", "--porcelain").strip() == ""

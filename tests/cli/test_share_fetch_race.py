@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from memidx.config import load_config
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
@@ -51,11 +53,18 @@ def wait_for(done: threading.Event | None, what: Path | None = None, seconds: fl
     return False
 
 
-def test_share_beside_a_persons_pull_fails_neither(tmp_path: Path) -> None:
+@pytest.mark.parametrize("linked", [False, True], ids=["here", "in-a-linked-work-tree"])
+def test_share_beside_a_persons_pull_fails_neither(tmp_path: Path, linked: bool) -> None:
+    """`linked`: the person's pull runs in a second work tree of the clone (`git worktree
+    add`), whose remote-tracking refs are the same: not looked for there, share moved
+    `origin/main` under that pull's fetch, which failed ("cannot lock ref")."""
     one, two = clones(tmp_path)
     one.note("theirs.md", "Theirs", "a note the first clone pushed about docker volumes")
     one.commit("one's note")
     one.git("push", "-q", "origin", "main")
+    side = tmp_path / "side tree"
+    if linked:
+        two.git("worktree", "add", "-q", "--track", "-b", "side", str(side), "origin/main")
     real = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
                                check=True).stdout.strip()) / "git"  # fmt: skip
     pause = tmp_path / "pause"
@@ -63,7 +72,8 @@ def test_share_beside_a_persons_pull_fails_neither(tmp_path: Path) -> None:
                     REAL_GIT=str(real))  # fmt: skip
     before = two.git("rev-parse", "origin/main").strip()
     pull = subprocess.Popen(
-        ["git", *GIT_IDENTITY, "pull", "-q", "--no-rebase", "--no-edit"], cwd=two.root, env=env,
+        ["git", *GIT_IDENTITY, "pull", "-q", "--no-rebase", "--no-edit"],
+        cwd=side if linked else two.root, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert wait_for(None, Path(f"{pause}.in")), "the person's fetch never reached its pack"
@@ -86,13 +96,19 @@ def test_share_beside_a_persons_pull_fails_neither(tmp_path: Path) -> None:
         if two.git("rev-parse", "origin/main").strip() != before:
             break
         time.sleep(0.02)
+    for _ in range(100):  # and, when it does, has moved origin/main under the held fetch
+        if shared.is_set() or two.git("rev-parse", "origin/main").strip() != before:
+            break
+        time.sleep(0.02)
     Path(f"{pause}.go").touch()
     _, err = pull.communicate(timeout=120)
     sharing.join(timeout=120)
 
     assert pull.returncode == 0, err  # was: cannot lock ref 'refs/remotes/origin/main'
     assert not errors, errors
-    assert "notes/theirs.md" in two.git("ls-tree", "-r", "--name-only", "HEAD")
+    assert "notes/theirs.md" in two.git(
+        "ls-tree", "-r", "--name-only", "side" if linked else "HEAD"
+    )
     remote = two.git("ls-remote", "origin", "refs/heads/main").split()[0]
     assert two.git("rev-parse", "origin/main").strip() == remote  # ahead/behind is true
     assert "ahead" not in two.git("status", "-sb").splitlines()[0]
@@ -112,3 +128,20 @@ def test_share_brings_the_persons_remote_tracking_ref_along(tmp_path: Path) -> N
     assert done.code == 0, done.err
     assert two.git("rev-parse", "origin/main").strip() == remote
     assert two.git("rev-parse", "HEAD").strip() == remote  # a fast-forward: nothing to push
+
+
+def test_share_fetches_past_its_own_ref_of_a_branch_since_deleted(tmp_path: Path) -> None:
+    """A branch `main/old` shared once, then deleted, left `refs/memidx/fetched/main/old`: git
+    could not create `refs/memidx/fetched/main` beside it ("cannot lock ref ... exists"), and
+    every share of `main` failed its fetch (git's hint, `git remote prune`, does not help)."""
+    one, two = clones(tmp_path)
+    one.note("theirs.md", "Theirs", "a note the first clone pushed about docker volumes")
+    one.commit("one's note")
+    one.git("push", "-q", "origin", "main")
+    two.git("update-ref", "refs/memidx/fetched/main/old", "HEAD")  # what share left for it
+    remote = two.git("ls-remote", "origin", "refs/heads/main").split()[0]
+
+    share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert two.git("rev-parse", "origin/main").strip() == remote
+    assert two.git("rev-parse", "HEAD").strip() == remote
