@@ -44,3 +44,19 @@ def _put_back(aside: Path, path: Path) -> None:
             aside.rename(path)
         return
     aside.unlink()
+
+
+def room_aside(path: Path) -> Path | None:
+    """An empty file made beside `path` for it to be moved over, named for this process and
+    never one already there: a name with only the pid was renamed over, so a file left there
+    by a memidx killed with that pid (an edit of the note in it) was lost."""
+    for n in range(100):
+        aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}{f'-{n}' if n else ''}")
+        try:
+            os.close(os.open(aside, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        return aside
+    return None
