@@ -5,6 +5,7 @@ compared there, and then deleted, or put back when it differs."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -15,13 +16,20 @@ def unlink_judged(path: Path, judged: bytes) -> bool:
     """Delete the regular file at `path` when it holds exactly `judged`; True when it went.
     One that differs goes back to `path` (a hard link: never over a file saved there since,
     when it stays aside as `.<name>.memidx-<pid>`, which the next sync or status puts back or
-    names once this process is gone)."""
+    names once this process is gone). The name aside is one made for it (room_aside): renamed
+    over `.<name>.memidx-<pid>` alone, an edit a killed memidx of the same pid left there, or
+    this process earlier, was lost; with no name aside to be had (a name near the file
+    system's limit of 255 bytes), the file is compared where it is, as before."""
     if path.is_symlink() or not path.is_file():
         return False
-    aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}")
+    aside = room_aside(path)
+    if aside is None:  # ENAMETOOLONG: the note was never deleted, and said as edited
+        return _unlink_in_place(path, judged)
     try:
-        path.rename(aside)
+        path.rename(aside)  # over the empty file made for it: never over another
     except OSError:
+        with contextlib.suppress(OSError):
+            aside.unlink(missing_ok=True)
         return False
     try:
         same = not aside.is_symlink() and aside.read_bytes() == judged
@@ -32,6 +40,17 @@ def unlink_judged(path: Path, judged: bytes) -> bool:
         return True
     _put_back(aside, path)
     return False
+
+
+def _unlink_in_place(path: Path, judged: bytes) -> bool:
+    """Delete `path` when it holds exactly `judged`, read right before its unlink."""
+    try:
+        if path.is_symlink() or path.read_bytes() != judged:
+            return False
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def _put_back(aside: Path, path: Path) -> None:
