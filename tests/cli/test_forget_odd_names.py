@@ -31,7 +31,9 @@ EDIT = "The person's line, written while the forget ran.\n"
 
 
 def edit_as_head_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: Path) -> None:
-    """`git` first on PATH: it appends EDIT to `note` (once) as `git update-ref` starts."""
+    """`git` first on PATH: it appends EDIT to `note` (once) as `git update-ref --stdin`
+    starts: memidx's move of HEAD (share's fetch updates its remote branch with an update-ref
+    of its own first, which took the edit before share looked at the note)."""
     real = shutil.which("git")
     assert real is not None
     folder, done, edit = tmp_path / "shim", tmp_path / "edited", tmp_path / "edit"
@@ -40,9 +42,9 @@ def edit_as_head_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: Pa
     done_, edit_, note_ = (shlex.quote(str(p)) for p in (done, edit, note))
     (folder / "git").write_text(
         "#!/bin/sh\n"
-        'for a in "$@"; do [ "$a" = update-ref ] || continue\n'
-        f"  [ -e {done_} ] || {{ cat {edit_} >>{note_}; : >{done_}; }}; break\n"
-        "done\n"
+        'case " $* " in *" update-ref "*" --stdin "*)\n'
+        f"  [ -e {done_} ] || {{ cat {edit_} >>{note_}; : >{done_}; }};;\n"
+        "esac\n"
         f'exec {shlex.quote(real)} "$@"\n'
     )
     (folder / "git").chmod(0o755)
