@@ -5,6 +5,7 @@ compared there, and then deleted, or put back when it differs."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -15,13 +16,20 @@ def unlink_judged(path: Path, judged: bytes) -> bool:
     """Delete the regular file at `path` when it holds exactly `judged`; True when it went.
     One that differs goes back to `path` (a hard link: never over a file saved there since,
     when it stays aside as `.<name>.memidx-<pid>`, which the next sync or status puts back or
-    names once this process is gone)."""
+    names once this process is gone). The name aside is one made for it (room_aside): renamed
+    over `.<name>.memidx-<pid>` alone, an edit a killed memidx of the same pid left there, or
+    this process earlier, was lost; with no name aside to be had (a name near the file
+    system's limit of 255 bytes), the file is compared where it is, as before."""
     if path.is_symlink() or not path.is_file():
         return False
-    aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}")
+    aside = room_aside(path)
+    if aside is None:  # ENAMETOOLONG: the note was never deleted, and said as edited
+        return _unlink_in_place(path, judged)
     try:
-        path.rename(aside)
+        path.rename(aside)  # over the empty file made for it: never over another
     except OSError:
+        with contextlib.suppress(OSError):
+            aside.unlink(missing_ok=True)
         return False
     try:
         same = not aside.is_symlink() and aside.read_bytes() == judged
@@ -34,6 +42,17 @@ def unlink_judged(path: Path, judged: bytes) -> bool:
     return False
 
 
+def _unlink_in_place(path: Path, judged: bytes) -> bool:
+    """Delete `path` when it holds exactly `judged`, read right before its unlink."""
+    try:
+        if path.is_symlink() or path.read_bytes() != judged:
+            return False
+        path.unlink()
+    except OSError:
+        return False
+    return True
+
+
 def _put_back(aside: Path, path: Path) -> None:
     try:
         path.hardlink_to(aside)
@@ -44,3 +63,19 @@ def _put_back(aside: Path, path: Path) -> None:
             aside.rename(path)
         return
     aside.unlink()
+
+
+def room_aside(path: Path) -> Path | None:
+    """An empty file made beside `path` for it to be moved over, named for this process and
+    never one already there: a name with only the pid was renamed over, so a file left there
+    by a memidx killed with that pid (an edit of the note in it) was lost."""
+    for n in range(100):
+        aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}{f'-{n}' if n else ''}")
+        try:
+            os.close(os.open(aside, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        return aside
+    return None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.git.judged_unlink import room_aside
 from memidx.memory.note_state import ids_at, the_same_note
 from memidx.memory.pending_branch import branch_exists, head_branch
 from memidx.memory.pending_notes import SUBJECT, Committed, PendingNote
@@ -111,11 +112,11 @@ def _take_out(config: Config, note: PendingNote) -> str:
         return "its file was never written in this work tree"
     if not the_same_note(config, note.ref, note.text) or ids_at(config, note.ref) != (None, None):
         return stays
-    aside = _room_aside(path)
+    aside = room_aside(path)
     if aside is None:
         return stays
     try:
-        path.rename(aside)  # over the empty file _room_aside made: never over another
+        path.rename(aside)  # over the empty file room_aside made: never over another
     except OSError:
         _drop(aside)  # nothing moved: its empty place goes
         return stays
@@ -153,24 +154,6 @@ def _drop(aside: Path) -> None:
 
 
 ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]`: a note's file moved aside by _take_out
-
-
-def _room_aside(path: Path) -> Path | None:
-    """An empty file made beside `path` for it to be moved over, named for this process and
-    never one already there: a name with only the pid was renamed over, so a file left there
-    by a memidx killed with that pid (an edit of the note in it) was lost."""
-    import os
-
-    for n in range(100):
-        aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}{f'-{n}' if n else ''}")
-        try:
-            os.close(os.open(aside, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        except FileExistsError:
-            continue
-        except OSError:
-            return None
-        return aside
-    return None
 
 
 def left_aside(config: Config) -> list[str]:

@@ -31,9 +31,9 @@ EDIT = "The person's line, written while the forget ran.\n"
 
 
 def edit_as_head_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: Path) -> None:
-    """`git` first on PATH: it appends EDIT to `note` (once) as a `git update-ref` starts that
-    may move HEAD (not one naming a remote-tracking ref or memidx's own: share's fetch moves
-    those before its look)."""
+    """`git` first on PATH: it appends EDIT to `note` (once) as `git update-ref --stdin`
+    starts: memidx's move of HEAD (share's fetch updates its remote branch with an update-ref
+    of its own first, which took the edit before share looked at the note)."""
     real = shutil.which("git")
     assert real is not None
     folder, done, edit = tmp_path / "shim", tmp_path / "edited", tmp_path / "edit"
@@ -42,8 +42,8 @@ def edit_as_head_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, note: Pa
     done_, edit_, note_ = (shlex.quote(str(p)) for p in (done, edit, note))
     (folder / "git").write_text(
         "#!/bin/sh\n"
-        'case " $* " in *" refs/remotes/"* | *" refs/memidx/"*) ;; *" update-ref "*)\n'
-        f"  [ -e {done_} ] || {{ cat {edit_} >>{note_}; : >{done_}; }} ;;\n"
+        'case " $* " in *" update-ref "*" --stdin "*)\n'
+        f"  [ -e {done_} ] || {{ cat {edit_} >>{note_}; : >{done_}; }};;\n"
         "esac\n"
         f'exec {shlex.quote(real)} "$@"\n'
     )
