@@ -197,13 +197,13 @@ METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
 
 
 def _extra_words(name: str) -> frozenset[str]:
-    """The words of EXTRA_WORDS in `name`, in small letters; a short name's kept (a line of
-    `pw=1 ` repeated asked 200,000 times)."""
+    """The words of EXTRA_WORDS in `name`, in small letters, a number after one left off
+    (`pass1` is `pass`); a short name's kept (`pw=1 ` repeated asked 200,000 times)."""
     return _kept_words(name) if len(name) <= 256 else _words_in(name)
 
 
 def _words_in(name: str) -> frozenset[str]:
-    return frozenset(word[0].lower() for word in EXTRA_WORDS.finditer(name))
+    return frozenset(word[0].lower().rstrip("0123456789") for word in EXTRA_WORDS.finditer(name))
 
 
 _kept_words = lru_cache(maxsize=4096)(_words_in)

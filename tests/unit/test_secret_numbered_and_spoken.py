@@ -54,6 +54,9 @@ def test_a_secret_is_refused(text: str, secret: str) -> None:
         "bypass2=Zq8vT2mW9pLqXk",
         "oauth2=Zq8vT2mW9pLqXk",
         "auth0_domain: example",
+        # a test's name given to a numbered `pass`, as to `pass` (is_test_verdict)
+        "pass1: test_login_flow2",
+        "PASS1: tests/test_login.py",
         # a key's label with no secret after it
         "API key: see the vault",
         "API key: required",
