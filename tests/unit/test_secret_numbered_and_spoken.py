@@ -87,6 +87,9 @@ def test_a_secret_is_refused(text: str, secret: str) -> None:
         'credentials=["Strict-Transport-Security"]',
         'secrets=["Cross-Origin-Opener-Policy"]',
         'auth=("alice", "password")',
+        # two words in a pair's password place: a mode or a note, no passphrase
+        'auth=("bob", "read-only")',
+        'basic_auth=["user", "from-env"]',
     ],
 )
 def test_technical_prose_passes(text: str) -> None:
