@@ -197,13 +197,13 @@ METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
 
 
 def _extra_words(name: str) -> frozenset[str]:
-    """The words of EXTRA_WORDS in `name`, in small letters; a short name's kept (a line of
-    `pw=1 ` repeated asked 200,000 times)."""
+    """The words of EXTRA_WORDS in `name`, in small letters, a number after one left off
+    (`pass1` is `pass`); a short name's kept (`pw=1 ` repeated asked 200,000 times)."""
     return _kept_words(name) if len(name) <= 256 else _words_in(name)
 
 
 def _words_in(name: str) -> frozenset[str]:
-    return frozenset(word[0].lower() for word in EXTRA_WORDS.finditer(name))
+    return frozenset(word[0].lower().rstrip("0123456789") for word in EXTRA_WORDS.finditer(name))
 
 
 _kept_words = lru_cache(maxsize=4096)(_words_in)
@@ -214,9 +214,9 @@ def auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
     if PASSPHRASE.fullmatch(value) or _extra_words(name) != AUTH_ONLY:
         return False  # `auth=Mango-Tiger-17`: a passphrase, let through as a method's name
-    if METHOD.fullmatch(value) is None or _random_run(value):
+    if METHOD.fullmatch(value) is None or random_run(value):
         return False
-    return not any(_random_letters(part.rstrip("0123456789")) for part in value.split("-"))
+    return not any(random_letters(part.rstrip("0123456789")) for part in value.split("-"))
 
 
 # `pass` alone, in capitals, before a `:` is a test's verdict (Go's `--- PASS: TestLogin2
@@ -231,7 +231,7 @@ def is_test_verdict(name: str, value: str) -> bool:
     if _extra_words(name) != PASS_ONLY:
         return False
     if name == "PASS":
-        return not (_random_run(value) or _random_letters(value))
+        return not (random_run(value) or random_letters(value))
     return TEST_NAME.fullmatch(value) is not None
 
 
@@ -246,14 +246,14 @@ def _dash_led(line: str, at: int) -> re.Match[str] | None:
     led = DASH_LED.match(line, at)
     if led is None:
         return None
-    random = _random_run(led[1]) or _random_letters(led[1].lstrip("-"))
+    random = random_run(led[1]) or random_letters(led[1].lstrip("-"))
     return led if common_password(led[1]) or random else None
 
 
 BETWEEN_DIGITS = re.compile(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
 
 
-def _random_run(value: str) -> bool:
+def random_run(value: str) -> bool:
     """Whether `value` holds letters between digits that are no word (`8vT2`, not `1beta1`:
     `password=-v1beta1`, an API version's option, was refused)."""
     return any(not NAME_WORD.fullmatch(run[0]) for run in BETWEEN_DIGITS.finditer(value))
@@ -265,7 +265,7 @@ def _random_run(value: str) -> bool:
 CASE_PART = re.compile(r"[A-Z]*+[a-z]*+")
 
 
-def _random_letters(value: str) -> bool:
+def random_letters(value: str) -> bool:
     """Whether `value`, letters alone, is a random string's (CASE_PART)."""
     if len(value) < 10 or not value.isascii() or not value.isalpha():
         return False

@@ -132,7 +132,9 @@ PASSPHRASE = re.compile(
     r"(?:[A-Z][a-z]{2,}+|[0-9]++)(?:-(?:[A-Z][a-z]{2,}+|[0-9]++)){2,}+"
 )
 WORDS_PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}+(?:-[A-Z][a-z]{2,}+){2,}+")
-PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++)++")
+# in a pair's password place, three words or more: two are a mode's or a note's (`read-only`,
+# `from-env`: `auth=("bob", "read-only")` was refused)
+PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++){2,}+")
 # An algorithm a call that hashes or encrypts is given after the secret (`"aes-256-gcm"`,
 # `"AES/GCM/NoPadding"`, `"sha256"`, `"HS256"`): each was refused as a password; a word after
 # its digits is a password's (`"Des1gner2024"`, `"Sha256pass"`)

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from memidx.secrets import library
-from memidx.secrets.assignments import extra_keyword_values
+from memidx.secrets.assignments import extra_keyword_values, random_letters, random_run
 from memidx.secrets.blocks import flow_values, values_below
 from memidx.secrets.encoded import decodings, has_encoded_pairs
 from memidx.secrets.linear import next_name
@@ -134,12 +134,21 @@ LABELED_KEY = re.compile(r"(?i)(?:api|secret|private|access|client|signing|encry
 
 
 # The same in prose, before its `:` (`API key: v4lue`, `The secret key: v4lue`): the value of a
-# sentence's label was let through, where `api_key: v4lue` was refused
-SPOKEN_KEY = re.compile(rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})(?=:)", re.I)
+# sentence's label was let through, where `api_key: v4lue` was refused. A sentence's label is
+# followed by words as often (`API key: read-only scope`, `secret key: 40-character base64`,
+# `Client key: client-key.pem`: each was refused so), so only a random value (group 1) makes
+# it a name, as `auth` is given a method's words (assignments.auth_method)
+SPOKEN_KEY = re.compile(
+    rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})(?=:\s*+(\S*+))", re.I
+)
+LETTERS = re.compile(r"[A-Za-z]++")
 
 
 def _joined_key(key: re.Match[str]) -> str:
-    return key[0].replace(" ", "_")
+    value = key[1].strip("\"'`.,;:()[]<>*")
+    if random_run(value) or any(random_letters(part[0]) for part in LETTERS.finditer(value)):
+        return key[0].replace(" ", "_")
+    return key[0]
 
 
 def _plain_label(label: re.Match[str]) -> str:

@@ -28,6 +28,9 @@ def found(text: str) -> list[str]:
         ("The API key: Zq8vT2mW9pLqXk7RtY2 was rotated.", "Zq8vT2mW9pLqXk7RtY2"),
         ("Secret key: Zq8vT2mW9pLqXk7RtY2", "Zq8vT2mW9pLqXk7RtY2"),
         ("- access key: Zq8vT2mW9pLqXk7RtY2", "Zq8vT2mW9pLqXk7RtY2"),
+        ("API key: `Zq8vT2mW9pLqXk7RtY2`", "Zq8vT2mW9pLqXk7RtY2"),
+        ("API key: d41d8cd98f00b204e9800998ecf8427e", "d41d8cd98f00b204e9800998ecf8427e"),
+        ("API key:\n    Zq8vT2mW9pLqXk7RtY2", "Zq8vT2mW9pLqXk7RtY2"),
         # a passphrase given to `auth` alone
         ("auth=Mango-Tiger-17", "Mango-Tiger-17"),
         ("auth: Mango-Tiger-17", "Mango-Tiger-17"),
@@ -54,6 +57,9 @@ def test_a_secret_is_refused(text: str, secret: str) -> None:
         "bypass2=Zq8vT2mW9pLqXk",
         "oauth2=Zq8vT2mW9pLqXk",
         "auth0_domain: example",
+        # a test's name given to a numbered `pass`, as to `pass` (is_test_verdict)
+        "pass1: test_login_flow2",
+        "PASS1: tests/test_login.py",
         # a key's label with no secret after it
         "API key: see the vault",
         "API key: required",
@@ -62,6 +68,14 @@ def test_a_secret_is_refused(text: str, secret: str) -> None:
         "Private key: ~/.ssh/id_ed25519",
         "The API key is rotated every 90 days: see the runbook.",
         "Primary key: user_id",
+        # a sentence's label followed by words, not a key (a random value only is one)
+        "AWS access key: 20-character uppercase ID; secret key: 40-character base64 string.",
+        "API key: read-only scope",
+        "Secret key: base64-encoded",
+        "Client key: client-key.pem, mounted at /etc/ssl.",
+        "Pass the API key: X-Api-Key header, not a query string.",
+        "The access key: AccessKeyId in the STS response.",
+        "Private key: PKCS8-encoded PEM.",
         # a method's or a grant's name given to `auth`, a header's name in a list
         "auth: scram-sha-256",
         "auth=AWS4-HMAC-SHA256",
@@ -73,6 +87,9 @@ def test_a_secret_is_refused(text: str, secret: str) -> None:
         'credentials=["Strict-Transport-Security"]',
         'secrets=["Cross-Origin-Opener-Policy"]',
         'auth=("alice", "password")',
+        # two words in a pair's password place: a mode or a note, no passphrase
+        'auth=("bob", "read-only")',
+        'basic_auth=["user", "from-env"]',
     ],
 )
 def test_technical_prose_passes(text: str) -> None:
