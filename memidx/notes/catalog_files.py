@@ -62,11 +62,10 @@ def _json(lines: Sequence[str], at: int) -> Read:
         depth += _braces(lines[end])
         if depth <= 0:
             break
-    try:
-        data: object = json.loads("\n".join(lines[at : end + 1]))
-    except ValueError:
+    try:  # nested past Python's recursion limit (`{"a":` a thousand times), no catalog either
+        entries = _leaves(json.loads("\n".join(lines[at : end + 1])), "")
+    except (ValueError, RecursionError):
         return end + 1, None
-    entries = _leaves(data, "")
     return end + 1, _units(entries) if len(entries) >= MIN_ENTRIES else None
 
 

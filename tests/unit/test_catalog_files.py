@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from memidx.notes.catalog_files import catalog_lines
 from memidx.notes.english import check_text
 from tests.language_notes import SENTENCE, pieces, texts
 from tests.unit.test_message_catalogs import KEYS
@@ -76,3 +77,12 @@ def test_foreign_notes_cut_behind_keys_in_a_json_file_are_refused(size: int) -> 
         ).english
     ]
     assert len(notes) == 103 and len(passed) <= 7, passed
+
+
+@pytest.mark.parametrize("depth", [1000, 100_000])
+def test_json_nested_past_the_recursion_limit_is_read_as_prose(depth: int) -> None:
+    """json.loads raises RecursionError, not ValueError, past ~1,000 levels: the check ended
+    in a traceback on such a note, outside a code block, instead of a verdict."""
+    deep = '{"a":' * depth + '"Einstellungen", "b": "Speichern"' + "}" * depth
+    assert catalog_lines(["The strings:", deep]) == {}
+    assert check_text(EN + deep + "\n").reason  # a verdict, as on any other prose
