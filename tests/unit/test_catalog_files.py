@@ -86,3 +86,20 @@ def test_json_nested_past_the_recursion_limit_is_read_as_prose(depth: int) -> No
     deep = '{"a":' * depth + '"Einstellungen", "b": "Speichern"' + "}" * depth
     assert catalog_lines(["The strings:", deep]) == {}
     assert check_text(EN + deep + "\n").reason  # a verdict, as on any other prose
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_foreign_notes_cut_behind_one_msgid_repeated_are_refused(size: int) -> None:
+    """One English msgid before each piece (`msgid "Save changes"`) is a slot, not a catalog
+    (gettext's msgids are unique): read as a phrase list's two paragraphs, 63 of 103 passed
+    in pieces of two words and 15 in pieces of four; as the list `- Save changes: ...`, 3."""
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(
+            SENTENCE
+            + "".join(f'msgid "Save changes"\nmsgstr "{piece}"\n\n' for piece in pieces(text, size))
+        ).english
+    ]
+    assert len(notes) == 103 and len(passed) <= 6, passed
