@@ -156,20 +156,18 @@ def _units(entries: Sequence[tuple[str, str]]) -> list[str]:
 
 
 def _phrases(entries: Sequence[tuple[str, str]]) -> bool:
-    """Whether the sources are distinct and share no word but English function words in more
-    than half of them, as a phrase list's phrases (memidx.notes.phrasebook): one msgid before
-    each string (`msgid "Save changes"`) is a slot, not a catalog (gettext's msgids are unique),
-    and let 63 of 103 foreign notes cut in pieces of two words pass (3 as a list)."""
-    sources = [source for source, _ in entries]
-    if len(set(sources)) < len(sources):
-        return False
+    """Whether the sources share no word but English function words, nor the whole source, in
+    more than half of them, as a phrase list's phrases (memidx.notes.phrasebook): one msgid
+    before each string (`msgid "Save changes"`, or `msgid "it is the"`) is a slot, not a
+    catalog, and let 63 of 103 foreign notes cut in pieces of two words pass (3 as a list).
+    A msgid repeated under another msgctxt (`Open` of a menu and of a dialog) is gettext's."""
     words = Counter(
         word
-        for source in sources
-        for word in {*_WORD.findall(source.lower())} - ENGLISH_FUNCTION_WORDS
+        for source, _ in entries
+        for word in {*_WORD.findall(source.lower())} - ENGLISH_FUNCTION_WORDS | {source.lower()}
     )
     top = max(words.values(), default=0)
-    return top < _MIN_SHARED or top * 2 <= len(sources)
+    return top < _MIN_SHARED or top * 2 <= len(entries)
 
 
 def _unquoted(text: str) -> str:
