@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
+
+from memidx.notes.function_words import ENGLISH_FUNCTION_WORDS
 
 # a message key (`settings.title`); its first letter in lower case: `Step 1.2` is no key
 MESSAGE_KEY = re.compile(r"[a-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")
@@ -27,6 +30,10 @@ _PO = re.compile(r'(?P<word>msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+"(?
 _PO_MORE = re.compile(r'\s*"(?P<text>.*)"\s*')  # a string continued on the next line
 _PO_COMMENT = re.compile(r"#[:.,|~]")  # `#:` references, `#.` notes, `#,` flags: not headings
 _QUOTED = re.compile(r"""^(["'])(.*)\1$""")
+# memidx.notes.loanwords.LETTER_WORD and memidx.notes.slots.MIN_SHARED_LABELS (both import
+# memidx.notes.prose, which imports this module)
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_MIN_SHARED = 3
 
 
 def catalog_lines(lines: Sequence[str]) -> dict[int, list[str]]:
@@ -62,11 +69,10 @@ def _json(lines: Sequence[str], at: int) -> Read:
         depth += _braces(lines[end])
         if depth <= 0:
             break
-    try:
-        data: object = json.loads("\n".join(lines[at : end + 1]))
-    except ValueError:
+    try:  # nested past Python's recursion limit (`{"a":` a thousand times), no catalog either
+        entries = _leaves(json.loads("\n".join(lines[at : end + 1])), "")
+    except (ValueError, RecursionError):
         return end + 1, None
-    entries = _leaves(data, "")
     return end + 1, _units(entries) if len(entries) >= MIN_ENTRIES else None
 
 
@@ -144,9 +150,24 @@ def _po(lines: Sequence[str], at: int) -> Read:
 def _units(entries: Sequence[tuple[str, str]]) -> list[str]:
     """Entries under message keys as `key: string` items; others, their sources and their
     strings as two paragraphs."""
-    if all(MESSAGE_KEY.fullmatch(key) for key, _ in entries):
+    if all(MESSAGE_KEY.fullmatch(key) for key, _ in entries) or not _phrases(entries):
         return [f"{key}: {text}" for key, text in entries]
     return ["\n".join(key for key, _ in entries), "\n".join(text for _, text in entries)]
+
+
+def _phrases(entries: Sequence[tuple[str, str]]) -> bool:
+    """Whether the sources share no word but English function words, nor the whole source, in
+    more than half of them, as a phrase list's phrases (memidx.notes.phrasebook): one msgid
+    before each string (`msgid "Save changes"`, or `msgid "it is the"`) is a slot, not a
+    catalog, and let 63 of 103 foreign notes cut in pieces of two words pass (3 as a list).
+    A msgid repeated under another msgctxt (`Open` of a menu and of a dialog) is gettext's."""
+    words = Counter(
+        word
+        for source, _ in entries
+        for word in {*_WORD.findall(source.lower())} - ENGLISH_FUNCTION_WORDS | {source.lower()}
+    )
+    top = max(words.values(), default=0)
+    return top < _MIN_SHARED or top * 2 <= len(entries)
 
 
 def _unquoted(text: str) -> str:

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from memidx.notes.catalog_files import catalog_lines
 from memidx.notes.english import check_text
 from tests.language_notes import SENTENCE, pieces, texts
 from tests.unit.test_message_catalogs import KEYS
@@ -76,3 +77,45 @@ def test_foreign_notes_cut_behind_keys_in_a_json_file_are_refused(size: int) -> 
         ).english
     ]
     assert len(notes) == 103 and len(passed) <= 7, passed
+
+
+@pytest.mark.parametrize("depth", [1000, 100_000])
+def test_json_nested_past_the_recursion_limit_is_read_as_prose(depth: int) -> None:
+    """json.loads raises RecursionError, not ValueError, past ~1,000 levels: the check ended
+    in a traceback on such a note, outside a code block, instead of a verdict."""
+    deep = '{"a":' * depth + '"Einstellungen", "b": "Speichern"' + "}" * depth
+    assert catalog_lines(["The strings:", deep]) == {}
+    assert check_text(EN + deep + "\n").reason  # a verdict, as on any other prose
+
+
+@pytest.mark.parametrize("msgid", ["Save changes", "it is the"])
+@pytest.mark.parametrize("size", [2, 4])
+def test_foreign_notes_cut_behind_one_msgid_repeated_are_refused(size: int, msgid: str) -> None:
+    """One English msgid before each piece (`msgid "Save changes"`) is a slot, not a catalog:
+    read as a phrase list's two paragraphs, 63 of 103 passed in pieces of two words and 15 in
+    pieces of four (`it is the`, of function words only: 23 and 3); as the list, 3."""
+    notes = texts("non-en")
+    passed = [
+        text[:40]
+        for text in notes
+        if check_text(
+            SENTENCE
+            + "".join(f'msgid "{msgid}"\nmsgstr "{piece}"\n\n' for piece in pieces(text, size))
+        ).english
+    ]
+    assert len(notes) == 103 and len(passed) <= 6, passed
+
+
+def test_a_msgid_repeated_under_another_msgctxt_is_still_a_catalog() -> None:
+    """gettext keeps one msgid under several msgctxt (`Open` of a menu and of a dialog): the
+    PO is still read as its sources and strings, not as a list by its strings (64% German)."""
+    entries = [
+        ('msgctxt "menu"\n', "Open", "Öffnen"),
+        ('msgctxt "dialog"\n', "Open", "Öffnen Sie die Datei"),
+        ("", "Save changes", "Änderungen speichern"),
+        ("", "Delete account", "Ihr Konto löschen"),
+        ("", "Cannot reach the server", "Keine Verbindung zum Server möglich"),
+    ]
+    po = "".join(f'{ctx}msgid "{source}"\nmsgstr "{text}"\n\n' for ctx, source, text in entries)
+    verdict = check_text(EN + po)
+    assert verdict.english, verdict
