@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.errors import GitBusy
+from memidx.git.judged_unlink import unlink_judged
 from memidx.git.publish import committers
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
@@ -58,8 +59,8 @@ def put_back_for_a_pull(
             if path in held:  # a file HEAD held (a purge's blanked segment): its bytes back
                 _ok(root, "-c", "core.hooksPath=/dev/null", "checkout", "-q", old, "--",
                     f":(literal){path}")  # fmt: skip
-            else:
-                file.unlink()
+            else:  # judged aside: an edit saved since the read above stays
+                unlink_judged(file, data)
         except OSError:
             continue
     raise GitBusy(
@@ -72,7 +73,7 @@ def put_back_for_a_pull(
 def _pulls_alone(late: Mapping[str, str]) -> list[str]:
     """The pids of `late` (committers' answer), all pulls before their merge; [] when any is
     not (a person's commit, merge, rebase, or a pull that began its merge)."""
-    pulls = [pid for pid, said in late.items() if said.split()[0] == "pull" and _fetching(pid)]
+    pulls = [pid for pid, said in late.items() if said.split()[:1] == ["pull"] and _fetching(pid)]
     return pulls if len(pulls) == len(late) else []
 
 
