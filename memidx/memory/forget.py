@@ -49,7 +49,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
         raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
-        return when_home(config, note, lambda: _forget_note(config, note, notice))  # switched
+        return when_home(config, lambda: _forget_note(config, note, notice))  # switched and back
     from memidx.memory.forget_record import forget_record
 
     return forget_record(config, ref, notice)
