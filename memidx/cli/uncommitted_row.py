@@ -12,6 +12,13 @@ UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
 
 def uncommitted_row(status: Status) -> str:
     """The row's text: how many notes are changed but not committed, and how."""
+    if status.moving_head and status.entry_edit is not None:  # no move: "moving HEAD" misled
+        return (
+            "not read: memidx is changing an entry of git's index (taking out a note a switch "
+            "left in this work tree, or putting one back), which takes a moment: run memidx "
+            f"status again; if this stays, end its shell (`kill {status.entry_edit}`): the next "
+            "status puts right what it left"
+        )
     if status.moving_head:  # git status would read memidx's move as the person's changes
         return (
             "not read: memidx is moving HEAD to a commit of its own (a remember, forget or "

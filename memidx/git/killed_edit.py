@@ -103,6 +103,15 @@ def _token(lock: Path) -> tuple[int, str] | None:
     return int(said[1]), name
 
 
+def entry_editor(root: Path) -> int | None:
+    """The pid of memidx's shell when it holds git's index lock to change one entry of it (a
+    take-out or a put-back: its token names a blob), None for any other lock (a move of HEAD:
+    a commit)."""
+    folder = _git_folder(root)
+    token = None if folder is None else _token(folder / "index.lock")
+    return token[0] if token is not None and _a_blob(root, token[1]) else None
+
+
 def _a_blob(root: Path, name: str) -> bool:
     """Whether `name` is a file's blob: an entry's change (index_edit) took the lock, not a move
     of HEAD (memidx.git.move_script, whose token names a commit: killed after HEAD moved, the
