@@ -40,10 +40,11 @@ _FOLLOW = (
     # stays, as memidx.git.judged_unlink does): hashed at its path, then removed, an edit saved
     # in between was deleted with it. One that cannot be moved aside is left for the caller
     'aside() { case $1 in */*) a="${1%/*}/.${1##*/}.memidx-$$";; *) a=".$1.memidx-$$";; esac; }; '
-    'leave() { printf "%s\\n" "$gone" | ( add= cand= nl="\n"; while IFS= read -r line; do '
+    # (set -C for the whole subshell: its place made in the shell itself, no process per file)
+    'leave() { printf "%s\\n" "$gone" | ( set -C; add= cand= nl="\n"; while IFS= read -r line; do '
     'p=${line#* }; case $line in "") ;; "+ "*) add=$add$p$nl;; '
     '*) { [ -f "$p" ] && [ ! -L "$p" ]; } || continue; aside "$p"; '
-    '( set -C; : >"$a" ) 2>/dev/null || continue; '
+    '{ :; } 2>/dev/null >"$a" || continue; '
     'if mv -f -- "$p" "$a" 2>/dev/null; then cand=$cand$line$nl; else rm -f -- "$a"; fi;; '
     "esac; done; "
     '[ -z "$add" ] || printf "%s" "$add" | GIT_INDEX_FILE=$copy git checkout-index -q --stdin '
