@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
+from memidx.cli.uncommitted_row import uncommitted_row
 from memidx.config import FOUND_BY
 from memidx.githooks.outdated import outdated_line
 from memidx.haystack.damage import RESTORE_HINT
@@ -84,7 +85,7 @@ def write_status(out: TextIO, status: Status) -> None:
             ("", f"{display(s.source_ref)}: {prose_line(s.reason)}") for s in status.skipped[:10]
         ]
     rows += [("git lock", _git_lock(status))] if status.git_lock is not None else []
-    rows.append(("uncommitted", _uncommitted(status)))
+    rows.append(("uncommitted", uncommitted_row(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
     rows += [*_pending_rows(status), *_aside_rows(status)]
     failure = status.hook_failure
@@ -219,46 +220,6 @@ def _drift_lines(status: Status) -> Sequence[tuple[str, str]]:
         ("renamed", f"{o} -> {n}") for o, n in d.renamed
     ]
     return lines[:20]
-
-
-# git status's codes of a path a merge, rebase or cherry-pick left unmerged
-UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
-
-
-def _uncommitted(status: Status) -> str:
-    if status.moving_head:  # git status would read memidx's move as the person's changes
-        return (
-            "not read: memidx is moving HEAD to a commit of its own (a remember, forget or "
-            "share), and git's index is not there yet (run memidx status again in a moment)"
-        )
-    if not status.uncommitted:
-        return "none"
-    n = len(status.uncommitted)
-    said = (
-        f"{counted(n, 'note')} changed but not committed (an edit or a new note is not memory "
-        "until committed)"
-    )
-    deleted = sum(_head_held_deleted(code) for code, _ in status.uncommitted)
-    if deleted:  # "not memory until committed" read as if a deleted note were gone already
-        said += (
-            f"; {deleted} deleted but still in HEAD, so still memory until a commit of the "
-            "deletion forgets it (`git commit -a` would; `git restore --staged --worktree -- "
-            "PATH` keeps it)"
-        )
-    conflicts = sum(code in UNMERGED for code, _ in status.uncommitted)
-    if conflicts:  # the index holds HEAD's side of each until the resolution is committed
-        said += (
-            f"; {conflicts} in an unresolved merge conflict (the index holds HEAD's side "
-            "until the resolution is committed: `git commit`, `git rebase --continue`...)"
-        )
-    return said
-
-
-def _head_held_deleted(code: str) -> bool:
-    """Whether git status's `code` (stripped) is a deletion of a note HEAD holds: ` D`, `D `,
-    `MD`, `TD`; a note added and deleted since (`AD`, `RD`: HEAD lacks it) was said to be
-    "deleted but still in HEAD, so still memory", and a merge's `DD` is a conflict."""
-    return code not in UNMERGED and code[0] in "DMT" and code[-1] == "D"
 
 
 def _size(n: int) -> str:

@@ -230,6 +230,7 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
     from memidx.git.commit import literal
     from memidx.git.index_edit import HELD, STAGED, put_back_entry
     from memidx.git.quoted import pathspec_word
+    from memidx.text import display
 
     spec, root = literal([path]), Path(str(repo.working_tree_dir))
     for attempt in range(10_000):  # bounded by the deadline
@@ -256,7 +257,7 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
                   "once what git said is fixed")
         )  # fmt: skip
         raise GitError(
-            f"{done}, but a git switch back to the branch that holds {path} landed as "
+            f"{done}, but a git switch back to the branch that holds {display(path)} landed as "
             f"memidx took it out of the other branch's work tree, and {why[0]}, so "
             "`git status` shows it as staged for deletion",
             f"run `git reset -q -- {pathspec_word(path)}` {why[1]}, then "

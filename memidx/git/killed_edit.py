@@ -103,6 +103,15 @@ def _token(lock: Path) -> tuple[int, str] | None:
     return int(said[1]), name
 
 
+def entry_editor(root: Path) -> int | None:
+    """The pid of memidx's shell when it holds git's index lock to change one entry of it (a
+    take-out or a put-back: its token names a blob), None for any other lock (a move of HEAD:
+    a commit)."""
+    folder = _git_folder(root)
+    token = None if folder is None else _token(folder / "index.lock")
+    return token[0] if token is not None and _a_blob(root, token[1]) else None
+
+
 def _a_blob(root: Path, name: str) -> bool:
     """Whether `name` is a file's blob: an entry's change (index_edit) took the lock, not a move
     of HEAD (memidx.git.move_script, whose token names a commit: killed after HEAD moved, the
@@ -150,6 +159,15 @@ def _aside_back(root: Path, aside: Path, path: Path) -> str | None:
             aside.unlink()
             return None
         if not path.exists() and not path.is_symlink():
+            if (commit := _forgotten(root, aside, path)) is not None:
+                from memidx.git.index_swap import remove_emptied
+
+                aside.unlink()  # put back, the forgotten note came back untracked
+                remove_emptied(root, path.parent)
+                return (
+                    f"removed {shown}, which a memidx killed part way left: the bytes of {at} "
+                    f"that {commit[:12]} deleted, so {at} stays forgotten"
+                )
             path.hardlink_to(aside)  # never over a file saved there meanwhile
             aside.unlink()
             return f"put {at} back, which a memidx killed part way had moved aside as {shown}"
@@ -159,6 +177,26 @@ def _aside_back(root: Path, aside: Path, path: Path) -> str | None:
     except OSError:
         return None  # no hard links on this disk, a file saved there just now: status names it
     return None
+
+
+def _forgotten(root: Path, aside: Path, path: Path) -> str | None:
+    """The commit that deleted `path` from HEAD when `aside` holds exactly the bytes it deleted:
+    a forget (a share's twin move) killed after it moved the file aside and found it unchanged,
+    before its unlink. Put back, the forgotten note came back untracked, for the person's next
+    `git add -A`. None when HEAD holds the path, or the bytes are others (an edit: put back)."""
+    from memidx.git.repo import GitRepo
+
+    repo, ref = GitRepo(root), _shown(root, path)
+    spec = f":(literal){ref}"
+    if repo.run("ls-tree", "HEAD", "--", spec, check=False).strip():
+        return None
+    commit = repo.run("rev-list", "-1", "HEAD", "--", spec, check=False).decode().strip()
+    if not commit:
+        return None
+    blob = repo.run("rev-parse", "-q", "--verify", f"{commit}^:{ref}", check=False).strip()
+    ways = ("--no-filters", f"--path={ref}")  # its bytes, or as git adds them (autocrlf)
+    said = (repo.run("hash-object", way, "--", str(aside), check=False).strip() for way in ways)
+    return commit if blob and blob in said else None
 
 
 def _taken_out(root: Path, path: Path, blob: str) -> str | None:

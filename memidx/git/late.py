@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memidx.errors import GitBusy
+from memidx.text import display
 
 LATE_FLOOR = 2.0  # seconds a late git is waited for at least, past the commit's own deadline
 PAUSE = 0.02
@@ -48,7 +49,7 @@ def settle(
     or when HEAD no longer holds `commit`'s `paths` as the commit does. `purge`: `commit` is a
     purge's rewrite of HEAD, said in its words (it said "memidx's commit of <segment> ... is
     not counted as committed yet" of forgotten bytes that may be staged again)."""
-    what = ", ".join(paths)
+    what = ", ".join(map(display, paths))  # a name with a line break: on one line, as elsewhere
     running = wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
     did = "the purge's rewrite of HEAD" if purge else f"memidx's commit of {what}"
     by = f"{did} ({commit[:12]})"
@@ -69,12 +70,13 @@ def settle(
             continue
         if purge:
             raise StillUnderWay(
-                f"a git command of this clone that started with {by} changed {path} in HEAD "
-                "since, so HEAD may hold its forgotten bytes again",
+                f"a git command of this clone that started with {by} changed {display(path)} in "
+                "HEAD since, so HEAD may hold its forgotten bytes again",
                 PURGE_AGAIN,
             )
         raise StillUnderWay(
-            f"a git command of this clone that started with {by} took {path} out of HEAD, so "
+            f"a git command of this clone that started with {by} took {display(path)} out of "
+            "HEAD, so "
             "it is not committed",
             "it is committed again from the file on disk (`memidx sync` does it too)",
         )

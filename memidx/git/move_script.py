@@ -34,17 +34,28 @@ _FOLLOW = (
     # written from the index where nothing is; `<blob> <path>`, committed as deleted, removed
     # only while it is still that blob byte for byte (an edit since is the person's). One git
     # per kind for all the files, one rm, one rmdir: a git, rm and rmdir per file held the
-    # lock 250 ms (median) for a share that moved 50 twins (load 9, 2 cores); now 16 ms
-    'leave() { printf "%s\\n" "$gone" | ( add= cand= nl="\n"; while IFS= read -r line; do '
+    # lock 250 ms (median) for a share that moved 50 twins (load 9, 2 cores); now 16 ms. Each
+    # such file is moved aside first (`.<name>.memidx-<pid>`, made for it: set -C), hashed
+    # there and removed, or linked back (never over a file saved at its path since, which
+    # stays, as memidx.git.judged_unlink does): hashed at its path, then removed, an edit saved
+    # in between was deleted with it. One that cannot be moved aside is left for the caller
+    'aside() { case $1 in */*) a="${1%/*}/.${1##*/}.memidx-$$";; *) a=".$1.memidx-$$";; esac; }; '
+    # (set -C for the whole subshell: its place made in the shell itself, no process per file)
+    'leave() { printf "%s\\n" "$gone" | ( set -C; add= cand= nl="\n"; while IFS= read -r line; do '
     'p=${line#* }; case $line in "") ;; "+ "*) add=$add$p$nl;; '
-    '*) [ -f "$p" ] && [ ! -L "$p" ] && cand=$cand$line$nl;; esac; done; '
+    '*) { [ -f "$p" ] && [ ! -L "$p" ]; } || continue; aside "$p"; '
+    '{ :; } 2>/dev/null >"$a" || continue; '
+    'if mv -f -- "$p" "$a" 2>/dev/null; then cand=$cand$line$nl; else rm -f -- "$a"; fi;; '
+    "esac; done; "
     '[ -z "$add" ] || printf "%s" "$add" | GIT_INDEX_FILE=$copy git checkout-index -q --stdin '
     '2>/dev/null; [ -z "$cand" ] || printf "%s" "$cand" | ( blobs=$(printf "%s" "$cand" | '
-    'while IFS= read -r line; do printf "%s\\n" "${line#* }"; done | '
+    'while IFS= read -r line; do aside "${line#* }"; printf "%s\\n" "$a"; done | '
     "git hash-object --no-filters --stdin-paths 2>/dev/null)$nl; set --; "
-    'while IFS= read -r line; do b=${blobs%%"$nl"*}; blobs=${blobs#*"$nl"}; '
-    '[ "$b" != "${line%% *}" ] || set -- "$@" "${line#* }"; done; [ $# = 0 ] || { '
-    'rm -f -- "$@"; for p in "$@"; do shift; set -- "$@" "${p%/*}"; done; '
+    'while IFS= read -r line; do b=${blobs%%"$nl"*}; blobs=${blobs#*"$nl"}; p=${line#* }; '
+    'aside "$p"; if [ "$b" = "${line%% *}" ] && [ ! -h "$a" ]; then set -- "$@" "$a"; '
+    'elif ln -- "$a" "$p" 2>/dev/null; then rm -f -- "$a"; '
+    'elif [ ! -e "$p" ] && [ ! -h "$p" ]; then mv -f -- "$a" "$p"; fi; done; '
+    '[ $# = 0 ] || { rm -f -- "$@"; for p in "$@"; do shift; set -- "$@" "${p%/*}"; done; '
     'rmdir -p -- "$@" 2>/dev/null; }; ); ); }; '
     'git update-ref -m "$1" --stdin; '
     'said=$1 new=$2 old=$3 dir=$4 gone=$5 token="memidx $$ $2"; shift 5; '

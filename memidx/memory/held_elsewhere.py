@@ -27,13 +27,11 @@ def held_elsewhere(config: Config, ref: str) -> MemidxError | None:
             return None
     listed = repo.run("for-each-ref", "--format=%(refname)", "refs/heads/", check=False)
     names = listed.decode("utf-8", "replace").split()
-    asked = "".join(f"{name}:{ref}\n" for name in names).encode()
-    found = repo.run("cat-file", "--batch-check", input_bytes=asked, check=False) if names else b""
-    answers = found.decode("utf-8", "replace").splitlines()
+    answers = _entries(repo, names, ref) if "\n" in ref else _batch(repo, names, ref)
     held = [
         name.removeprefix("refs/heads/")
         for name, answer in zip(names, answers, strict=False)
-        if _a_note(answer.split(), mine)
+        if _a_note(answer, mine)
     ]
     if not held:
         return None
@@ -46,6 +44,30 @@ def held_elsewhere(config: Config, ref: str) -> MemidxError | None:
     )
 
 
+def _batch(repo: GitRepo, names: list[str], ref: str) -> list[list[str]]:
+    """What each branch of `names` holds at `ref`, one git for them all: cat-file's `<object>
+    <kind> <size>` answer per name, split."""
+    asked = "".join(f"{name}:{ref}\n" for name in names).encode()
+    found = repo.run("cat-file", "--batch-check", input_bytes=asked, check=False) if names else b""
+    return [answer.split() for answer in found.decode("utf-8", "replace").splitlines()]
+
+
+def _entries(repo: GitRepo, names: list[str], ref: str) -> list[list[str]]:
+    """_batch's answers for a `ref` with a line break, which cat-file's batch read as two
+    names: a note so named was never found on its branch, and forget said "no note ... in
+    memory" of memory there (its -z reads names ended by NUL, but its answer for one that is
+    missing repeats the name, line break and all, until git 2.43's -Z). One `git ls-tree -z`
+    per branch, its `<mode> <kind> <object>` as `<object> <kind> <mode>`."""
+    answers: list[list[str]] = []
+    for name in names:
+        said = repo.run("ls-tree", "-z", name, "--", f":(literal){ref}", check=False)
+        meta, tab, path = said.decode("utf-8", "surrogateescape").partition("\t")
+        entry = meta.split()
+        right = tab and path.rstrip("\0") == ref and len(entry) == 3
+        answers.append([entry[2], entry[1], entry[0]] if right else [])
+    return answers
+
+
 def _a_note(answer: list[str], mine: str) -> bool:
-    """Whether cat-file's `<object> blob <size>` answer is a file (`mine`'s bytes, if any)."""
+    """Whether an `<object> blob <size>` answer is a file (`mine`'s bytes, if any)."""
     return len(answer) == 3 and answer[1] == "blob" and answer[0] == (mine or answer[0])

@@ -50,6 +50,7 @@ class Status:
     skipped: list[Skip] = field(default_factory=list[Skip])
     uncommitted: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     moving_head: bool = False  # memidx's move of HEAD under way: git's index not at HEAD yet
+    entry_edit: int | None = None  # moving_head's lock is a change of one entry (its shell's pid)
     pending_notes: list[PendingShown] = field(default_factory=list[PendingShown])  # remember's
     moved_aside: list[str] = field(default_factory=list[str])  # pending_elsewhere.left_aside
     hook_failure: HookFailure | None = None
@@ -124,7 +125,7 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     status.mcp_server = shared_server(config)
     status.embed_cut_off = cut_off(config.state_dir)
     status.embed_cut_off_runs = cut_off_runs(config.state_dir)
-    status.moving_head, changed = _changed(config, wait)
+    status.moving_head, status.entry_edit, changed = _changed(config, wait)
     status.uncommitted = [
         (code, ref) for code, ref in changed if is_note_path(ref, config.notes_dir)
     ]
@@ -165,13 +166,17 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     return status
 
 
-def _changed(config: Config, wait: float) -> tuple[bool, list[tuple[str, str]]]:
-    """Whether memidx is moving HEAD (moving_head), and git's changes, none while it is."""
+def _changed(config: Config, wait: float) -> tuple[bool, int | None, list[tuple[str, str]]]:
+    """Whether memidx is moving HEAD (moving_head), the pid of its shell when that lock is a
+    change of one entry instead (a take-out or put-back: said as such), and git's changes,
+    none while it holds git's index."""
     if not config.in_git:
-        return False, []
+        return False, None, []
     if moving_head(config.root, wait):  # HEAD's move, not the person's changes
-        return True, []
-    return False, GitRepo(config.root).uncommitted(config.notes_dir)
+        from memidx.git.killed_edit import entry_editor
+
+        return True, entry_editor(config.root), []
+    return False, None, GitRepo(config.root).uncommitted(config.notes_dir)
 
 
 def moving_head(root: Path, wait: float) -> bool:

@@ -6,6 +6,9 @@ after that makes a file of its own at the path, which stays, said like any edit.
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -67,6 +70,59 @@ def test_an_edit_saved_between_the_comparison_and_the_unlink_is_kept(
 
     monkeypatch.undo()
     assert saved, "the save was made"
+    assert said.code == 0, said
+    assert (repo.root / REF).read_bytes() == before + EDIT.encode()  # the edit, in full
+    assert f"{REF} changed while it was being forgotten" in said.err, said.err
+    assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
+    assert repo.git("status", "--porcelain", "-uall") == f"?? {REF}\n"  # nothing aside
+
+
+# `git` first on PATH: the move's own shell (git's index locked by memidx) hashes the files it
+# deletes with one `hash-object --stdin-paths`; the person's save of the note lands as that
+# git ends, before the shell's rm
+SAVING_GIT = """#!/bin/sh
+case " $* " in *" --stdin-paths "*)
+  if [ -e {lock} ] && [ ! -e {done} ]; then
+    {real} "$@"; said=$?; cp {edited} {note}; : >{done}; exit $said
+  fi;;
+esac
+exec {real} "$@"
+"""
+
+
+def test_an_edit_saved_after_the_move_s_shell_hashed_the_note_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move's own shell follows when index_swap cannot (git's index changed since its
+    copy): it hashed the note at its path, then removed it, and an edit saved in between was
+    deleted with it, `forgot ...`, exit 0. Now it moves the file aside first, as
+    memidx.git.judged_unlink does: the save makes a file of its own, which stays, said."""
+    repo = started_memory(tmp_path)
+    repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    before = (repo.root / REF).read_bytes()
+    edited, done, shim = tmp_path / "edited", tmp_path / "saved", tmp_path / "shim"
+    edited.write_bytes(before + EDIT.encode())
+    shim.mkdir()
+    real = shutil.which("git")
+    assert real is not None
+    (shim / "git").write_text(
+        SAVING_GIT.format(
+            lock=shlex.quote(str(repo.root / ".git" / "index.lock")),
+            done=shlex.quote(str(done)),
+            real=shlex.quote(real),
+            edited=shlex.quote(str(edited)),
+            note=shlex.quote(str(repo.root / REF)),
+        )
+    )
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(index_swap, "usable", _never)
+
+    said = repo.memidx("forget", REF)
+
+    monkeypatch.undo()
+    assert done.exists(), "the save was made"
     assert said.code == 0, said
     assert (repo.root / REF).read_bytes() == before + EDIT.encode()  # the edit, in full
     assert f"{REF} changed while it was being forgotten" in said.err, said.err

@@ -78,3 +78,43 @@ def test_a_note_no_branch_holds_is_still_no_note(repo: NotesRepo) -> None:
     assert forgot.err.strip() == (
         "memidx: error: no note notes/never.md in memory (give a note's path as search shows it)"
     )
+
+
+ODD = "notes/line\nbreak.md"
+
+
+def test_a_note_named_with_a_line_break_is_found_on_its_branch(tmp_path: Path) -> None:
+    """cat-file's batch reads one `<branch>:<path>` a line: a name with a line break was two
+    names, never found, and forget said "no note ... in memory" of a note side holds."""
+    repo = started_memory(tmp_path)
+    repo.git("switch", "-q", "-c", "side")
+    repo.write(ODD, TEXT)
+    repo.commit("odd")
+    repo.git("switch", "-q", "main")
+    assert not (repo.root / ODD).exists()
+
+    forgot = repo.memidx("forget", ODD)
+
+    assert forgot.code == 1 and "Traceback" not in forgot.err, forgot.err
+    assert forgot.err.strip() == (
+        "memidx: error: notes/line\\nbreak.md is not in HEAD's commit, but side holds it, so it "
+        "was not forgotten (forget it there: git switch side, then memidx forget "
+        "$'notes/line\\x0abreak.md')"
+    )
+    assert repo.git("show", f"side:{ODD}") == TEXT
+
+
+def test_a_copy_of_a_line_break_note_here_is_found_on_its_branch(tmp_path: Path) -> None:
+    """The same, with the copy a switch left in this work tree, byte for byte side's."""
+    repo = started_memory(tmp_path)
+    repo.git("switch", "-q", "-c", "side")
+    repo.write(ODD, TEXT)
+    repo.commit("odd")
+    repo.git("switch", "-q", "main")
+    repo.write(ODD, TEXT)
+
+    forgot = repo.memidx("forget", ODD)
+
+    assert forgot.code == 1, forgot
+    assert "but side holds it (the file here is a copy left in the work tree)" in forgot.err
+    assert (repo.root / ODD).read_text() == TEXT

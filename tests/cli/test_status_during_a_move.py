@@ -88,3 +88,22 @@ def test_the_mcp_look_never_waits_for_the_move(mid_move: NotesRepo) -> None:
     assert time.monotonic() - started < 1.5
     assert data["moving_head"] is True and data["uncommitted"] == []
     assert (mid_move.root / ".git" / "index.lock").exists()
+
+
+def test_status_says_a_change_of_one_entry_for_what_it_is(tmp_path: Path) -> None:
+    """memidx's change of one entry of git's index (a take-out or a put-back, memidx.git.
+    index_edit) holds index.lock with its token too, naming a blob, not a commit: status said
+    "memidx is moving HEAD to a commit of its own (a remember, forget or share)" of it."""
+    repo = started_memory(tmp_path)
+    blob = repo.git("rev-parse", "HEAD:notes/start.md").strip()
+    shell = subprocess.Popen(["sleep", "60"])
+    try:
+        (repo.root / ".git" / "index.lock").write_text(f"memidx {shell.pid} {blob}")
+        said = repo.memidx("status")
+    finally:
+        shell.kill()
+        shell.wait()
+
+    row = said.out
+    assert "uncommitted: not read: memidx is changing an entry of git's index" in row, row
+    assert f"`kill {shell.pid}`" in row and "moving HEAD" not in row, row

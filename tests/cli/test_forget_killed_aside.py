@@ -1,0 +1,76 @@
+"""`memidx forget` killed (`kill -9`) after it moved the note's file aside
+(`.<name>.memidx-<pid>`, memidx.git.judged_unlink) and found it unchanged, before its
+unlink: the next `memidx status` put the file back at its path, as it does an edit a killed
+memidx left aside, and the forgotten note came back untracked, for the person's next `git add
+-A`. A file aside with exactly the bytes HEAD's last commit of that path deleted is dropped:
+the note stays forgotten. One with other bytes (an edit) still goes back."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import NotesRepo, started_memory
+
+REF = "notes/ops/deploy.md"
+# in the forget's process alone (KILL_AT_ASIDE): killed as it unlinks the note's file aside,
+# which it does once it found the bytes there the ones it judged
+KILLING_UNLINK = """import os, pathlib, signal
+_real = pathlib.Path.unlink
+def _unlink(self, missing_ok=False):
+    if os.environ.get("KILL_AT_ASIDE") and self.name.startswith(".deploy.md.memidx-"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _real(self, missing_ok)
+pathlib.Path.unlink = _unlink
+"""
+
+
+def _asides(repo: NotesRepo) -> list[str]:
+    return sorted(p.name for p in (repo.root / "notes").rglob(".*memidx-*"))
+
+
+@pytest.fixture
+def killed(tmp_path: Path) -> NotesRepo:
+    """A forget killed with the note's file aside, judged unchanged; the move's own shell,
+    which outlives it, done."""
+    repo = started_memory(tmp_path)
+    repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(KILLING_UNLINK)
+    path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
+    said = repo.memidx_process("forget", REF, KILL_AT_ASIDE="1", PYTHONPATH=path)
+    assert said.code == -9, said
+    assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")  # forgotten
+    assert not (repo.root / REF).exists() and len(_asides(repo)) == 1
+    deadline = time.monotonic() + 20  # the move's shell lets git's index go
+    while (repo.root / ".git" / "index.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return repo
+
+
+def test_the_note_a_killed_forget_left_aside_stays_forgotten(killed: NotesRepo) -> None:
+    status = killed.memidx("status")
+
+    assert status.code == 0, status
+    assert not (killed.root / REF).exists(), status.err
+    assert _asides(killed) == []
+    assert f"{REF} stays forgotten" in status.err + status.out, status
+    assert killed.git("status", "--porcelain", "-uall") == ""
+    assert REF not in killed.git("ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_an_edit_a_killed_forget_left_aside_still_goes_back(killed: NotesRepo) -> None:
+    (aside,) = (killed.root / "notes" / "ops").glob(".deploy.md.memidx-*")
+    aside.write_bytes(aside.read_bytes() + b"An edit saved into the file aside.\n")
+
+    status = killed.memidx("status")
+
+    assert status.code == 0, status
+    assert (killed.root / REF).read_bytes().endswith(b"An edit saved into the file aside.\n")
+    assert _asides(killed) == []
+    assert killed.git("status", "--porcelain", "-uall") == f"?? {REF}\n"
