@@ -95,8 +95,13 @@ def assigned(text: str) -> Iterable[Finding]:
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     secret: dict[str, bool] = {}  # each value judged: whether it looked secret
+    short: dict[str, list[tuple[int, int]]] = {}  # each SHORT_ASSIGNMENT line's, read once
     for start, done in _candidate_lines(text):
         line = text[start:done]
+        if SHORT_ASSIGNMENT.fullmatch(line):  # `password=1`: a short password at most
+            found = _short(line, short) if gives_a_secret_name(line) else []
+            yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
+            continue
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
         named = gives_a_secret_name(line) or unassigned_name(line)
@@ -112,6 +117,26 @@ def assigned(text: str) -> Iterable[Finding]:
             for found in _line_values(plain, judge) if gives_a_secret_name(plain) else ():
                 end = min(places[found.end], shut)
                 yield Finding(start + places[found.start], start + end, found.kind)
+
+
+# A line that is one name given a plain value of 1 to 7 characters (`password=1`, `pw: ab12`):
+# only short_passwords finds a secret there, every other value is judged from 8 characters on
+# (values.looks_secret) and needs a sign this line has not (a quote, a bracket, `|`, `%`, `<`,
+# `{`, a space in its value), as do a key alone's, a flow collection's and a tripled string's
+# (memidx.secrets.blocks). 1 MB of `password=1` lines, each read by every pass, cost 1.8 s.
+SHORT_ASSIGNMENT = re.compile(
+    r"[ \t]*+[\w.-]++[ \t]*+(?::=|=>|[:=])[ \t]*+[A-Za-z0-9_][A-Za-z0-9_.-]{0,6}+[ \t]*+\r?"
+)
+
+
+def _short(line: str, read: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """short_passwords of a SHORT_ASSIGNMENT line, each line's text read once (`read`)."""
+    found = read.get(line)
+    if found is None:
+        found = list(short_passwords(line))
+        if len(read) < 4096:  # a file of distinct lines is read each once, and not kept
+            read[line] = found
+    return found
 
 
 # A value closing a template's `}}` it did not open sits inside the template, after a name in
