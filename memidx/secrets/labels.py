@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from memidx.secrets.assignments import random_letters, random_run
+from memidx.secrets.assignments import random_run
+from memidx.secrets.members import random_letters
 
 # A Markdown label in bold or italics, its `:` inside or after it (`**Password:** v4lue`,
 # `- **password**: v4lue`, `__Token__:`): a note's way of writing one, let through whatever the
