@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from memidx.secrets.candidates import WorthReading
-from memidx.secrets.held import PASSPHRASE, held_values
+from memidx.secrets.held import auth_passphrase, held_values
 from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.members import NAME_WORD, random_letters
 from memidx.secrets.negation import negation
@@ -212,7 +212,7 @@ AUTH_ONLY, PASS_ONLY = frozenset({"auth"}), frozenset({"pass"})
 
 def auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
-    if PASSPHRASE.fullmatch(value) or _extra_words(name) != AUTH_ONLY:
+    if _extra_words(name) != AUTH_ONLY or auth_passphrase(value):
         return False  # `auth=Mango-Tiger-17`: a passphrase, let through as a method's name
     if METHOD.fullmatch(value) is None or random_run(value):
         return False

@@ -32,17 +32,21 @@ LABELED_KEY = re.compile(r"(?i)(?:api|secret|private|access|client|signing|encry
 # sentence's label was let through, where `api_key: v4lue` was refused. A sentence's label is
 # followed by words as often (`API key: read-only scope`, `secret key: 40-character base64`,
 # `Client key: client-key.pem`: each was refused so), so only a random value (group 1) makes
-# it a name, as `auth` is given a method's words (assignments.auth_method)
+# it a name, as `auth` is given a method's words (assignments.auth_method). So with `is` for
+# its `:` (group 2: `The API key is v4lue` was let through; `The API key is read-only` passes)
 SPOKEN_KEY = re.compile(
-    rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})(?=:\s*+(\S*+))", re.I
+    rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})"
+    r"(?:(?=:\s*+(\S*+))|[ \t]is(?=[ \t]++(\S*+)))",
+    re.I,
 )
 LETTERS = re.compile(r"[A-Za-z]++")
 
 
 def _joined_key(key: re.Match[str]) -> str:
-    value = key[1].strip("\"'`.,;:()[]<>*")
+    said = key[1] is None  # `API key is v4lue`: written `API_key:   v4lue`, the same length
+    value = (key[2] if said else key[1]).strip("\"'`.,;:()[]<>*")
     if random_run(value) or any(random_letters(part[0]) for part in LETTERS.finditer(value)):
-        return key[0].replace(" ", "_")
+        return key[0][:-3].replace(" ", "_") + ":  " if said else key[0].replace(" ", "_")
     return key[0]
 
 
