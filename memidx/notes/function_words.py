@@ -8,11 +8,13 @@ from __future__ import annotations
 
 # Function words that close a whole sentence as well as a piece of one: a predicate, a negation
 # or a question particle (Turkish `Henüz kayıt yok`, German `Datei existiert nicht`, Russian
-# `Записей нет`). A UI string ending in one is whole: a Turkish catalog was refused for `yok`
+# `Записей нет`). A UI string ending in one is whole: a Turkish catalog was refused for `yok`,
+# a German one for `werden` (65% not English)
 CLOSING_WORDS = frozenset(
     (
         *("yok", "var", "değil", "mi", "mı"),  # tr
         *("nicht", "niet", "pas", "inte", "ikke"),  # de nl fr sv da no
+        *("werden", "worden"),  # de: a passive's verb (`Die Datei konnte nicht geladen werden`)
         *("нет", "немає", "không", "rồi", "ada", "belum", "sudah"),  # ru uk vi id ms
     )
 )

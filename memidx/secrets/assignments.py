@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from memidx.secrets.candidates import WorthReading
-from memidx.secrets.held import PASSPHRASE, held_values
+from memidx.secrets.held import auth_passphrase, held_values
 from memidx.secrets.linear import next_name, opened_by_name
-from memidx.secrets.members import NAME_WORD
+from memidx.secrets.members import NAME_WORD, random_letters
 from memidx.secrets.negation import negation
 from memidx.secrets.signs import SIGNS, no_password, personal, selector
 from memidx.secrets.weak import common_password
@@ -212,7 +212,7 @@ AUTH_ONLY, PASS_ONLY = frozenset({"auth"}), frozenset({"pass"})
 
 def auth_method(name: str, value: str) -> bool:
     """Whether `value` given to `name`, whose only secret word is `auth`, is a method's name."""
-    if PASSPHRASE.fullmatch(value) or _extra_words(name) != AUTH_ONLY:
+    if _extra_words(name) != AUTH_ONLY or auth_passphrase(value):
         return False  # `auth=Mango-Tiger-17`: a passphrase, let through as a method's name
     if METHOD.fullmatch(value) is None or random_run(value):
         return False
@@ -257,20 +257,6 @@ def random_run(value: str) -> bool:
     """Whether `value` holds letters between digits that are no word (`8vT2`, not `1beta1`:
     `password=-v1beta1`, an API version's option, was refused)."""
     return any(not NAME_WORD.fullmatch(run[0]) for run in BETWEEN_DIGITS.finditer(value))
-
-
-# A random string of letters alone (`-ZqvTmWpLqXk`, let through: no digits): 10 letters or
-# more, whose case changes cut at least 4 parts that are no word (`Zqv`, `Tm`, `Wp`, `Lq`), not
-# an option's words (`-DskipTests`, `-XstartOnFirstThread`, `-fPIC`, `-Wno-deprecated`)
-CASE_PART = re.compile(r"[A-Z]*+[a-z]*+")
-
-
-def random_letters(value: str) -> bool:
-    """Whether `value`, letters alone, is a random string's (CASE_PART)."""
-    if len(value) < 10 or not value.isascii() or not value.isalpha():
-        return False
-    parts = [part[0] for part in CASE_PART.finditer(value) if part[0]]
-    return sum(not NAME_WORD.fullmatch(part) for part in parts) >= 4
 
 
 def _bare_sign_led(line: str, at: int, until: int = 0) -> re.Match[str] | None:

@@ -135,6 +135,31 @@ WORDS_PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}+(?:-[A-Z][a-z]{2,}+){2,}+")
 # in a pair's password place, three words or more: two are a mode's or a note's (`read-only`,
 # `from-env`: `auth=("bob", "read-only")` was refused)
 PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++){2,}+")
+# Given to `auth` alone, four words of letters or more joined by `-`, capitalised or not
+# (`Correct-Horse-Battery-Staple`, `correct-horse-battery-staple`: let through as a method's
+# name) are a passphrase; a method's or a grant's name has fewer (`Client-Credentials`,
+# `Resource-Owner-Password`) or only words of AUTH_NAME_WORDS, whose name and version
+# (`Active-Directory-2019`, `Windows-Server-2022`) is no passphrase of two words and a number
+WORDS_ALONE = re.compile(r"[A-Za-z]{3,}+(?:-[A-Za-z]{3,}+){3,}+")
+AUTH_NAME_WORDS = frozenset(
+    {"active", "directory", "windows", "server", "azure", "entra", "federation", "services",
+     "resource", "owner", "password", "credentials", "client", "authorization", "code",
+     "implicit", "device", "refresh", "token", "grant", "bearer", "basic", "digest", "negotiate",
+     "kerberos", "ldap", "saml", "oidc", "openid", "connect", "mutual", "service", "account",
+     "managed", "identity", "workload", "single", "sign", "google", "workspace", "okta"}
+)  # fmt: skip
+LETTER_RUN = re.compile(r"[A-Za-z]++")
+
+
+def auth_passphrase(value: str) -> bool:
+    """Whether `value`, given to `auth` alone, is a passphrase (PASSPHRASE, WORDS_ALONE), not
+    a method's, a grant's or a directory's name."""
+    words = [word.lower() for word in LETTER_RUN.findall(value)]
+    if words and all(word in AUTH_NAME_WORDS for word in words):
+        return False
+    return PASSPHRASE.fullmatch(value) is not None or WORDS_ALONE.fullmatch(value) is not None
+
+
 # An algorithm a call that hashes or encrypts is given after the secret (`"aes-256-gcm"`,
 # `"AES/GCM/NoPadding"`, `"sha256"`, `"HS256"`): each was refused as a password; a word after
 # its digits is a password's (`"Des1gner2024"`, `"Sha256pass"`)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from memidx.secrets.members import random_letters
+
 # a version at its end (`db_password_v2`, `DB_PASSWORD_V2`, `api-key-v3`) names the secret's
 # version in a store: `{{ secret('db_password_v2') }}` was refused, the name judged as a secret
 IDENTIFIER = re.compile(
@@ -51,6 +53,8 @@ def names_a_secret(value: str) -> bool:
         if not (STORE_NAME.fullmatch(value) and ("-" in value or "/" in value)):
             return False
         words = PARTS.findall(value)
+    elif random_letters(value):
+        return False  # `bPxRfiCYzqWmTLKeyQxv`: its case cuts out a `Key`, and no other word
     else:
         words = WORD.findall(value)
     return len(words) >= 2 and any(word.lower() in SECRET_WORDS for word in words)

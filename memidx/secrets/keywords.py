@@ -17,9 +17,10 @@ import re
 from collections.abc import Callable, Iterable
 
 from memidx.secrets import library
-from memidx.secrets.assignments import extra_keyword_values, random_letters, random_run
+from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
 from memidx.secrets.encoded import decodings, has_encoded_pairs
+from memidx.secrets.labels import plain_labels
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import BASIC, BEARER, Finding
@@ -94,8 +95,13 @@ def assigned(text: str) -> Iterable[Finding]:
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     secret: dict[str, bool] = {}  # each value judged: whether it looked secret
+    short: dict[str, list[tuple[int, int]]] = {}  # each SHORT_ASSIGNMENT line's, read once
     for start, done in _candidate_lines(text):
         line = text[start:done]
+        if SHORT_ASSIGNMENT.fullmatch(line):  # `password=1`: a short password at most
+            found = _short(line, short) if gives_a_secret_name(line) else []
+            yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
+            continue
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
         named = gives_a_secret_name(line) or unassigned_name(line)
@@ -113,49 +119,24 @@ def assigned(text: str) -> Iterable[Finding]:
                 yield Finding(start + places[found.start], start + end, found.kind)
 
 
-# A Markdown label in bold or italics, its `:` inside or after it (`**Password:** v4lue`,
-# `- **password**: v4lue`, `__Token__:`): a note's way of writing one, let through whatever the
-# value, as no name was given it. Tried at a marker after a line's start, a space, `-` or `|`.
-LABEL = re.compile(r"(?<![^\s|>-])(\*\*|__|\*|_)([A-Za-z][\w .-]{0,40}?)(:?+)\1(?![\w*])(:?+)")
-
-
-def plain_labels(text: str) -> str:
-    """`text` with each LABEL written as its words and `:`, then spaces, and a key's kind and
-    `key` before a `:` in prose as one name (SPOKEN_KEY): the same length, a value after it
-    where it was."""
-    if "*" in text or "_" in text:
-        text = LABEL.sub(_plain_label, text)
-    return SPOKEN_KEY.sub(_joined_key, text) if " key" in text or " Key" in text else text
-
-
-# A key's kind and `key` in words (`**API key:** v4lue`): a label's name, as `api_key` is a
-# name; `key` alone names no secret (`key: value`), and the label's value was let through
-LABELED_KEY = re.compile(r"(?i)(?:api|secret|private|access|client|signing|encryption) key")
-
-
-# The same in prose, before its `:` (`API key: v4lue`, `The secret key: v4lue`): the value of a
-# sentence's label was let through, where `api_key: v4lue` was refused. A sentence's label is
-# followed by words as often (`API key: read-only scope`, `secret key: 40-character base64`,
-# `Client key: client-key.pem`: each was refused so), so only a random value (group 1) makes
-# it a name, as `auth` is given a method's words (assignments.auth_method)
-SPOKEN_KEY = re.compile(
-    rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})(?=:\s*+(\S*+))", re.I
+# A line that is one name given a plain value of 1 to 7 characters (`password=1`, `pw: ab12`):
+# only short_passwords finds a secret there, every other value is judged from 8 characters on
+# (values.looks_secret) and needs a sign this line has not (a quote, a bracket, `|`, `%`, `<`,
+# `{`, a space in its value), as do a key alone's, a flow collection's and a tripled string's
+# (memidx.secrets.blocks). 1 MB of `password=1` lines, each read by every pass, cost 1.8 s.
+SHORT_ASSIGNMENT = re.compile(
+    r"[ \t]*+[\w.-]++[ \t]*+(?::=|=>|[:=])[ \t]*+[A-Za-z0-9_][A-Za-z0-9_.-]{0,6}+[ \t]*+\r?"
 )
-LETTERS = re.compile(r"[A-Za-z]++")
 
 
-def _joined_key(key: re.Match[str]) -> str:
-    value = key[1].strip("\"'`.,;:()[]<>*")
-    if random_run(value) or any(random_letters(part[0]) for part in LETTERS.finditer(value)):
-        return key[0].replace(" ", "_")
-    return key[0]
-
-
-def _plain_label(label: re.Match[str]) -> str:
-    if not (label[3] or label[4]) or (label[3] and label[4]):
-        return label[0]
-    words = label[2].replace(" ", "_") if LABELED_KEY.fullmatch(label[2]) else label[2]
-    return (words + ":").ljust(len(label[0]))
+def _short(line: str, read: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """short_passwords of a SHORT_ASSIGNMENT line, each line's text read once (`read`)."""
+    found = read.get(line)
+    if found is None:
+        found = list(short_passwords(line))
+        if len(read) < 4096:  # a file of distinct lines is read each once, and not kept
+            read[line] = found
+    return found
 
 
 # A value closing a template's `}}` it did not open sits inside the template, after a name in

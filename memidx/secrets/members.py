@@ -45,3 +45,17 @@ def named_member(value: str) -> bool:
         if kinds > 1 or not _kind_letter(value, run):
             return False
     return True
+
+
+# A random string of letters alone (`-ZqvTmWpLqXk`, let through: no digits): 10 letters or
+# more, whose case changes cut at least 4 parts that are no word (`Zqv`, `Tm`, `Wp`, `Lq`), not
+# an option's words (`-DskipTests`, `-XstartOnFirstThread`, `-fPIC`, `-Wno-deprecated`)
+CASE_PART = re.compile(r"[A-Z]*+[a-z]*+")
+
+
+def random_letters(value: str) -> bool:
+    """Whether `value`, letters alone, is a random string's (CASE_PART)."""
+    if len(value) < 10 or not value.isascii() or not value.isalpha():
+        return False
+    parts = [part[0] for part in CASE_PART.finditer(value) if part[0]]
+    return sum(not NAME_WORD.fullmatch(part) for part in parts) >= 4

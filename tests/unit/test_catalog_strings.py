@@ -31,6 +31,13 @@ CATALOGS = {
         "files.delete": "Datei löschen",
         "files.rename": "Umbenennen",
     },
+    "de, ending in werden": {
+        "upload.title": "Datei hochladen",
+        "upload.failed": "Die Datei konnte nicht hochgeladen werden",
+        "settings.saved": "Einstellungen gespeichert",
+        "settings.error": "Die Änderungen konnten nicht gespeichert werden",
+        "profile.delete": "Konto löschen",
+    },
     "pl, a message of seven words": {
         "profile.title": "Twój profil",
         "profile.save": "Zapisz zmiany",
