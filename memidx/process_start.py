@@ -1,29 +1,97 @@
-"""Whether the process a file names by its pid (a lock's token, a copy's or a file aside's
-name) is gone, its pid perhaps given to another process since: a busy machine uses pids again
-within minutes, and a killed memidx's lock whose pid a new process had was taken for a live
-memidx's, kept for good. Told by start times (Linux /proc): the pid's process started after the
-file was made is not the one that made it. Elsewhere only a pid no process has counts as gone."""
+"""Processes read from Linux /proc: the one reader of /proc/<pid>/stat (a process's name, state,
+parent and start time), and whether the process a file names by its pid (a lock's token, a
+copy's or a file aside's name) is gone, its pid perhaps given to another process since: a busy
+machine uses pids again within minutes, and a killed memidx's lock whose pid a new process had
+was taken for a live memidx's, kept for good. Told by start times (Linux /proc): the pid's
+process started after the file was made is not the one that made it. Elsewhere only a pid no
+process has counts as gone.
+
+Raw reads (os.open, os.read): a look at every process, under HEAD's lock, reads ~200 of them,
+and Path.read_text's text layer cost ~4x its reads (memidx.git.newcomers)."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 TICKS = 100  # /proc's starttime unit (USER_HZ, 100 on every Linux)
 SLACK = 1.0  # seconds: a start this near the file's making is taken for its maker's
+STATE, PARENT, START = 0, 1, 19  # in stat's fields after the command's name
+ENDED = ("Z", "X")  # a zombie (not reaped yet) or dead: it holds nothing
+
+
+def proc_stat(pid: int | str) -> tuple[str, list[str]]:
+    """Process `pid`'s command name and the fields of its /proc stat after it (state at
+    STATE, parent's pid at PARENT, start in clock ticks since boot at START); ("", []) where
+    none is read (no /proc: not Linux; no such process)."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    except OSError:
+        return "", []
+    try:
+        chunks = [os.read(fd, 4096)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 4096))
+    except OSError:
+        return "", []
+    finally:
+        os.close(fd)
+    text = b"".join(chunks).decode("ascii", errors="replace")
+    # "pid (comm) state ppid ...": the command's name may hold spaces and parentheses
+    comm, closed, rest = text.partition(" (")[2].rpartition(")")
+    return (comm, rest.split()) if closed else ("", [])
+
+
+def process_started(pid: int | str) -> str | None:
+    """When process `pid` started (clock ticks since boot, /proc's), None where that cannot be
+    read (no /proc: not Linux; no such process). A zombie's too."""
+    fields = proc_stat(pid)[1]
+    return fields[START] if len(fields) > START and fields[START].isdigit() else None
+
+
+def process_state(pid: int | str) -> str:
+    """Process `pid`'s state letter (`R`, `S`, `T` stopped, `Z` a zombie...); "" where none is
+    read."""
+    fields = proc_stat(pid)[1]
+    return fields[STATE] if fields else ""
+
+
+def process_ended(pid: int | str) -> bool:
+    """Whether process `pid` has ended though its parent has not reaped it yet (a zombie, which
+    process_alive counts as running: the system still answers for its pid), where the system
+    says (Linux)."""
+    return process_state(pid) in ENDED
+
+
+def running_since(pid: int | str) -> str:
+    """When process `pid` started (clock ticks since boot); "" once it ended (a zombie, which
+    its parent has not reaped yet, has ended too) or where /proc does not say."""
+    fields = proc_stat(pid)[1]
+    if len(fields) <= START or fields[STATE] in ENDED or not fields[START].isdigit():
+        return ""
+    return fields[START]
+
+
+def uptime() -> float | None:
+    """Seconds since boot (/proc/uptime, the clock /proc's start times count on); None without."""
+    try:
+        fd = os.open("/proc/uptime", os.O_RDONLY)
+        try:
+            return float(os.read(fd, 128).split()[0])
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def started_at(pid: int) -> float | None:
     """When process `pid` started, in seconds since the epoch (time.time()'s clock, to 10 ms);
     None where it cannot be read (no /proc: not Linux; no such process)."""
-    fields = _stat(pid)
-    try:
-        uptime = float(Path("/proc/uptime").read_text(encoding="ascii").split()[0])
-    except (OSError, ValueError, IndexError):
+    ticks, since_boot = process_started(pid), uptime()
+    if ticks is None or since_boot is None:
         return None
-    if len(fields) < 20 or not fields[19].isdigit():
-        return None
-    return time.time() - uptime + int(fields[19]) / TICKS
+    return time.time() - since_boot + int(ticks) / TICKS
 
 
 def made_at(path: Path) -> float:
@@ -44,17 +112,7 @@ def owner_gone(pid: int, made: float) -> bool:
         return False
     if not process_alive(pid):
         return True
-    fields = _stat(pid)
-    if fields[:1] in (["Z"], ["X"]):
+    if process_ended(pid):
         return True
     started = started_at(pid)
     return started is not None and started > made + SLACK
-
-
-def _stat(pid: int) -> list[str]:
-    """The fields of /proc's stat of process `pid` from its state on ([] where none is read)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return []
-    return stat.rpartition(")")[2].split()  # after the command's name, which may hold spaces

@@ -57,6 +57,7 @@ from memidx.git.newcomers import (
     pids,
     read_proc,
 )
+from memidx.process_start import running_since
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
@@ -252,7 +253,7 @@ def committers(
         if (command in PROMPTERS and asks(command, after)) or _looks(command, words):
             continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
-            found[pid] = f"{command} {started(pid)}"
+            found[pid] = f"{command} {running_since(pid)}"
     return found
 
 
@@ -266,16 +267,6 @@ def _looks(command: str, words: Sequence[str]) -> bool:
 def _in(cwd: Path, root: Path) -> bool:
     """Whether `cwd` is in the work tree `root` (not in a repository of its own inside it)."""
     return (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
-
-
-def started(pid: str) -> str:
-    """When process `pid` started (clock ticks since boot, from /proc); "" once it ended (a
-    zombie, which its parent has not reaped yet, has ended too)."""
-    try:  # "pid (comm) state ppid ...": the 22nd field, the 20th after the comm
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return ""
-    return fields[19] if len(fields) > 19 and fields[0] not in ("Z", "X") else ""
 
 
 def _another_repository(cwd: Path, root: Path) -> bool:
