@@ -253,7 +253,7 @@ def committers(
         if (command in PROMPTERS and asks(command, after)) or _looks(command, words):
             continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
-            found[pid] = f"{command} {running_since(pid)}"
+            found[pid] = f"{command} {started(pid)}"
     return found
 
 
@@ -267,6 +267,11 @@ def _looks(command: str, words: Sequence[str]) -> bool:
 def _in(cwd: Path, root: Path) -> bool:
     """Whether `cwd` is in the work tree `root` (not in a repository of its own inside it)."""
     return (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
+
+
+def started(pid: str) -> str:
+    """When process `pid` started (clock ticks since boot); "" once it ended (a zombie too)."""
+    return running_since(pid)
 
 
 def _another_repository(cwd: Path, root: Path) -> bool:
