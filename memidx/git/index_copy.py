@@ -68,7 +68,10 @@ def _once(root: Path, git_dir: Path, args: Sequence[str], input_bytes: bytes) ->
 
 def _names(git_dir: Path) -> tuple[Path, Path]:
     """This process's copy of git's index and its hold of the index it copied."""
+    from memidx.process_start import note_clock
+
     pid = os.getpid()
+    note_clock()  # before a file named by this pid: a clock step since keeps it (owner_gone)
     remove_dead_copies(git_dir)
     return git_dir / f"{COPIED}-{pid}", git_dir / f"{COPIED}-{pid}.seen"
 

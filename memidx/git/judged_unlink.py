@@ -69,6 +69,9 @@ def room_aside(path: Path) -> Path | None:
     """An empty file made beside `path` for it to be moved over, named for this process and
     never one already there: a name with only the pid was renamed over, so a file left there
     by a memidx killed with that pid (an edit of the note in it) was lost."""
+    from memidx.process_start import note_clock
+
+    note_clock()  # a clock step since the move keeps it while this process runs (owner_gone)
     for n in range(100):
         aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}{f'-{n}' if n else ''}")
         try:
