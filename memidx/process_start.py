@@ -127,9 +127,9 @@ def note_clock(*, fresh: bool = False) -> float | None:
     the least noted, now included; None where there is no boot clock or boot id (not Linux),
     or no file for it. Run before a file named by this process's pid is made (or a shell's).
     `fresh`: the file read again (a judge's: another memidx may have noted less since)."""
-    from memidx.portable import NO_FOLLOW, boot_id, user_id
-
     if not _boot:  # one boot for a process's whole life: read once (under HEAD's lock too)
+        from memidx.portable import boot_id
+
         _boot.append(boot_id())
     boot, since_boot = _boot[0], uptime()
     if boot is None or since_boot is None:
@@ -137,6 +137,8 @@ def note_clock(*, fresh: bool = False) -> float | None:
     now = wall_clock() - since_boot
     if not fresh and boot in _noted and now >= _noted[boot] - JITTER:
         return _noted[boot]  # this process noted no more than that: nothing to write
+    from memidx.portable import NO_FOLLOW, user_id
+
     path = clock_folder() / CLOCK.format(user_id(), boot)
     kept = _read_clock(path)
     if kept is not None and kept <= now + JITTER:
