@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable
 from memidx.agents.recall_server import server_folder
 from memidx.config import Config
 from memidx.drafts import read_regular, replace_durably
-from memidx.embed.running import process_ended, process_started
 from memidx.portable import file_lock, process_alive
+from memidx.process_start import process_ended, process_started
 
 TIMES = "recall.times"
 KEPT = 10  # the last recalls counted

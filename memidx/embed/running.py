@@ -20,6 +20,7 @@ from pathlib import Path
 
 from memidx.drafts import read_own, replace_durably
 from memidx.portable import process_alive
+from memidx.process_start import process_ended, process_started
 
 MARK = "embed.running"
 RESTARTS = 3  # cut off this many times in a row without progress: no more automatic restarts
@@ -110,29 +111,6 @@ def restart_due(state_dir: Path) -> bool:
     it)."""
     mark = _read_mark(state_dir)
     return mark is not None and _cut_off(mark) is not None and mark[2] < RESTARTS
-
-
-def process_started(pid: int) -> str | None:
-    """When process `pid` started (clock ticks since boot, /proc's), None where that cannot be
-    read (no /proc: not Linux; no such process)."""
-    fields = _stat(pid)
-    return fields[19] if len(fields) > 19 and fields[19].isdigit() else None
-
-
-def process_ended(pid: int) -> bool:
-    """Whether process `pid` has ended though its parent has not reaped it yet (a zombie, which
-    process_alive counts as running: the system still answers for its pid), where the system
-    says (Linux)."""
-    return _stat(pid)[:1] in (["Z"], ["X"])
-
-
-def _stat(pid: int) -> list[str]:
-    """The fields of /proc's stat of process `pid` from its state on ([] where none is read)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return []
-    return stat.rpartition(")")[2].split()  # after the command's name, which may hold spaces
 
 
 def forget_mark(state_dir: Path, *, mine: bool = False) -> None:

@@ -15,6 +15,7 @@ copy; when another git holds the lock, the caller waits as it did."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,7 @@ COPIED = "memidx-copied-index"  # in the git folder, `-<pid>` after it
 _PREFIXES = ("memidx-copied", "memidx-edit")  # this module's, memidx.git.index_edit's
 _CHANGED = -1  # git's index changed since it was copied: copied again
 SWAP = "copy"  # the word after the pid in the index.lock _swapped takes
+MAX_TOKEN = 64  # bytes: `memidx <pid> copy`, read from an index.lock no longer than that
 HELD_SAID = "fatal: Unable to create '{}': File exists (another git command holds git's index)"
 
 
@@ -68,7 +70,10 @@ def _once(root: Path, git_dir: Path, args: Sequence[str], input_bytes: bytes) ->
 
 def _names(git_dir: Path) -> tuple[Path, Path]:
     """This process's copy of git's index and its hold of the index it copied."""
+    from memidx.process_start import note_clock
+
     pid = os.getpid()
+    note_clock()  # before a file named by this pid: a clock step since keeps it (owner_gone)
     remove_dead_copies(git_dir)
     return git_dir / f"{COPIED}-{pid}", git_dir / f"{COPIED}-{pid}.seen"
 
@@ -105,30 +110,37 @@ def killed_swap_let_go(root: Path, git_dir: Path) -> int | None:
     holding the lock and no git running in the clone (memidx.git.lock_holders.left_behind:
     Linux; elsewhere it stays, and `memidx status` names it with its `rm`). git's index is
     whole either way, the copy renamed over it or not yet. The pid when removed, else None."""
+    from memidx.git.judged_unlink import unlink_judged
     from memidx.git.lock_holders import left_behind
-    from memidx.process_start import made_at, owner_gone
+    from memidx.process_start import owner_gone
 
     lock = git_dir / "index.lock"
-    pid = copy_owner(lock)
     try:
-        if pid is None or not owner_gone(pid, made_at(lock)) or not left_behind(lock, root):
+        seen = lock.stat()
+        if not stat.S_ISREG(seen.st_mode) or seen.st_size > MAX_TOKEN:  # a git's index: not read
             return None
-        if copy_owner(lock) != pid:  # let go and taken since: another's
+        with lock.open("rb") as file:
+            judged = file.read(MAX_TOKEN + 1)
+    except OSError:
+        return None
+    pid = _copy_token(judged)
+    made = max(seen.st_ctime, seen.st_mtime)  # as memidx.process_start.made_at
+    if pid is None or not owner_gone(pid, made) or not left_behind(lock, root):
+        return None
+    # only the lock judged: one let go and taken since (by a git, or a memidx given that pid,
+    # the same token in it) was removed under the git or memidx that held it
+    try:
+        if not unlink_judged(lock, judged, seen):
             return None
-        lock.unlink()
-    except OSError:  # gone meanwhile, or a folder it may not change: status names it
+    except OSError:  # a folder it may not change: status names it
         return None
     remove_dead_copies(git_dir)
     return pid
 
 
-def copy_owner(lock: Path) -> int | None:
-    """The pid of the memidx an index.lock names as _swapped wrote it, else None."""
-    try:
-        with lock.open("rb") as file:
-            said = file.read(64).split()
-    except OSError:
-        return None
+def _copy_token(data: bytes) -> int | None:
+    """The pid `memidx <pid> copy` names, else None."""
+    said = data.split()
     if len(said) != 3 or said[0] != b"memidx" or said[2] != SWAP.encode():
         return None
     return int(said[1]) if said[1].isdigit() else None

@@ -122,7 +122,9 @@ def _locked(script: str, root: Path, *args: str | Path) -> tuple[int, str]:
     import tempfile
 
     from memidx.children import SHELL, run_in_session
+    from memidx.process_start import note_clock
 
+    note_clock()  # before the shell names its lock, copy and file aside by its pid
     argv = [str(SHELL), "-c", script, "memidx", *map(str, args)]
     with tempfile.TemporaryFile() as errors:
         status = run_in_session(argv, root, errors)

@@ -12,8 +12,9 @@ from pathlib import Path
 from memidx.git.killed_edit import ASIDE
 
 
-def unlink_judged(path: Path, judged: bytes) -> bool:
-    """Delete the regular file at `path` when it holds exactly `judged`; True when it went.
+def unlink_judged(path: Path, judged: bytes, seen: os.stat_result | None = None) -> bool:
+    """Delete the regular file at `path` when it holds exactly `judged` (and, `seen` given, is
+    still the file seen so: a lock let go and taken anew holds the same token); True when it went.
     One that differs goes back to `path` (a hard link: never over a file saved there since,
     when it stays aside as `.<name>.memidx-<pid>`, which the next sync or status puts back or
     names once this process is gone). The name aside is one made for it (room_aside): renamed
@@ -24,7 +25,7 @@ def unlink_judged(path: Path, judged: bytes) -> bool:
         return False
     aside = room_aside(path)
     if aside is None:  # ENAMETOOLONG: the note was never deleted, and said as edited
-        return _unlink_in_place(path, judged)
+        return _unlink_in_place(path, judged, seen)
     try:
         path.rename(aside)  # over the empty file made for it: never over another
     except OSError:
@@ -33,6 +34,7 @@ def unlink_judged(path: Path, judged: bytes) -> bool:
         return False
     try:
         same = not aside.is_symlink() and aside.read_bytes() == judged
+        same = same and _still(aside.stat(), seen)
     except OSError:
         same = False
     if same:
@@ -42,15 +44,27 @@ def unlink_judged(path: Path, judged: bytes) -> bool:
     return False
 
 
-def _unlink_in_place(path: Path, judged: bytes) -> bool:
+def _unlink_in_place(path: Path, judged: bytes, seen: os.stat_result | None) -> bool:
     """Delete `path` when it holds exactly `judged`, read right before its unlink."""
     try:
-        if path.is_symlink() or path.read_bytes() != judged:
+        if path.is_symlink() or path.read_bytes() != judged or not _still(path.stat(), seen):
             return False
         path.unlink()
     except OSError:
         return False
     return True
+
+
+def _still(found: os.stat_result, seen: os.stat_result | None) -> bool:
+    """Whether `found` is the file `seen` was (its inode, and its mtime: an inode number is
+    given again to a file made after one is deleted); True when none was seen."""
+    if seen is None:
+        return True
+    return (found.st_dev, found.st_ino, found.st_mtime_ns) == (
+        seen.st_dev,
+        seen.st_ino,
+        seen.st_mtime_ns,
+    )
 
 
 def _put_back(aside: Path, path: Path) -> None:
@@ -69,6 +83,9 @@ def room_aside(path: Path) -> Path | None:
     """An empty file made beside `path` for it to be moved over, named for this process and
     never one already there: a name with only the pid was renamed over, so a file left there
     by a memidx killed with that pid (an edit of the note in it) was lost."""
+    from memidx.process_start import note_clock
+
+    note_clock()  # a clock step since the move keeps it while this process runs (owner_gone)
     for n in range(100):
         aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}{f'-{n}' if n else ''}")
         try:

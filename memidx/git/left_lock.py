@@ -25,6 +25,8 @@ COMMITTED = "git-commit"  # a git killed once its commit moved HEAD: the lock ho
 MOVE = "memidx-move"  # memidx killed as it moved HEAD (memidx.git.move_script's token)
 EDIT = "memidx-edit"  # memidx killed as it changed an entry (memidx.git.index_edit's token)
 REF = "ref"  # HEAD's lock or its branch's
+NEXT_INDEX = "next-index"  # a `git commit <paths>` killed: the index it built for the commit
+NEXT = "next-index-*.lock"  # git's name for it, in the git folder, the git's pid in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,7 @@ class LeftLock:
     kind: str
     said: str  # `<lock> was left behind by ...`
     clear: str  # the one command, run once no git command runs
+    blocks: bool = True  # every git command fails while it is there (not a next-index's)
 
     def todo(self, form: str = "remove it: {}") -> str:
         """What the person does, once no git runs: `form` for a lock removed alone (`rm`),
@@ -44,10 +47,8 @@ class LeftLock:
 
     def in_full(self) -> str:
         """What it is, what it does to the person's git, and what they do: status's line."""
-        return (
-            f"{self.said}; every git command of this clone fails until it goes: check that no "
-            f"git command is running, then {self.todo()}"
-        )
+        fails = "; every git command of this clone fails until it goes" if self.blocks else ""
+        return f"{self.said}{fails}: check that no git command is running, then {self.todo()}"
 
 
 def left_lock(root: Path) -> LeftLock | None:
@@ -60,7 +61,7 @@ def left_lock(root: Path) -> LeftLock | None:
     folder = git_dir(root)
     if folder is None:
         return None
-    for lock in [folder / "index.lock", *head_locks(folder)]:
+    for lock in [folder / "index.lock", *head_locks(folder), *sorted(folder.glob(NEXT))]:
         if lock.exists() and left_behind(lock, root):
             return described(root, lock)
     return None
@@ -68,12 +69,21 @@ def left_lock(root: Path) -> LeftLock | None:
 
 def described(root: Path, lock: Path) -> LeftLock:
     """`lock`, known to be left behind, in words: its kind and the command that clears it."""
+    from memidx.git.underway import git_dir
+
     rm, index = f"rm {quote(str(lock))}", lock.with_name("index")
     try:
         data = lock.read_bytes()[:4096]
     except OSError:
         data = b""
     killed = f"{lock} was left behind by a git process that was killed"
+    if lock.match(NEXT) and lock.parent == git_dir(root):  # (a branch `next-index-x`'s lock)
+        said = (
+            f"{lock} was left behind by a `git commit <paths>` that was killed: the index it "
+            "built for that commit, which no git reads again (a git given that pid cannot "
+            "commit paths while it is there)"
+        )
+        return LeftLock(lock, NEXT_INDEX, said, rm, blocks=False)
     if lock.name != "index.lock":
         return LeftLock(lock, REF, killed, rm)
     if not data:
@@ -87,7 +97,31 @@ def described(root: Path, lock: Path) -> LeftLock:
             "index was not brought to it (removed, your next commit undoes it)"
         )
         return LeftLock(lock, COMMITTED, said, f"mv {quote(str(lock))} {quote(str(index))}")
+    if not _whole(root, lock) and _head_moved_since(root, lock):
+        return _cut_short(root, lock, killed, rm)
     return LeftLock(lock, GIT, f"{killed} as it wrote git's index", rm)
+
+
+def _cut_short(root: Path, lock: Path, killed: str, rm: str) -> LeftLock:
+    """A commit's lock cut short (a power cut before it was written out) once HEAD moved: it
+    cannot stand for the index, and `rm` alone left git's index before the commit, so the
+    person's next commit undid it. The commit's paths brought to HEAD too, as git would have
+    (the work tree untouched: it holds what was committed)."""
+    repo = GitRepo(root)
+    parent = repo.run("rev-parse", "-q", "--verify", "HEAD^", check=False).decode().strip()
+    since = [parent, "HEAD"] if parent else ["--root", "HEAD"]
+    listed = repo.run("diff-tree", "-r", "-z", "--no-commit-id", "--name-only", *since)
+    paths = [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
+    said = (
+        f"{killed} once its commit moved HEAD, cut short: git's index was not brought to that "
+        "commit (removed alone, your next commit undoes it)"
+    )
+    if not paths:
+        return LeftLock(lock, COMMITTED, said, rm)
+    quoted = " ".join(quote(f":(literal){path}") for path in paths)
+    return LeftLock(
+        lock, COMMITTED, said, f"{rm} && git -C {quote(str(root))} reset -q HEAD -- {quoted}"
+    )
 
 
 def _committed(root: Path, lock: Path) -> bool:

@@ -135,6 +135,9 @@ def held_by_memidx(lock: Path) -> bool:
 def take_index_lock(git_dir: Path, token: str) -> bool:
     """Take git's index lock as git does (created, never opened if it exists), `token` in it;
     False when another git holds it."""
+    from memidx.process_start import note_clock
+
+    note_clock()  # before a lock naming a pid: a clock step since keeps it (owner_gone)
     try:
         held = os.open(git_dir / "index.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:

@@ -24,6 +24,7 @@ from memidx.git.invocation import (
     in_clone,
     tree_of,
 )
+from memidx.process_start import PARENT, START, TICKS, proc_stat, process_started
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
 ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
@@ -31,7 +32,6 @@ BURST = 256  # more new ids than this at once: not looked at one by one, taken a
 # git commands that read HEAD when they start and move it from that value when they end
 COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
 RECENT = 0.2  # seconds: a process started in the clone this lately may exec `git commit` next
-TICKS = 100  # /proc's clock ticks per second (USER_HZ, 100 on every Linux)
 # programs whose fork, before its exec, may be about to run `git commit`: shells, and the
 # tools that fork to run a command line (a fork of any other program never execs: a worker)
 # fmt: off
@@ -98,13 +98,16 @@ def lately(root: Path, commands: frozenset[str] = COMMITTING) -> bool:
             cwd = os.readlink(f"/proc/{pid}/cwd")  # noqa: PTH115 (no Path: ~200 a look)
         except OSError:
             continue  # ended, or another user's
-        if not (cwd == here or cwd.startswith(under)) or len(fields := _stat(pid)) < 21:
+        if not (cwd == here or cwd.startswith(under)):
             continue
-        if int(fields[20]) < now - RECENT * TICKS:  # an old one: the person's shell, or
-            gits += [pid] if _runs_git(pid, fields[0]) else []  # a git the look may have missed
+        comm, fields = proc_stat(pid)
+        if len(fields) <= START:
+            continue
+        if int(fields[START]) < now - RECENT * TICKS:  # an old one: the person's shell, or
+            gits += [pid] if _runs_git(pid, comm) else []  # a git the look may have missed
             continue
         proc = Path(f"/proc/{pid}")
-        if fields[2] != me and pid not in mine and _may_commit(proc, (top,), commands):
+        if fields[PARENT] != me and pid not in mine and _may_commit(proc, (top,), commands):
             return True  # a git too: it may have exec'd since the look for gits passed it
     from memidx.git.publish import in_the_way  # publish imports this module
 
@@ -188,29 +191,18 @@ def young(pid: str) -> bool:
         now = float(read_proc("/proc/uptime").split()[0]) * TICKS
     except (OSError, ValueError, IndexError):
         return False
-    fields = _stat(pid)
-    return len(fields) > 20 and int(fields[20]) >= now - RECENT * TICKS
-
-
-def _stat(pid: str) -> list[str]:
-    """The comm, then the fields after it (state at 1, ppid at 2, starttime at 20); [] once
-    gone."""
-    try:
-        text = read_proc(f"/proc/{pid}/stat").decode(errors="replace")
-    except OSError:
-        return []
-    comm, closed, rest = text.partition(" (")[2].rpartition(")")
-    return [comm, *rest.split()] if closed else []
+    started = process_started(pid)
+    return started is not None and int(started) >= now - RECENT * TICKS
 
 
 def parents(pid: str) -> list[str]:
     """The pids of the processes process `pid` runs under, its parent first (not init)."""
     found: list[str] = []
     for _ in range(64):  # a chain of parents, never a loop
-        fields = _stat(pid)
-        if len(fields) < 3 or fields[2] in ("0", "1") or fields[2] in found:
+        fields = proc_stat(pid)[1]
+        if len(fields) <= PARENT or fields[PARENT] in ("0", "1") or fields[PARENT] in found:
             return found
-        pid = fields[2]
+        pid = fields[PARENT]
         found.append(pid)
     return found
 

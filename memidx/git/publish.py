@@ -57,6 +57,7 @@ from memidx.git.newcomers import (
     pids,
     read_proc,
 )
+from memidx.process_start import running_since
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
@@ -269,13 +270,8 @@ def _in(cwd: Path, root: Path) -> bool:
 
 
 def started(pid: str) -> str:
-    """When process `pid` started (clock ticks since boot, from /proc); "" once it ended (a
-    zombie, which its parent has not reaped yet, has ended too)."""
-    try:  # "pid (comm) state ppid ...": the 22nd field, the 20th after the comm
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return ""
-    return fields[19] if len(fields) > 19 and fields[0] not in ("Z", "X") else ""
+    """When process `pid` started (clock ticks since boot); "" once it ended (a zombie too)."""
+    return running_since(pid)
 
 
 def _another_repository(cwd: Path, root: Path) -> bool:

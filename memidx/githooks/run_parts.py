@@ -24,6 +24,7 @@ import stat
 from pathlib import Path
 
 from memidx.portable import NO_FIFO_WAIT
+from memidx.process_start import process_started
 
 PREFIX = "memidx-part-"
 _answers: dict[Path, bool] = {}  # whether this process is a run's first part, by work tree
@@ -44,7 +45,7 @@ def said_by_an_earlier_part(root: Path) -> bool:
 
 def _claim(root: Path) -> bool:
     parent = os.getppid()
-    started = _start_time(parent)
+    started = process_started(parent)
     if not _framework(parent):  # a shell running `check all` twice is no run of parts
         return True
     boot = _read("/proc/sys/kernel/random/boot_id").strip()
@@ -68,13 +69,6 @@ def _claim(root: Path) -> bool:
         return True  # no marker: every part says everything
     _sweep(folder, boot, name)
     return True
-
-
-def _start_time(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (/proc/PID/stat's 22nd field)."""
-    stat = _read(f"/proc/{pid}/stat")
-    fields = stat[stat.rfind(")") + 2 :].split()  # its name, in parentheses, may hold spaces
-    return fields[19] if len(fields) > 19 else None
 
 
 def _framework(pid: int) -> bool:
@@ -128,7 +122,7 @@ def _sweep(folder: Path, boot: str, kept: str) -> None:
         _, _, rest = found.name.partition(PREFIX)
         parts = rest.rsplit("-", 4)  # boot id (with its dashes), pid, start, mtime, size
         alive = len(parts) == 5 and parts[0] == boot and parts[1].isdigit()
-        if not alive or _start_time(int(parts[1])) != parts[2]:
+        if not alive or process_started(int(parts[1])) != parts[2]:
             found.unlink(missing_ok=True)
 
 

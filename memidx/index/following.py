@@ -101,9 +101,11 @@ def _started_as_marked(path: Path, pid: str) -> bool:
     """Whether process `pid` started when the mark `path` says its shell did (clock ticks
     since boot, /proc/<pid>/stat's 22nd field); True when either cannot tell (no /proc, a
     mark being written)."""
+    from memidx.process_start import process_started
+
     try:
         said = path.read_text().strip()
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()
     except OSError:
         return True
-    return not said.isdigit() or len(fields) < 20 or fields[19] == said
+    started = process_started(pid)
+    return not said.isdigit() or started is None or started == said

@@ -14,8 +14,8 @@ from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 
 from memidx.drafts import read_own, replace_durably
-from memidx.embed.running import process_ended, process_started
 from memidx.portable import file_lock, process_alive
+from memidx.process_start import process_ended, process_started
 
 MARK = "fill-sync"  # in the state folder
 MOST = 64  # bytes: a pid and a start time (a mark past it is none)

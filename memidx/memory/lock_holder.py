@@ -65,12 +65,9 @@ def stopped_holder(lock: Path) -> int | None:
 
 def _stopped(pid: int) -> int | None:
     """`pid` when its process is stopped (state T or t), else None."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    state = stat.rpartition(")")[2].split()[:1]
-    return pid if state in (["T"], ["t"]) else None
+    from memidx.process_start import process_state
+
+    return pid if process_state(pid) in ("T", "t") else None
 
 
 def holder_said(lock: Path) -> str | None:

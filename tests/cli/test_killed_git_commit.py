@@ -8,7 +8,9 @@ git's index is as the person staged it, the commit's files in the work tree."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from shlex import quote
 
 import pytest
 
@@ -83,14 +85,54 @@ def test_a_git_killed_before_its_commit_is_told_to_remove_its_lock(
     assert changed == ["M  notes/a.md", " M notes/b.md"], changed
 
 
-def test_a_lock_cut_short_is_never_renamed_over_the_index(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", [("-a",), ("--", "notes/b.md")])
+def test_a_lock_cut_short_once_head_moved_is_removed_with_the_commit_s_paths_reset(
+    tmp_path: Path, how: tuple[str, ...]
+) -> None:
+    """Never renamed over the index (git reads it all the same: it checks no sum), and never
+    `rm` alone either: that left git's index before the commit, which the next one undid."""
     repo = started_memory(tmp_path)
-    lock = _killed_commit(repo, "reference-transaction", "-a")
-    lock.write_bytes(lock.read_bytes()[:-30])  # git reads it all the same: it checks no sum
+    lock = _killed_commit(repo, "reference-transaction", *how)
+    written = lock.stat()
+    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out...
+    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))  # ...as git wrote it
 
     data = repo.memidx("status", "--json").json()
 
-    assert data["git_lock"]["kind"] == "git" and data["git_lock"]["clear"] == f"rm {lock}"
+    paths = [":(literal)notes/a.md"] if how == ("-a",) else []
+    paths.append(":(literal)notes/b.md")
+    clear = f"rm {lock} && git -C {repo.root} reset -q HEAD -- {' '.join(map(quote, paths))}"
+    assert data["git_lock"]["kind"] == "git-commit", data["git_lock"]
+    assert data["git_lock"]["clear"] == clear
+    assert "once its commit moved HEAD, cut short" in data["git_lock"]["said"]
+    lock.unlink()  # as told
+    repo.git("reset", "-q", "HEAD", "--", *paths)
+    changed = repo.git("status", "--porcelain", "--", "notes").splitlines()
+    assert changed == (["M  notes/a.md"] if how != ("-a",) else []), changed  # nothing undone
+
+
+def test_a_killed_commit_of_paths_leaves_its_next_index_named_once_the_index_lock_goes(
+    tmp_path: Path,
+) -> None:
+    """git's own lock for the index a `git commit <paths>` builds (`next-index-<pid>.lock`):
+    named by nobody, left for good (a git given that pid could not commit paths)."""
+    repo = started_memory(tmp_path)
+    lock = _killed_commit(repo, "reference-transaction", "--", "notes/b.md")
+    lock.rename(lock.with_name("index"))  # as status says first
+    (left,) = (repo.root / ".git").glob("next-index-*.lock")
+    _until_left_behind(left, repo.root)
+
+    data = repo.memidx("status", "--json").json()
+    status = repo.memidx("status")
+
+    assert data["git_lock"] == {
+        "path": str(left), "kind": "next-index", "said": data["git_lock"]["said"],
+        "clear": f"rm {left}",
+    }  # fmt: skip
+    assert "`git commit <paths>` that was killed" in data["git_lock"]["said"]
+    line = next(line for line in status.out.splitlines() if line.startswith("git lock:"))
+    assert line.endswith(f"check that no git command is running, then remove it: rm {left}")
+    assert "every git command" not in line, line
 
 
 def test_a_commit_killed_before_head_moved_whose_lock_holds_head_keeps_what_was_staged(

@@ -16,10 +16,10 @@ from memidx.embed.running import (
     cut_off,
     cut_off_runs,
     embedding,
-    process_started,
     restart_due,
     running_path,
 )
+from memidx.process_start import process_started
 
 LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc")
 

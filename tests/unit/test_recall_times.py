@@ -18,7 +18,7 @@ from memidx.agents import actions, recall_client, recall_server, recall_times
 from memidx.agents.recall import Recall
 from memidx.agents.recall_times import BEGAN, FLOOR, FORGET_AFTER, TOOK, Line
 from memidx.config import Config
-from memidx.embed.running import process_started
+from memidx.process_start import process_started
 from tests.unit.clocks import Ticks
 
 NOW = 1_800_000_000.0
