@@ -9,8 +9,12 @@ fetches the branch's upstream into a ref of memidx's own (`refs/memidx/fetched/<
 FETCH_HEAD), then brings the person's remote-tracking ref to it once no git of theirs that
 fetches or pushes runs in the clone, only from the value it had before (a fetch of theirs
 since is theirs to keep): `git status`'s ahead/behind says what the remote holds, as after a
-plain `git fetch`. An upstream with no remote-tracking ref (a single-branch clone) or gone
-from the remote is fetched as before, so share's merge says what is wrong in git's words."""
+plain `git fetch`. share merges its own ref (share_check.fetched_of), never the person's:
+one held back by a fetch of theirs that outlasted the wait was merged stale, and each push
+was refused until share gave up (300 s); a try after a refused push waits for no fetch of
+theirs. An upstream with no remote-tracking ref (a single-branch clone) or gone from the
+remote is fetched as before (memidx's own ref of it deleted: merged, it would be stale), so
+share's merge says what is wrong in git's words."""
 
 from __future__ import annotations
 
@@ -19,10 +23,11 @@ import time
 from collections.abc import Callable
 
 from memidx.config import Config
+from memidx.memory.share_check import FETCHED
 from memidx.memory.share_git import run_git
 from memidx.memory.share_merge import tracking
 
-OWN = "refs/memidx/fetched/"
+OWN = FETCHED  # share's merge merges it (share_check.fetched_of), not the person's ref
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 FETCHERS = frozenset({"fetch", "pull", "push", "remote"})  # they write remote-tracking refs
 WAIT = 10.0  # seconds a fetch of the person's is waited for (share's merge waits as long)
@@ -32,26 +37,40 @@ PAUSE = 0.05
 Git = Callable[..., subprocess.CompletedProcess[str]]  # run_git's shape: (config, *args)
 
 
-def fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str]:
+def fetch(
+    config: Config, run: Git = run_git, *, wait: float | None = None
+) -> subprocess.CompletedProcess[str]:
     """Fetch the upstream of HEAD's branch as above, its fetches through `run` (share's own
-    runner); git's answer (the plain fetch's where it stands in)."""
+    runner); git's answer (the plain fetch's where it stands in). `wait`: seconds a fetch of
+    the person's is waited for (WAIT) before their ref is left to it (share's tries after
+    the first: none, they merge memidx's own ref all the same)."""
     here, remote, merge = tracking(config)
     name = here.removeprefix("refs/heads/")
     found = run_git(config, "rev-parse", "--symbolic-full-name", f"{name}@{{upstream}}")
     tracked = found.stdout.strip() if found.returncode == 0 else ""
-    if not (name and merge.startswith("refs/") and tracked.startswith("refs/remotes/")):
-        return plain_fetch(config, run)
-    before = run_git(config, "rev-parse", "-q", "--verify", tracked).stdout.strip()
     own = OWN + name
     _clear_the_way(config, own)
+    if not (name and merge.startswith("refs/") and tracked.startswith("refs/remotes/")):
+        _drop(config, own)  # one of an earlier share would be merged for this fetch's
+        return plain_fetch(config, run)
+    before = run_git(config, "rev-parse", "-q", "--verify", tracked).stdout.strip()
     args = ("--no-write-fetch-head", "--no-tags", "--refmap=", remote, f"+{merge}:{own}")
     fetched = run(config, "fetch", "-q", *args)
     if fetched.returncode != 0:  # gone from the remote, an old git: as before
-        return plain_fetch(config, run) if _standing_in(fetched) else fetched
+        if not _standing_in(fetched):
+            return fetched
+        _drop(config, own)
+        return plain_fetch(config, run)
     new = run_git(config, "rev-parse", "-q", "--verify", own).stdout.strip()
-    if new and new != before and _no_fetch_of_theirs(config, time.monotonic() + WAIT):
+    until = time.monotonic() + (WAIT if wait is None else wait)
+    if new and new != before and _no_fetch_of_theirs(config, until):
         run_git(config, "update-ref", "-m", "memidx share: fetch", tracked, new, before or ZERO)
     return fetched
+
+
+def _drop(config: Config, own: str) -> None:
+    if run_git(config, "rev-parse", "-q", "--verify", own).returncode == 0:
+        run_git(config, "update-ref", "-d", own)
 
 
 def _clear_the_way(config: Config, own: str) -> None:
