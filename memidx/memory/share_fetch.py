@@ -14,7 +14,8 @@ one held back by a fetch of theirs that outlasted the wait was merged stale, and
 was refused until share gave up (300 s); a try after a refused push waits for no fetch of
 theirs. An upstream with no remote-tracking ref (a single-branch clone) or gone from the
 remote is fetched as before (memidx's own ref of it deleted: merged, it would be stale), so
-share's merge says what is wrong in git's words."""
+share's merge says what is wrong in git's words. memidx's own refs of branches gone are
+pruned (_prune)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def fetch(
     found = run_git(config, "rev-parse", "--symbolic-full-name", f"{name}@{{upstream}}")
     tracked = found.stdout.strip() if found.returncode == 0 else ""
     own = OWN + name
-    _clear_the_way(config, own)
+    _prune(config, own)
     if not (name and merge.startswith("refs/") and tracked.startswith("refs/remotes/")):
         _drop(config, own)  # one of an earlier share would be merged for this fetch's
         return plain_fetch(config, run)
@@ -73,15 +74,24 @@ def _drop(config: Config, own: str) -> None:
         run_git(config, "update-ref", "-d", own)
 
 
-def _clear_the_way(config: Config, own: str) -> None:
-    """Delete memidx's own fetched refs in `own`'s way, left for a branch since deleted: of
-    `fix` for `fix/login`, of `main/old` for `main`. git cannot create a ref beside one named
-    as its folder or under it ("cannot lock ref ... exists"): every share failed its fetch.
-    Two such branches never live at once (refs/heads/ holds the same names), so no share of
-    another work tree is using one."""
-    listed = run_git(config, "for-each-ref", "--format=%(refname)", OWN)
-    for ref in listed.stdout.splitlines() if listed.returncode == 0 else ():
-        if own.startswith(f"{ref}/") or ref.startswith(f"{own}/"):
+def _prune(config: Config, own: str) -> None:
+    """Delete memidx's own fetched refs (only those, under OWN) of branches gone: the local
+    branch deleted, or its upstream gone from the remote-tracking refs (`git fetch --prune`
+    after a deletion on the remote); each was kept for good. And those in `own`'s way, left
+    for a branch since deleted: of `fix` for `fix/login`, of `main/old` for `main`. git cannot
+    create a ref beside one named as its folder or under it ("cannot lock ref ... exists"):
+    every share failed its fetch. Two such branches never live at once (refs/heads/ holds the
+    same names), so no share of another work tree is using one."""
+    form = "--format=%(refname)"
+    listed = run_git(config, "for-each-ref", form, OWN)
+    mine = listed.stdout.splitlines() if listed.returncode == 0 else []
+    heads = run_git(config, "for-each-ref", f"{form}%00%(upstream)", "refs/heads/").stdout
+    followed = {ref: up for ref, _, up in (line.partition("\0") for line in heads.splitlines())}
+    remotes = run_git(config, "for-each-ref", form, "refs/remotes/").stdout.splitlines()
+    for ref in mine:
+        branch = "refs/heads/" + ref.removeprefix(OWN)
+        gone = followed.get(branch, "") not in remotes
+        if gone or own.startswith(f"{ref}/") or ref.startswith(f"{own}/"):
             run_git(config, "update-ref", "-d", ref)
 
 
