@@ -52,7 +52,7 @@ def put_back_for_a_pull(
     *,
     written: Mapping[str, bytes],
     literal: Sequence[str],
-    ref: str = "HEAD",
+    ref: str,
 ) -> None:
     """GitBusy once `ref` (the one memidx moved: refs/heads/<name>, or HEAD when detached) is
     put back from `commit` for a late pull still before its merge (see above); nothing when
