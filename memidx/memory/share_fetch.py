@@ -64,7 +64,7 @@ def fetch(
         return plain_fetch(config, run)
     new = run_git(config, "rev-parse", "-q", "--verify", own).stdout.strip()
     until = time.monotonic() + (WAIT if wait is None else wait)
-    if new and new != before and _no_fetch_of_theirs(config, until):
+    if new and new != before and no_fetch_of_theirs(config, until):
         run_git(config, "update-ref", "-m", "memidx share: fetch", tracked, new, before or ZERO)
     return fetched
 
@@ -114,10 +114,11 @@ def plain_fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProce
     return fetched
 
 
-def _no_fetch_of_theirs(config: Config, until: float) -> bool:
+def no_fetch_of_theirs(config: Config, until: float) -> bool:
     """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs,
     in any of its work trees: a linked one (`git worktree add`) shares them (Linux /proc;
-    elsewhere none is seen); whether none does now."""
+    elsewhere none is seen); whether none does now. share's push waits too (it writes
+    origin/<branch> as git's does: a fetch of theirs that read it before failed at its end)."""
     from memidx.git.checkouts import work_trees
     from memidx.git.publish import committers
     from memidx.git.repo import GitRepo

@@ -12,6 +12,7 @@ and share's wait for it is cut to a fraction of a second so the test is bounded 
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ import pytest
 from memidx.config import Config, load_config
 from memidx.memory import share as share_module
 from memidx.memory import share_fetch
-from memidx.memory.share import share
+from memidx.memory.share import Shared, share
 from tests.cli.test_forget import clones
 from tests.cli.test_share_fetch_race import held_exec_path, wait_for
 from tests.helpers import GIT_IDENTITY, clean_env
@@ -52,6 +53,8 @@ def held(tmp_path: Path, root: Path, args: Sequence[str]) -> Generator[subproces
 def test_share_merges_what_it_fetched_while_a_persons_fetch_runs_long(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """share merges what it fetched at once; its push, which writes origin/main as git's
+    does, waits for the person's fetch to end, which then does not fail ("cannot lock ref")."""
     one, two = clones(tmp_path)
     one.note("theirs.md", "Theirs", "a note the first clone pushed about docker volumes")
     one.commit("one's note")
@@ -60,14 +63,29 @@ def test_share_merges_what_it_fetched_while_a_persons_fetch_runs_long(
     two.commit("two's note")
     monkeypatch.setattr(share_fetch, "WAIT", 0.3)  # the person's fetch outlasts share's wait
     monkeypatch.setattr(share_module, "ATTEMPTS", 3)  # was: 40 tries over 300 s, then failed
+    outcome: list[Shared | BaseException] = []
 
-    with held(tmp_path, two.root, ["fetch", "-q", "origin"]):
-        started = time.monotonic()
-        shared = share(load_config(two.root, env={}), sleep=lambda _: None)
-        seconds = time.monotonic() - started
+    def run_share() -> None:
+        try:
+            outcome.append(share(load_config(two.root, env={}), sleep=lambda _: None))
+        except BaseException as exc:  # noqa: BLE001 (said by the assertion below)
+            outcome.append(exc)
 
-    assert shared.pushed and shared.attempts == 1, shared  # was: the remote kept moving
-    assert seconds < 20, seconds
+    with held(tmp_path, two.root, ["fetch", "-q", "origin"]) as person:
+        sharing = threading.Thread(target=run_share)
+        sharing.start()
+        for _ in range(400):  # share merged what it fetched, the person's fetch still held
+            if outcome or "notes/theirs.md" in two.git("ls-tree", "-r", "--name-only", "HEAD"):
+                break
+            time.sleep(0.05)
+        merged = "notes/theirs.md" in two.git("ls-tree", "-r", "--name-only", "HEAD")
+        sharing.join(timeout=3)  # its push waits for the held fetch (was: pushed under it)
+    sharing.join(timeout=120)
+
+    assert merged, outcome  # was: origin/main merged as the held fetch left it, stale
+    shared = outcome[0]
+    assert isinstance(shared, Shared) and shared.pushed and shared.attempts == 1, shared
+    assert person.returncode == 0  # was: cannot lock ref 'refs/remotes/origin/main'
     pushed = two.git("ls-remote", "origin", "refs/heads/main").split()[0]
     assert pushed == two.git("rev-parse", "HEAD").strip()
     names = two.git("ls-tree", "-r", "--name-only", "HEAD").split()
@@ -84,7 +102,7 @@ def test_a_try_after_a_refused_push_waits_not_on_the_persons_fetch(
     two.commit("two's note")
     monkeypatch.setattr(share_fetch, "WAIT", 2.0)
     waits: list[float] = []
-    real = share_fetch._no_fetch_of_theirs  # pyright: ignore[reportPrivateUsage]
+    real = share_fetch.no_fetch_of_theirs
 
     def timed(config: Config, until: float) -> bool:
         started = time.monotonic()
@@ -92,7 +110,9 @@ def test_a_try_after_a_refused_push_waits_not_on_the_persons_fetch(
         waits.append(time.monotonic() - started)
         return answer
 
-    monkeypatch.setattr(share_fetch, "_no_fetch_of_theirs", timed)
+    monkeypatch.setattr(share_fetch, "no_fetch_of_theirs", timed)
+    # the push's own wait for the person's fetch is another test's (above)
+    monkeypatch.setattr(share_module, "_no_fetch_under_the_push", _no_wait)
     pushes: list[int] = []
     real_git = share_module._git  # pyright: ignore[reportPrivateUsage]
 
@@ -114,3 +134,7 @@ def test_a_try_after_a_refused_push_waits_not_on_the_persons_fetch(
 
     assert shared.pushed and shared.attempts == 2, shared
     assert len(waits) == 2 and waits[0] >= 1.5 and waits[1] < 0.5, waits
+
+
+def _no_wait(*_: object) -> None:
+    """share's wait before its push, left out."""
