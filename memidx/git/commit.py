@@ -78,6 +78,7 @@ def commit_paths(
     removed = removed or {}
     build = partial(_build, written=written, removed=sorted(removed), undone=undone, on=on)
     made: set[str] = set()  # the commits built: HEAD moved to one of them, or not at all
+    moved: list[str] = []  # the ref HEAD named as memidx moved it (a switch since: not that)
 
     def built(head: str | None) -> str:
         if (new := build(repo, git_dir, head, paths, subject)) != head:
@@ -92,13 +93,13 @@ def commit_paths(
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
             then=index_follows(paths, sorted(written or ()), sorted(removed)), branch=branch,
             ready=index_follows(paths), files=sorted(written or ()), gone=removed,  # a rename
+            moved=moved,
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
-            if not removed and commit in made:  # a pull before its merge: HEAD put back
-                # (GitBusy), else it fails; nothing built, nothing moved: nothing put back
-                put_back_for_a_pull(
-                    root, late, commit, paths, written=written or {}, literal=literal(paths)
-                )
+            if not removed and commit in made and moved:  # a pull before its merge: HEAD put
+                # back (GitBusy), else it fails; nothing built, nothing moved: nothing put back
+                put_back_for_a_pull(root, late, commit, paths, written=written or {},
+                                    literal=literal(paths), ref=moved[0])  # fmt: skip
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
         what, them = ", ".join(map(display, paths)), "it" if len(paths) == 1 else "them"
@@ -148,6 +149,7 @@ def publish(
     ready: Callable[[str], Sequence[str]] = lambda _: (),
     files: Sequence[str] = (),
     gone: Mapping[str, bytes | None] | None = None,
+    moved: list[str] | None = None,
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
@@ -157,8 +159,10 @@ def publish(
     (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
     DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
     a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
-    `ready`, `files`, `gone`: move_head's, the index brought to the commit before the move."""
-    from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
+    `ready`, `files`, `gone`: move_head's, the index brought to the commit before the move.
+    `moved`: given the ref HEAD named at the move (refs/heads/<name>, or DETACHED)."""
+    from memidx.git.head_name import head_names
+    from memidx.git.publish import BUSY, DETACHED, DONE, SWITCHED, HookRefused, move_head
     from memidx.head_move import about_to_move
 
     head = head_of()
@@ -173,6 +177,7 @@ def publish(
             continue
         try:
             about_to_move()  # a `following` lock taken now, not through the waits before
+            named = head_names(git_dir) or DETACHED  # what the move moves, in an instant
             outcome = move_head(
                 root, git_dir, commit, head, message, then=then(commit), branch=branch,
                 back=back, ready=ready(commit), files=files, gone=gone, tried=attempt,
@@ -181,10 +186,10 @@ def publish(
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == SWITCHED:
             raise switched_away(git_dir, branch, undone)
-        if outcome == DONE:
+        if outcome == DONE or (now := head_of()) == commit:  # or only git's answer was lost
+            if moved is not None:
+                moved[:] = [named]
             return commit
-        if (now := head_of()) == commit:
-            return commit  # it landed, only git's answer was lost
         if time.monotonic() > deadline or (outcome == BUSY and at_a_prompt(root)):
             break  # a `git stash -p` at its prompt waits for a person: not waited for
         if outcome == BUSY and (git_dir / "index.lock").exists():

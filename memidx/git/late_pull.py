@@ -8,8 +8,11 @@ working tree files would be overwritten by merge ... run `git reset --hard` to r
 chaos bench; tests/cli/test_late_pull_fetch.py). The index memidx brings to its commit does not
 help. So when the look after the move (memidx.git.late) finds a pull that has not begun its
 merge or rebase (no child but its `git fetch`), memidx puts HEAD back where the pull read it
-(`update-ref` with the commit checked), takes its paths in git's index back as they were, and
-removes the files the move wrote while they still hold memidx's bytes (one the HEAD put back
+(`update-ref` of the very ref it moved, with the commit checked: through HEAD, a `git switch
+-c other` since had `other` put back), takes its paths in git's index back as they were (both
+in one child process of its own session: memidx killed between the two left its note staged
+on the HEAD put back; and the index only while HEAD still names that ref), and removes the
+files the move wrote while they still hold memidx's bytes (one the HEAD put back
 holds, a purge's blanked segment, gets that HEAD's bytes back: deleted, it was tracked and
 gone): the pull then finds HEAD where it was, and memidx's commit is made again once it ends
 (GitBusy: pending). Only when every committing git of the clone is such a pull, looked at
@@ -18,15 +21,27 @@ again right before: a person's `git commit` that read memidx's HEAD would fail a
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from memidx.children import SHELL, run_in_session
 from memidx.errors import GitBusy
 from memidx.git.judged_unlink import unlink_judged
 from memidx.git.publish import committers
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
+NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, HEAD elsewhere
+# $1 the reflog's words, $2 the ref memidx moved (HEAD: a detached one), $3 from, $4 to, then
+# the paths: the ref put back, then git's index at the paths, while HEAD still names that ref
+PUT_BACK = (
+    "said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; named=$(git symbolic-ref -q HEAD) || "
+    'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
+    'fi; git update-ref $deref -m "$said" "$ref" "$old" "$new" || exit 91; '
+    '[ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; '
+    'git reset -q "$old" -- "$@"'
+)
 
 
 def put_back_for_a_pull(
@@ -37,19 +52,26 @@ def put_back_for_a_pull(
     *,
     written: Mapping[str, bytes],
     literal: Sequence[str],
+    ref: str,
 ) -> None:
-    """GitBusy once HEAD is put back from `commit` for a late pull still before its merge
-    (see above); nothing when there is none, or when HEAD is not `commit` any more.
-    `written`: the files the move wrote (removed while they hold these bytes); `literal`:
-    `paths` as literal pathspecs."""
+    """GitBusy once `ref` (the one memidx moved: refs/heads/<name>, or HEAD when detached) is
+    put back from `commit` for a late pull still before its merge (see above); nothing when
+    there is none, or when `ref` is not `commit` any more. `written`: the files the move wrote
+    (removed while they hold these bytes); `literal`: `paths` as literal pathspecs."""
     pulls = _pulls_alone(late)
     if not pulls or not _pulls_alone(committers(root)):  # one that started since, too
         return
     old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
-    if not old or not _ok(root, "update-ref", "-m", "memidx: put back for a git pull", "HEAD",
-                          old, commit):  # fmt: skip
+    put = _put_back(root, ref, commit, old, literal) if old else NOT_BACK
+    if put == NOT_BACK:
         return
-    _ok(root, "reset", "-q", old, "--", *literal)  # git's index as before the move
+    if put == ELSEWHERE:  # switched since: the index and the files are the other branch's
+        raise GitBusy(
+            f"a git pull of this clone (pid {pulls[0]}) started as memidx committed "
+            f"{', '.join(paths)} and would have failed on it, so memidx put "
+            f"{ref.removeprefix('refs/heads/')} back (HEAD names another branch since)",
+            UNDONE_HINT,
+        )
     held = _held(root, old, literal)
     for path, data in written.items():
         file = root / path
@@ -68,6 +90,27 @@ def put_back_for_a_pull(
         f"{', '.join(paths)} and would have failed on it, so memidx put HEAD back",
         UNDONE_HINT,
     )
+
+
+def _put_back(root: Path, ref: str, commit: str, old: str, literal: Sequence[str]) -> int:
+    """PUT_BACK run to its end in a session of its own (memidx killed meanwhile, it goes on):
+    0 once all is done (a reset git refused too), NOT_BACK or ELSEWHERE."""
+    said = "memidx: put back for a git pull"
+    if SHELL is None:  # no shell to count on (Windows): one git after the other
+        detached = ref == "HEAD" and not _git(root, "symbolic-ref", "-q", "HEAD")
+        deref = ("--no-deref",) if detached else ()
+        if (ref == "HEAD" and not detached) or not _ok(
+            root, "update-ref", *deref, "-m", said, ref, old, commit
+        ):
+            return NOT_BACK
+        if (_git(root, "symbolic-ref", "-q", "HEAD") or "HEAD") != ref:
+            return ELSEWHERE
+        _ok(root, "reset", "-q", old, "--", *literal)
+        return 0
+    with Path(os.devnull).open("wb") as errors:  # a file, not a pipe a kill closes
+        argv = [SHELL, "-c", PUT_BACK, "memidx", said, ref, commit, old, *literal]
+        done = run_in_session(argv, root, errors)
+    return done if done in (NOT_BACK, ELSEWHERE) else 0
 
 
 def _pulls_alone(late: Mapping[str, str]) -> list[str]:

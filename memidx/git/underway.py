@@ -119,7 +119,7 @@ def refuse_a_stopped_pick(folder: Path, undone: str) -> None:
 def busy_with(root: Path) -> str | None:
     """What holds the clone now (its index lock, a commit under way, an operation that waits
     for the person), or None when no git command of the clone is under way."""
-    from memidx.git.publish import committing
+    from memidx.git.publish import committers
 
     folder = git_dir(root)
     if folder is None:
@@ -138,8 +138,8 @@ def busy_with(root: Path) -> str | None:
     for name, what in UNDER_WAY:
         if (folder / name).exists():
             return f"{what} is under way"
-    if committing(root):
-        return "a git commit is under way"
+    if found := committers(root):  # said as what it is: a pull was "a git commit" too
+        return f"a git {next(iter(found.values())).partition(' ')[0] or 'command'} is under way"
     return None
 
 

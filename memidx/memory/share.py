@@ -99,7 +99,8 @@ def share(
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
-        fetched = fetch(config, _git)  # the network, before the look: moves no HEAD
+        # the network, before the look: moves no HEAD; a person's fetch is waited for once
+        fetched = fetch(config, _git, wait=None if attempt == 1 else 0.0)
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
             failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
             if unfetched >= FETCH_TRIES:
@@ -113,6 +114,7 @@ def share(
             failed = f"git merge failed: {why}"
             _pause(attempt, sleep, say, failed)
             continue
+        _no_fetch_under_the_push(config, started + DEADLINE, renamed, say)
         pushed = _git(config, "push", remote, f"{here}:{branch}")  # whatever push.default says
         if pushed.returncode == 0:
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
@@ -146,6 +148,26 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
     """What a failed share leaves for the next: its commits, the notes it moved among them."""
     moved = "".join(f", {move.was} moved to {move.ref}" for move in renamed)
     return f"nothing is lost: this clone's commits{moved} stay here, for the next make sync"
+
+
+def _no_fetch_under_the_push(
+    config: Config, until: float, renamed: tuple[Renamed, ...], say: Callable[[str], None] | None
+) -> None:
+    """Wait (until `until`) for the person's git fetch, pull or push to end: share's push
+    writes origin/<branch>, and a fetch of theirs that read it before failed at its end
+    ("cannot lock ref"); GitError, nothing pushed, when one still runs then."""
+    from memidx.memory.share_fetch import no_fetch_of_theirs
+
+    if no_fetch_of_theirs(config, time.monotonic()):
+        return
+    if say is not None:
+        say("waiting for your git fetch to end (share's push would make it fail)")
+    if not no_fetch_of_theirs(config, until):
+        raise GitError(
+            "a git fetch, pull or push of yours in this clone ran all the while; share's push "
+            "would have made it fail (both write origin/<branch>), so nothing was pushed",
+            f"{_kept(renamed)}; run make sync again once it ends",
+        )
 
 
 def _followed(config: Config, step: Callable[[], None], say: Callable[[str], None] | None) -> None:

@@ -24,6 +24,7 @@ NOTHING = "so nothing was merged, pulled or pushed"
 IN_PROGRESS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD")
 SHOWN = 5  # files named in the line, then how many more
 NO_FF = ("false", "no", "off", "0")  # merge.ff: a merge commit even where a fast-forward would do
+FETCHED = "refs/memidx/fetched/"  # where share's fetch puts each branch's upstream (share_fetch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,8 @@ def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | 
         head
         or run_git(config, "rev-parse", "-q", "--verify", f"{branch}^{{commit}}").stdout.strip()
     )
-    theirs = run_git(config, "rev-parse", "-q", "--verify", upstream_of(branch)).stdout.strip()
+    theirs = run_git(config, "rev-parse", "-q", "--verify", fetched_of(config, branch)).stdout
+    theirs = theirs.strip()
     if not head or not theirs or _ok(config, "merge-base", "--is-ancestor", theirs, head):
         return None  # nothing to merge, or git names what is missing
     unmerged = sorted({line.split("\t", 1)[-1] for line in _paths(_unmerged(config))})
@@ -100,6 +102,15 @@ def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | 
 def upstream_of(branch: str) -> str:
     """`<name>@{upstream}` for refs/heads/<name> (git takes no full name before @{upstream})."""
     return f"{branch.removeprefix('refs/heads/')}@{{upstream}}"
+
+
+def fetched_of(config: Config, branch: str) -> str:
+    """What share merges into `branch`: its upstream as share's own fetch brought it
+    (refs/memidx/fetched/<name>), not `origin/<name>`, which a person's fetch that runs long
+    holds back (share merged it stale, and its push was refused for 300 s); `<name>@{upstream}`
+    where that fetch wrote none (share_fetch's plain fetch)."""
+    own = FETCHED + branch.removeprefix("refs/heads/")
+    return own if _ok(config, "rev-parse", "-q", "--verify", own) else upstream_of(branch)
 
 
 def refuse_staged(config: Config, head: str, setting: str) -> None:

@@ -9,8 +9,13 @@ fetches the branch's upstream into a ref of memidx's own (`refs/memidx/fetched/<
 FETCH_HEAD), then brings the person's remote-tracking ref to it once no git of theirs that
 fetches or pushes runs in the clone, only from the value it had before (a fetch of theirs
 since is theirs to keep): `git status`'s ahead/behind says what the remote holds, as after a
-plain `git fetch`. An upstream with no remote-tracking ref (a single-branch clone) or gone
-from the remote is fetched as before, so share's merge says what is wrong in git's words."""
+plain `git fetch`. share merges its own ref (share_check.fetched_of), never the person's:
+one held back by a fetch of theirs that outlasted the wait was merged stale, and each push
+was refused until share gave up (300 s); a try after a refused push waits for no fetch of
+theirs. An upstream with no remote-tracking ref (a single-branch clone) or gone from the
+remote is fetched as before (memidx's own ref of it deleted: merged, it would be stale), so
+share's merge says what is wrong in git's words. memidx's own refs of branches gone are
+pruned (_prune)."""
 
 from __future__ import annotations
 
@@ -19,10 +24,11 @@ import time
 from collections.abc import Callable
 
 from memidx.config import Config
+from memidx.memory.share_check import FETCHED
 from memidx.memory.share_git import run_git
 from memidx.memory.share_merge import tracking
 
-OWN = "refs/memidx/fetched/"
+OWN = FETCHED  # share's merge merges it (share_check.fetched_of), not the person's ref
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 FETCHERS = frozenset({"fetch", "pull", "push", "remote"})  # they write remote-tracking refs
 WAIT = 10.0  # seconds a fetch of the person's is waited for (share's merge waits as long)
@@ -32,37 +38,60 @@ PAUSE = 0.05
 Git = Callable[..., subprocess.CompletedProcess[str]]  # run_git's shape: (config, *args)
 
 
-def fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProcess[str]:
+def fetch(
+    config: Config, run: Git = run_git, *, wait: float | None = None
+) -> subprocess.CompletedProcess[str]:
     """Fetch the upstream of HEAD's branch as above, its fetches through `run` (share's own
-    runner); git's answer (the plain fetch's where it stands in)."""
+    runner); git's answer (the plain fetch's where it stands in). `wait`: seconds a fetch of
+    the person's is waited for (WAIT) before their ref is left to it (share's tries after
+    the first: none, they merge memidx's own ref all the same)."""
     here, remote, merge = tracking(config)
     name = here.removeprefix("refs/heads/")
     found = run_git(config, "rev-parse", "--symbolic-full-name", f"{name}@{{upstream}}")
     tracked = found.stdout.strip() if found.returncode == 0 else ""
+    own = OWN + name
+    _prune(config, own)
     if not (name and merge.startswith("refs/") and tracked.startswith("refs/remotes/")):
+        _drop(config, own)  # one of an earlier share would be merged for this fetch's
         return plain_fetch(config, run)
     before = run_git(config, "rev-parse", "-q", "--verify", tracked).stdout.strip()
-    own = OWN + name
-    _clear_the_way(config, own)
     args = ("--no-write-fetch-head", "--no-tags", "--refmap=", remote, f"+{merge}:{own}")
     fetched = run(config, "fetch", "-q", *args)
     if fetched.returncode != 0:  # gone from the remote, an old git: as before
-        return plain_fetch(config, run) if _standing_in(fetched) else fetched
+        if not _standing_in(fetched):
+            return fetched
+        _drop(config, own)
+        return plain_fetch(config, run)
     new = run_git(config, "rev-parse", "-q", "--verify", own).stdout.strip()
-    if new and new != before and _no_fetch_of_theirs(config, time.monotonic() + WAIT):
+    until = time.monotonic() + (WAIT if wait is None else wait)
+    if new and new != before and no_fetch_of_theirs(config, until):
         run_git(config, "update-ref", "-m", "memidx share: fetch", tracked, new, before or ZERO)
     return fetched
 
 
-def _clear_the_way(config: Config, own: str) -> None:
-    """Delete memidx's own fetched refs in `own`'s way, left for a branch since deleted: of
-    `fix` for `fix/login`, of `main/old` for `main`. git cannot create a ref beside one named
-    as its folder or under it ("cannot lock ref ... exists"): every share failed its fetch.
-    Two such branches never live at once (refs/heads/ holds the same names), so no share of
-    another work tree is using one."""
-    listed = run_git(config, "for-each-ref", "--format=%(refname)", OWN)
-    for ref in listed.stdout.splitlines() if listed.returncode == 0 else ():
-        if own.startswith(f"{ref}/") or ref.startswith(f"{own}/"):
+def _drop(config: Config, own: str) -> None:
+    if run_git(config, "rev-parse", "-q", "--verify", own).returncode == 0:
+        run_git(config, "update-ref", "-d", own)
+
+
+def _prune(config: Config, own: str) -> None:
+    """Delete memidx's own fetched refs (only those, under OWN) of branches gone: the local
+    branch deleted, or its upstream gone from the remote-tracking refs (`git fetch --prune`
+    after a deletion on the remote); each was kept for good. And those in `own`'s way, left
+    for a branch since deleted: of `fix` for `fix/login`, of `main/old` for `main`. git cannot
+    create a ref beside one named as its folder or under it ("cannot lock ref ... exists"):
+    every share failed its fetch. Two such branches never live at once (refs/heads/ holds the
+    same names), so no share of another work tree is using one."""
+    form = "--format=%(refname)"
+    listed = run_git(config, "for-each-ref", form, OWN)
+    mine = listed.stdout.splitlines() if listed.returncode == 0 else []
+    heads = run_git(config, "for-each-ref", f"{form}%00%(upstream)", "refs/heads/").stdout
+    followed = {ref: up for ref, _, up in (line.partition("\0") for line in heads.splitlines())}
+    remotes = run_git(config, "for-each-ref", form, "refs/remotes/").stdout.splitlines()
+    for ref in mine:
+        branch = "refs/heads/" + ref.removeprefix(OWN)
+        gone = followed.get(branch, "") not in remotes
+        if gone or own.startswith(f"{ref}/") or ref.startswith(f"{own}/"):
             run_git(config, "update-ref", "-d", ref)
 
 
@@ -85,10 +114,11 @@ def plain_fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProce
     return fetched
 
 
-def _no_fetch_of_theirs(config: Config, until: float) -> bool:
+def no_fetch_of_theirs(config: Config, until: float) -> bool:
     """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs,
     in any of its work trees: a linked one (`git worktree add`) shares them (Linux /proc;
-    elsewhere none is seen); whether none does now."""
+    elsewhere none is seen); whether none does now. share's push waits too (it writes
+    origin/<branch> as git's does: a fetch of theirs that read it before failed at its end)."""
     from memidx.git.checkouts import work_trees
     from memidx.git.publish import committers
     from memidx.git.repo import GitRepo

@@ -22,7 +22,7 @@ from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.publish import Undone
 from memidx.git.underway import git_holds
-from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged, upstream_of
+from memidx.memory.share_check import NOTHING, Merge, fetched_of, merge_look, refuse_staged
 from memidx.memory.share_commit import UNDONE, merge_commit
 from memidx.memory.share_files import merge_files
 from memidx.memory.share_git import run_git
@@ -185,7 +185,8 @@ def _up_to_date(config: Config, here: str) -> bool:
     from memidx.memory.share_check import merge_in_progress
 
     head = run_git(config, "rev-parse", "-q", "--verify", f"{here}^{{commit}}").stdout.strip()
-    theirs = run_git(config, "rev-parse", "-q", "--verify", upstream_of(here)).stdout.strip()
+    theirs = run_git(config, "rev-parse", "-q", "--verify", fetched_of(config, here)).stdout
+    theirs = theirs.strip()
     if not head or not theirs or merge_in_progress(config):
         return False
     return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
@@ -196,7 +197,7 @@ def _refuse_in_options(config: Config, here: str) -> None:
     older than 2.38): None, once mergeOptions is refused (_refuse_no_commit) if it must be."""
     setting = _git_merge_decides(config, here)
     if setting.endswith("mergeOptions"):
-        forward = run_git(config, "merge-base", "--is-ancestor", here, upstream_of(here))
+        forward = run_git(config, "merge-base", "--is-ancestor", here, fetched_of(config, here))
         _refuse_no_commit(config, setting, forward=forward.returncode == 0)
 
 

@@ -44,7 +44,7 @@ def test_an_edit_saved_after_the_put_back_s_read_stays(
     with pytest.raises(GitBusy, match="put HEAD back"):
         late_pull.put_back_for_a_pull(
             repo.root, {"4242": "pull 1"}, commit, [REF], written={REF: NOTE},
-            literal=[f":(literal){REF}"],
+            literal=[f":(literal){REF}"], ref=repo.git("symbolic-ref", "HEAD").strip(),
         )  # fmt: skip
 
     monkeypatch.undo()
