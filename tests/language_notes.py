@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from memidx.notes.english import check_text
 from memidx.notes.prose import prose_units
 
 SENTENCE = "Here are the notes from the meeting last week.\n\n"
@@ -40,3 +42,11 @@ def pieces(text: str, size: int) -> list[str]:
     """The words of the note's prose, `size` at a time."""
     words = WORD.findall(" ".join(prose_units(text)))
     return [" ".join(words[i : i + size]) for i in range(0, len(words), size)]
+
+
+def foreign_passing(quoted: Callable[[str], str]) -> list[str]:
+    """The start of each labeled foreign note (all 103 of them) that the English check passes
+    once `quoted` has made it into a note's text."""
+    notes = texts("non-en")
+    assert len(notes) == 103, len(notes)
+    return [text[:40] for text in notes if check_text(quoted(text)).english]

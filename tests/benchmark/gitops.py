@@ -2,7 +2,7 @@
 on two machines with the real hooks. Prints the operations run and their mix, the divergences
 between the hook-maintained index and a fresh rebuild (goal 0) and the wall time per operation.
 
-    python -m tests.benchmark.gitops --ops 200 [--seeds N] [--seed S] [--jobs J]
+    python -m tests.benchmark.gitops --ops 200 [--seeds N] [--seed S] [--jobs J] [--decks]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ FIRST_SEED = 1
 
 
 def run(args: argparse.Namespace) -> None:
-    """The bench section; reads --ops, --seeds, --seed and --jobs when present."""
+    """The bench section; reads --ops, --seeds, --seed, --jobs and --decks when present."""
     ops = int(getattr(args, "ops", DEFAULT_OPS))
     seed = getattr(args, "seed", None)
     count = int(getattr(args, "seeds", 0) or max(1, math.ceil(ops / OPS_PER_SEED)))
@@ -37,18 +37,18 @@ def run(args: argparse.Namespace) -> None:
     jobs = max(1, int(getattr(args, "jobs", 0) or os.cpu_count() or 1))
     print(f"{len(seeds)} seeds x {per_seed} operations, {jobs} at a time", flush=True)
     started = time.perf_counter()
-    results = _run_all(seeds, per_seed, jobs)
+    results = _run_all(seeds, per_seed, jobs, bool(getattr(args, "decks", False)))
     _print_summary(results, time.perf_counter() - started, jobs)
 
 
-def _run_all(seeds: Sequence[int], ops: int, jobs: int) -> list[RunResult]:
+def _run_all(seeds: Sequence[int], ops: int, jobs: int, decks: bool) -> list[RunResult]:
     with tempfile.TemporaryDirectory(prefix="memidx-gitops-") as scratch:
         work, home = Path(scratch), Path(scratch) / "pre-commit-home"
         if jobs == 1:
-            return [_done(run_seed(s, ops, work, home)) for s in seeds]
+            return [_done(run_seed(s, ops, work, home, decks)) for s in seeds]
         spawn = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
-            futures = [pool.submit(run_seed, s, ops, work, home) for s in seeds]
+            futures = [pool.submit(run_seed, s, ops, work, home, decks) for s in seeds]
             return [_done(f.result()) for f in futures]
 
 
@@ -99,6 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, help="run this one seed (to reproduce a run)")
     parser.add_argument("--jobs", type=int, default=1, help="seeds run in parallel processes")
+    parser.add_argument(
+        "--decks", action="store_true", help="kinds drawn from decks, as the suite's short runs"
+    )
     args = parser.parse_args(argv)
     run(args)
     return 0

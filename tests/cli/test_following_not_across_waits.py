@@ -20,6 +20,7 @@ from memidx.memory import pending_finisher
 from memidx.memory import share as share_module
 from tests.cli.test_forget import clones
 from tests.helpers import NotesRepo
+from tests.memories import diverged_clones
 
 
 def held(config: Config) -> list[Path]:
@@ -41,12 +42,7 @@ def indexed_commit(config: Config) -> str | None:
 def test_share_lets_go_of_following_across_its_push_and_the_index_is_at_the_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one, two = clones(tmp_path)
-    one.note("from-one.md", "From one", "a note machine one pushed")
-    one.commit("one's note")
-    one.git("push", "-q", "origin", "main")
-    two.note("from-two.md", "From two", "a note machine two has not pushed yet")
-    two.commit("two's note")
+    _, two = diverged_clones(tmp_path)
     assert two.memidx("ingest").code == 0
     run_git = share_module._git  # pyright: ignore[reportPrivateUsage]
     at_push: list[tuple[list[Path], str | None, str]] = []

@@ -25,8 +25,8 @@ from memidx.config import load_config
 from memidx.errors import GitBusy
 from memidx.memory.twins import part_twins
 from tests.cli.test_forget import clones
-from tests.cli.test_switch_during_commit import REMEMBERED
 from tests.helpers import NotesRepo
+from tests.memories import REMEMBERED, remembered_apart
 
 PULLING_GIT = """#!/bin/sh
 for arg in "$@"; do
@@ -105,16 +105,7 @@ def test_a_twin_move_failed_by_a_pull_leaves_both_names_as_they_were(
     """share's move of a twin note aside: the file was moved before its commit; the pull's
     autostash took the old name's deletion, its reset put it back, the move back failed on it
     (FileExistsError, a traceback), and the stash's apply deleted the note again."""
-    repo.write("notes/start.md", "# Start\n")
-    repo.commit("start")
-    repo.git("branch", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("bravo"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "main")
-    repo.git("branch", "-q", "--set-upstream-to=theirs")
+    remembered_apart(repo)
     for name, value in _pulling(tmp_path).items():
         monkeypatch.setenv(name, value)
 
@@ -131,17 +122,8 @@ def test_a_twin_move_failed_by_a_pull_leaves_both_names_as_they_were(
 
 def test_a_twin_move_lands_in_the_work_tree_with_its_commit(repo: NotesRepo) -> None:
     """The happy path: one commit of both names, the work tree and git's index as it holds."""
-    repo.write("notes/start.md", "# Start\n")
-    repo.commit("start")
-    repo.git("branch", "theirs")
+    remembered_apart(repo)
     ours = REMEMBERED.format("bravo")
-    repo.write("notes/build-cache.md", ours)
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "main")
-    repo.git("branch", "-q", "--set-upstream-to=theirs")
 
     moved = part_twins(load_config(repo.root, env={}))
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
 
+from tests.git_shims import shim_env
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 # a `git` first on PATH: at memidx's first commit-tree the person switches to side, and back
@@ -43,15 +43,9 @@ def _a_filed_turn_and_a_side_branch(repo: NotesRepo) -> None:
     assert filed.code == 0, filed.err
 
 
-def _visiting_git(tmp_path: Path) -> tuple[Path, str, Path]:
-    """VISITING_GIT as `git` in a folder to put first on PATH; the real git; the mark file."""
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(VISITING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
-    return shim, real, tmp_path / "switched"
+def _visiting_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """VISITING_GIT first on PATH: its PATH and REAL_GIT; the mark file."""
+    return shim_env(tmp_path / "bin", VISITING_GIT, os.environ["PATH"]), tmp_path / "switched"
 
 
 def test_a_haystack_commit_a_visit_to_another_branch_beat_lands_once_head_is_back(
@@ -59,12 +53,9 @@ def test_a_haystack_commit_a_visit_to_another_branch_beat_lands_once_head_is_bac
 ) -> None:
     _a_filed_turn_and_a_side_branch(repo)
     side = repo.git("rev-parse", "side").strip()
-    shim, real, mark = _visiting_git(tmp_path)
+    shimmed, mark = _visiting_git(tmp_path)
 
-    done = repo.memidx_process(
-        "haystack", "commit", PATH=f"{shim}:{os.environ['PATH']}", REAL_GIT=real,
-        MARK=str(mark), AWAY="1",
-    )  # fmt: skip
+    done = repo.memidx_process("haystack", "commit", **shimmed, MARK=str(mark), AWAY="1")
 
     assert mark.exists() and Path(f"{mark}.back").exists()  # the visit, and the way back
     assert done.code == 0 and "Traceback" not in done.err, done.err
@@ -85,12 +76,9 @@ def test_a_haystack_commit_waiting_for_head_s_return_holds_no_following_lock(
     from memidx.index.following import followed_now
 
     _a_filed_turn_and_a_side_branch(repo)
-    shim, real, mark = _visiting_git(tmp_path)
+    shimmed, mark = _visiting_git(tmp_path)
     config = load_config(repo.root, {"MEMIDX_ROOT": str(repo.root)})
-    env = clean_env(
-        MEMIDX_ROOT=str(repo.root), PATH=f"{shim}:{os.environ['PATH']}", REAL_GIT=real,
-        MARK=str(mark), AWAY="3",
-    )  # fmt: skip
+    env = clean_env(MEMIDX_ROOT=str(repo.root), **shimmed, MARK=str(mark), AWAY="3")
     held: list[bool] = []
     with subprocess.Popen(
         [str(MEMIDX_BIN), "haystack", "commit"], cwd=repo.root, env=env,

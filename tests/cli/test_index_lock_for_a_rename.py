@@ -8,7 +8,6 @@ File exists" (tests/benchmark/lock_clash.py counts them under load)."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,10 +17,12 @@ import pytest
 
 from memidx.children import SHELL
 from memidx.git.index_edit import HELD, put_back_entry, take_out_entry
+from tests.git_shims import put_git_first
 from tests.helpers import NotesRepo, started_memory
+from tests.memories import TAKEN as TEXT
+from tests.memories import TAKEN_REF as REF
+from tests.memories import taken_along
 
-REF = "notes/disk-full.md"
-TEXT = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
 # a `git` first on PATH: at memidx's first `$WATCHED`, the person's `git add` runs (their own
 # git, on git's index); what fails, and a memidx git run on git's index itself, go to $LOG
 PERSON_AT_THE_STEP = """#!/bin/sh
@@ -44,19 +45,12 @@ def _person_at(
     """The shim on PATH, the person's file written (to be added at memidx's `watched`); the
     log it writes."""
     (repo.root / "person.txt").write_text("the person's work\n")
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(PERSON_AT_THE_STEP)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
     log = tmp_path / "log"
     log.write_text("")
-    for key, value in {
-        "REAL_GIT": real, "WATCHED": watched, "LOG": str(log), "MARK": str(tmp_path / "mark"),
-        "ROOT": str(repo.root), "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
-    }.items():  # fmt: skip
-        monkeypatch.setenv(key, value)
+    put_git_first(
+        monkeypatch, tmp_path / "bin", PERSON_AT_THE_STEP,
+        WATCHED=watched, LOG=str(log), MARK=str(tmp_path / "mark"), ROOT=str(repo.root),
+    )  # fmt: skip
     return log
 
 
@@ -125,13 +119,7 @@ def test_the_put_back_leaves_git_s_index_to_the_person_s_add(
 def test_the_take_out_leaves_git_s_index_to_the_person_s_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, staged: bool
 ) -> None:
-    repo = started_memory(tmp_path)
-    repo.git("branch", "side")
-    repo.write(REF, TEXT)
-    repo.commit("disk")
-    blob = repo.git("rev-parse", f"HEAD:{REF}").strip()
-    repo.git("switch", "-q", "side")
-    repo.write(REF, TEXT)  # as a switch took it along
+    repo, blob = taken_along(tmp_path)
     if staged:
         repo.git("add", REF)
     log = _person_at(repo, tmp_path, monkeypatch, "update-index" if staged else "hash-object")

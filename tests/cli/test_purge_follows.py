@@ -6,7 +6,6 @@ It holds it from its first commit until the index is at HEAD."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import pytest
@@ -15,19 +14,13 @@ from memidx.config import Config, load_config
 from memidx.index.following import followed_now
 from memidx.memory import head_sync
 from tests.helpers import NotesRepo
+from tests.memories import turn_forgotten
 
 
 def test_a_purge_follows_its_commits_until_the_index_is_at_them(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo.note("seed.md", "Seed", "a first note")
-    repo.commit("seed")
-    assert repo.memidx("ingest").code == 0
-    filed = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "giraffe"}))
-    assert filed.code == 0, filed.err
-    assert repo.memidx_process("haystack", "commit").code == 0
-    assert repo.memidx_process("forget", str(filed.json()["id"])).code == 0
-    assert repo.memidx_process("haystack", "commit").code == 0
+    turn_forgotten(repo)
     config = load_config(repo.root, env={})
     real = head_sync.after_commit
     seen: list[bool] = []
@@ -56,14 +49,7 @@ def test_a_purge_holds_no_following_lock_before_it_moves_head(
     which waited for that commit (what memidx.head_move ended for forget and remember)."""
     from memidx.haystack import purge_torn
 
-    repo.note("seed.md", "Seed", "a first note")
-    repo.commit("seed")
-    assert repo.memidx("ingest").code == 0
-    filed = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "giraffe"}))
-    assert filed.code == 0, filed.err
-    assert repo.memidx_process("haystack", "commit").code == 0
-    assert repo.memidx_process("forget", str(filed.json()["id"])).code == 0
-    assert repo.memidx_process("haystack", "commit").code == 0
+    turn_forgotten(repo)
     config = load_config(repo.root, env={})
     real = purge_torn.forgotten_records
     seen: list[bool] = []

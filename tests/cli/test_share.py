@@ -20,6 +20,7 @@ from memidx.memory.share import share
 from tests.cli.test_forget import clones
 from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
+from tests.memories import diverged_clones
 
 
 def share_process(machine: Machine) -> subprocess.Popen[str]:
@@ -272,13 +273,7 @@ def test_a_push_the_remote_refuses_says_why_at_once(tmp_path: Path) -> None:
 
 def diverged(tmp_path: Path) -> NotesRepo:
     """A clone with a commit of its own while the remote got another: a share must merge."""
-    one, two = clones(tmp_path)
-    one.note("theirs.md", "Theirs", "a note one pushed")
-    one.commit("one's note")
-    one.git("push", "-q", "origin", "main")
-    two.note("ours.md", "Ours", "a note two has not pushed")
-    two.commit("two's note")
-    return two
+    return diverged_clones(tmp_path)[1]
 
 
 def test_a_merge_that_merge_ff_only_forbids_says_so_at_once(tmp_path: Path) -> None:

@@ -15,18 +15,13 @@ import pytest
 from memidx.config import load_config
 from memidx.index.following import followed_now
 from memidx.memory import share as share_module
-from tests.cli.test_forget import clones
+from tests.memories import diverged_clones
 
 
 def test_share_holds_no_following_lock_before_its_own_commits_move_head(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one, two = clones(tmp_path)
-    one.note("theirs.md", "Theirs", "a note the other clone pushed")
-    one.commit("theirs")
-    one.git("push", "-q", "origin", "main")
-    two.note("ours.md", "Ours", "a note of this clone, to merge with theirs")
-    two.commit("ours")
+    one, two = diverged_clones(tmp_path)
     assert two.memidx("ingest").code == 0
     config = load_config(two.root, env={})
     seen: dict[str, bool] = {}
@@ -58,12 +53,7 @@ def test_share_s_git_merge_holds_following_as_it_moves_head(
 ) -> None:
     """A git older than 2.38 merges with `git merge` (no plumbing, no memidx.git.commit
     publish to say the move): the lock is taken as it is about to run."""
-    one, two = clones(tmp_path)
-    one.note("theirs.md", "Theirs", "a note the other clone pushed")
-    one.commit("theirs")
-    one.git("push", "-q", "origin", "main")
-    two.note("ours.md", "Ours", "a note of this clone, to merge with theirs")
-    two.commit("ours")
+    _, two = diverged_clones(tmp_path)
     assert two.memidx("ingest").code == 0
     config = load_config(two.root, env={})
     seen: list[bool] = []

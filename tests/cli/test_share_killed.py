@@ -15,8 +15,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.cli.test_forget import clones
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+from tests.memories import diverged_clones
 
 # Kills share's whole process group (its pid, in pid_file, leads it), once: at git merge's
 # pre-merge-commit (the files merged, HEAD not moved), or the moment HEAD moves.
@@ -60,12 +60,7 @@ def killed_while_merging(two: NotesRepo) -> None:
 def test_share_killed_mid_merge_leaves_the_merge_made_and_the_next_share_pushes_it(
     tmp_path: Path,
 ) -> None:
-    one, two = clones(tmp_path)
-    one.note("theirs.md", "Theirs", "a note the other clone pushed")
-    one.commit("one's note")
-    one.git("push", "-q", "origin", "main")
-    two.note("ours.md", "Ours", "a note of this clone's")
-    two.commit("two's note")
+    one, two = diverged_clones(tmp_path)
     mine = two.git("rev-parse", "HEAD").strip()
     assert two.memidx_process("ingest").code == 0
 

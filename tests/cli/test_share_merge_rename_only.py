@@ -8,7 +8,6 @@ executable is followed by git's read-tree under the lock, as before."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,7 @@ from memidx.children import SHELL
 from memidx.config import load_config
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
-
-# a `git` first on PATH that logs each git memidx runs on the move's copy of the index while
-# index.lock is taken (the follow under the lock)
-WATCHING_GIT = """#!/bin/sh
-case "$GIT_INDEX_FILE" in *memidx-follow-index)
-  [ ! -e "$ROOT/.git/index.lock" ] || echo "git $* under index.lock" >> "$LOG" ;;
-esac
-exec "$REAL_GIT" "$@"
-"""
+from tests.git_shims import index_lock_watched
 
 
 @pytest.mark.skipif(SHELL is None, reason="the move's follow runs in a POSIX shell")
@@ -50,18 +41,7 @@ def test_share_s_merge_holds_index_lock_for_a_rename_alone(
     (two.root / ".git" / "info" / "exclude").write_text(".memidx/\n")
     two.note("ours.md", "Ours", "a note two has not pushed")
     two.commit("two's note")
-    shim, log = tmp_path / "bin", tmp_path / "log"
-    shim.mkdir()
-    (shim / "git").write_text(WATCHING_GIT)
-    (shim / "git").chmod(0o755)
-    log.write_text("")
-    real = shutil.which("git")
-    assert real is not None
-    for key, value in {
-        "REAL_GIT": real, "LOG": str(log), "ROOT": str(two.root),
-        "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
-    }.items():  # fmt: skip
-        monkeypatch.setenv(key, value)
+    log = index_lock_watched(monkeypatch, tmp_path, two.root)
 
     assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 

@@ -15,12 +15,12 @@ from memidx.children import SHELL
 from memidx.config import load_config
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
+from tests.helpers import NotesRepo
 
 
-@pytest.mark.skipif(SHELL is None, reason="the move's follow runs in a POSIX shell")
-def test_share_whose_write_fails_at_the_move_leaves_no_file_half_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _behind_by_three_notes(tmp_path: Path) -> NotesRepo:
+    """A clone whose remote has since added a.md and b.md and rewritten seed.md: the files
+    share's merge writes and deletes itself at the move."""
     one, two = clones(tmp_path)
     one.note("seed.md", "Seed", "the seed as both clones know it")
     one.commit("a note")
@@ -32,6 +32,14 @@ def test_share_whose_write_fails_at_the_move_leaves_no_file_half_changed(
     one.commit("one's notes")
     one.git("push", "-q", "origin", "main")
     (two.root / ".git" / "info" / "exclude").write_text(".memidx/\n")
+    return two
+
+
+@pytest.mark.skipif(SHELL is None, reason="the move's follow runs in a POSIX shell")
+def test_share_whose_write_fails_at_the_move_leaves_no_file_half_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    two = _behind_by_three_notes(tmp_path)
     two.note("ours.md", "Ours", "a note two has not pushed")
     two.commit("two's note")
     opened = Path.open
@@ -66,17 +74,7 @@ def test_share_undoes_its_own_writes_when_a_file_comes_in_their_way_at_the_move(
     from memidx.errors import MemidxError
     from memidx.git import index_swap
 
-    one, two = clones(tmp_path)
-    one.note("seed.md", "Seed", "the seed as both clones know it")
-    one.commit("a note")
-    one.git("push", "-q", "origin", "main")
-    two.git("pull", "-q", "--no-rebase", "origin", "main")
-    one.note("a.md", "A", "what machine 2 learned about docker layers")
-    one.note("b.md", "B", "what machine 2 learned about compose files")
-    one.note("seed.md", "Seed", "machine 2 rewrote the seed")
-    one.commit("one's notes")
-    one.git("push", "-q", "origin", "main")
-    (two.root / ".git" / "info" / "exclude").write_text(".memidx/\n")
+    two = _behind_by_three_notes(tmp_path)
     seed = (two.root / "notes" / "seed.md").read_bytes()
     deleted: list[str] = []
     unlink = index_swap.unlink_judged

@@ -9,11 +9,11 @@ is committed only while no work tree has side checked out and no switch runs
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from memidx.config import load_config
 from memidx.memory.pending_notes import keep
+from tests.git_shims import shim_env
 from tests.helpers import started_memory
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
@@ -41,17 +41,10 @@ def test_a_switch_between_the_look_and_the_move_of_side_deletes_no_note(tmp_path
     repo.write(REF, TEXT)
     keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/side")
     repo.git("switch", "-q", "main")  # the note, untracked, stays in the work tree
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(SWITCHING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
+    shimmed = shim_env(tmp_path / "bin", SWITCHING_GIT)
     mark = tmp_path / "switched"
 
-    synced = repo.memidx_process(
-        "sync", PATH=f"{shim}:{Path(real).parent}:/usr/bin:/bin", REAL_GIT=real, MARK=str(mark)
-    )
+    synced = repo.memidx_process("sync", **shimmed, MARK=str(mark))
 
     assert mark.exists(), synced.err
     assert "fatal" not in mark.read_text(), mark.read_text()

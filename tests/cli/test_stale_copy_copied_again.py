@@ -8,12 +8,12 @@ again (a few times: one that keeps changing still takes the slow path)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from memidx.children import SHELL
+from tests.git_shims import put_git_first
 from tests.helpers import started_memory
 
 REF = "notes/disk-full.md"
@@ -46,18 +46,12 @@ def test_a_copy_gone_stale_before_the_move_is_made_again_not_followed_under_the_
     repo = started_memory(tmp_path)
     (repo.root / "person.txt").write_text("the person's work\n")
     repo.write(REF, TEXT)
-    shim, log = tmp_path / "bin", tmp_path / "log"
-    shim.mkdir()
-    (shim / "git").write_text(PERSON_AT_THE_MOVE)
-    (shim / "git").chmod(0o755)
+    log = tmp_path / "log"
     log.write_text("")
-    real = shutil.which("git")
-    assert real is not None
-    for key, value in {
-        "REAL_GIT": real, "LOG": str(log), "MARK": str(tmp_path / "mark"),
-        "ROOT": str(repo.root), "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
-    }.items():  # fmt: skip
-        monkeypatch.setenv(key, value)
+    put_git_first(
+        monkeypatch, tmp_path / "bin", PERSON_AT_THE_MOVE,
+        LOG=str(log), MARK=str(tmp_path / "mark"), ROOT=str(repo.root),
+    )  # fmt: skip
 
     commit = commit_paths(load_config(repo.root), [REF], "remember disk full")
 

@@ -17,10 +17,11 @@ import pytest
 from memidx.children import SHELL
 from memidx.git.index_edit import take_out_entry
 from memidx.git.lock_holders import left_behind
-from tests.helpers import NotesRepo, started_memory
+from tests.helpers import NotesRepo
+from tests.memories import TAKEN as TEXT
+from tests.memories import TAKEN_REF as REF
+from tests.memories import taken_along
 
-TEXT = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
-REF = "notes/disk-full.md"
 # a `mv` first on PATH: the take-out's rename of its copy over git's index, under git's
 # index lock, the file moved aside, kills the shell's whole session
 KILLING_MV = """#!/bin/sh
@@ -33,13 +34,7 @@ pytestmark = pytest.mark.skipif(SHELL is None, reason="the take-out's shell is P
 def killed_take_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[NotesRepo, str]:
     """A memory on `side`, where a switch took along the note memidx committed on its branch,
     whose take-out was killed with the file moved aside: the repo and HEAD's blob there."""
-    repo = started_memory(tmp_path)
-    repo.git("branch", "side")
-    repo.write(REF, TEXT)
-    repo.commit("disk")
-    blob = repo.git("rev-parse", f"HEAD:{REF}").strip()
-    repo.git("switch", "-q", "side")
-    repo.write(REF, TEXT)  # as a switch took it along: untracked on side, byte for byte
+    repo, blob = taken_along(tmp_path)
     shim = tmp_path / "bin"
     shim.mkdir()
     (shim / "mv").write_text(KILLING_MV)

@@ -6,7 +6,6 @@ away. Now the take-out's answer carries git's last line, and memidx says what st
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -17,10 +16,12 @@ import pytest
 from memidx.children import SHELL
 from memidx.errors import GitError
 from memidx.git.index_follow import follow
+from tests.git_shims import put_git_first
 from tests.helpers import started_memory
+from tests.memories import TAKEN as TEXT
+from tests.memories import TAKEN_REF as REF
+from tests.memories import taken_along
 
-TEXT = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
-REF = "notes/disk-full.md"
 SAID = "fatal: Unable to write new index file"
 # a `git` first on PATH that refuses the change of git's index, as git does on a full disk
 REFUSING_GIT = f"""#!/bin/sh
@@ -33,21 +34,10 @@ exec "$REAL_GIT" "$@"
 def test_a_take_out_git_refused_says_what_git_said_and_what_stayed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = started_memory(tmp_path)
-    repo.git("branch", "side")
-    repo.write(REF, TEXT)
-    commit = repo.commit("disk")
-    repo.git("switch", "-q", "side")
-    repo.write(REF, TEXT)  # as a switch took it along, staged: `A` on side
-    repo.git("add", REF)
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(REFUSING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
-    monkeypatch.setenv("REAL_GIT", real)
-    monkeypatch.setenv("PATH", f"{shim}:{Path(real).parent}:/usr/bin:/bin")
+    repo, _ = taken_along(tmp_path)
+    commit = repo.git("rev-parse", "main").strip()
+    repo.git("add", REF)  # staged: `A` on side
+    put_git_first(monkeypatch, tmp_path / "bin", REFUSING_GIT)
     done = f"{REF} was committed on main as {commit[:12]}"
 
     with pytest.raises(GitError) as raised:

@@ -14,21 +14,14 @@ import pytest
 
 from memidx.children import SHELL
 from memidx.git.index_edit import take_out_entry
-from tests.helpers import started_memory
-
-TEXT = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
-REF = "notes/disk-full.md"
+from tests.memories import TAKEN as TEXT
+from tests.memories import TAKEN_REF as REF
+from tests.memories import taken_along
 
 
 @pytest.mark.skipif(SHELL is None, reason="the take-out's shell is POSIX only")
 def test_a_take_out_with_no_index_takes_the_file_out_at_once(tmp_path: Path) -> None:
-    repo = started_memory(tmp_path)
-    repo.git("branch", "side")
-    repo.write(REF, TEXT)
-    repo.commit("disk")
-    blob = repo.git("rev-parse", f"HEAD:{REF}").strip()
-    repo.git("switch", "-q", "side")
-    repo.write(REF, TEXT)  # as a switch took it along
+    repo, blob = taken_along(tmp_path)
     (repo.root / ".git" / "index").unlink()
     began = time.monotonic()
 
@@ -45,12 +38,7 @@ def test_a_take_out_with_no_index_takes_the_file_out_at_once(tmp_path: Path) -> 
 
 @pytest.mark.skipif(SHELL is None, reason="the take-out's shell is POSIX only")
 def test_a_take_out_with_no_index_leaves_a_file_edited_since(tmp_path: Path) -> None:
-    repo = started_memory(tmp_path)
-    repo.git("branch", "side")
-    repo.write(REF, TEXT)
-    repo.commit("disk")
-    blob = repo.git("rev-parse", f"HEAD:{REF}").strip()
-    repo.git("switch", "-q", "side")
+    repo, blob = taken_along(tmp_path)
     repo.write(REF, TEXT + "\nThe person's own line.\n")
     (repo.root / ".git" / "index").unlink()
 

@@ -5,16 +5,16 @@ git's merge, as one with uncommitted changes is, and nothing is committed for it
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from memidx.config import load_config
 from memidx.memory.twins import part_twins
+from tests.git_shims import put_git_first
 from tests.helpers import NotesRepo
+from tests.memories import remembered_apart
 
-REMEMBERED = "---\ntitle: Build cache\ncreated: 2026-01-01\n---\n\n{}\n"
 # a `git` first on PATH: right after share's last look at the note (`git status` of it), the
 # person's `$PERSON` runs
 PERSON_AFTER_THE_LOOK = """#!/bin/sh
@@ -28,28 +28,12 @@ exit $said
 def test_a_twin_the_person_deleted_after_the_look_is_left_to_git_s_merge(
     repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, person: str
 ) -> None:
-    repo.write("notes/start.md", "# Start\n")
-    repo.commit("start")
-    repo.git("branch", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("bravo"))
-    main = repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "main")
-    repo.git("branch", "-q", "--set-upstream-to=theirs")
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(PERSON_AFTER_THE_LOOK)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
+    main = remembered_apart(repo)
     note = repo.root / "notes" / "build-cache.md"
-    for name, value in {
-        "REAL_GIT": real, "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
-        "MARK": str(tmp_path / "mark"), "PERSON": person, "NOTE": str(note),
-    }.items():  # fmt: skip
-        monkeypatch.setenv(name, value)
+    put_git_first(
+        monkeypatch, tmp_path / "bin", PERSON_AFTER_THE_LOOK,
+        MARK=str(tmp_path / "mark"), PERSON=person, NOTE=str(note),
+    )  # fmt: skip
 
     moved = part_twins(load_config(repo.root, env={}))
 
@@ -75,29 +59,12 @@ def test_a_twin_the_person_changed_after_the_look_is_left_to_git_s_merge(
     after the look was committed under the new name (their uncommitted work, in a commit of
     memidx's), and after a `git reset --hard @{upstream}` the remote's note was moved aside,
     which share then pushed. Only the note as this clone committed it moves."""
-    repo.write("notes/start.md", "# Start\n")
-    repo.commit("start")
-    repo.git("branch", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("bravo"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "main")
-    repo.git("branch", "-q", "--set-upstream-to=theirs")
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(PERSON_AFTER_THE_LOOK)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
+    remembered_apart(repo)
     note = repo.root / "notes" / "build-cache.md"
-    for name, value in {
-        "REAL_GIT": real, "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
-        "MARK": str(tmp_path / "mark"), "PERSON": person, "NOTE": str(note),
-        "ROOT": str(repo.root),
-    }.items():  # fmt: skip
-        monkeypatch.setenv(name, value)
+    put_git_first(
+        monkeypatch, tmp_path / "bin", PERSON_AFTER_THE_LOOK,
+        MARK=str(tmp_path / "mark"), PERSON=person, NOTE=str(note), ROOT=str(repo.root),
+    )  # fmt: skip
 
     moved = part_twins(load_config(repo.root, env={}))
 
@@ -125,33 +92,16 @@ def test_a_twin_the_person_committed_an_edit_of_after_the_check_is_left_to_git_s
     the note after share checked its bytes was undone by memidx's commit (the note deleted at
     the old name, the bytes before the edit at the new one; the edit left untracked), and
     share pushed that. The move is built only on a HEAD holding the note as it was checked."""
-    repo.write("notes/start.md", "# Start\n")
-    repo.commit("start")
-    repo.git("branch", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("bravo"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "theirs")
-    repo.write("notes/build-cache.md", REMEMBERED.format("alpha"))
-    repo.commit("memidx remember: Build cache")
-    repo.git("switch", "-q", "main")
-    repo.git("branch", "-q", "--set-upstream-to=theirs")
-    shim = tmp_path / "bin"
-    shim.mkdir()
-    (shim / "git").write_text(PERSON_AFTER_THE_CHECK)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
+    remembered_apart(repo)
     note = repo.root / "notes" / "build-cache.md"
     person = (
         'printf "the person\'s edit\\n" >> "$NOTE" && "$REAL_GIT" -C "$ROOT" -c user.name=p '
         '-c user.email=p@example.invalid commit -q -m "an edit" -- "$NOTE"'
     )
-    for name, value in {
-        "REAL_GIT": real, "PATH": f"{shim}:{Path(real).parent}:/usr/bin:/bin",
-        "MARK": str(tmp_path / "mark"), "PERSON": person, "NOTE": str(note),
-        "ROOT": str(repo.root),
-    }.items():  # fmt: skip
-        monkeypatch.setenv(name, value)
+    put_git_first(
+        monkeypatch, tmp_path / "bin", PERSON_AFTER_THE_CHECK,
+        MARK=str(tmp_path / "mark"), PERSON=person, NOTE=str(note), ROOT=str(repo.root),
+    )  # fmt: skip
 
     moved = part_twins(load_config(repo.root, env={}))
 

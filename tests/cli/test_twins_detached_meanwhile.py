@@ -10,7 +10,6 @@ A `git` first on PATH detaches HEAD at memidx's first `diff-tree`."""
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +18,9 @@ import pytest
 from memidx.config import Config, load_config
 from memidx.errors import GitBusy
 from memidx.memory.twins import part_twins
+from tests.git_shims import put_git_first
 from tests.helpers import NotesRepo
+from tests.memories import remembered_apart
 
 DETACHING_GIT = """#!/bin/sh
 for arg in "$@"; do
@@ -31,43 +32,22 @@ for arg in "$@"; do
 done
 exec "$REAL_GIT" "$@"
 """
-REMEMBERED = "---\ntitle: Build cache\ncreated: 2026-01-01\n---\n\n{}\n"
 
 
 def _detaching(repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The git on PATH detaches HEAD at the first diff-tree; the mark it leaves then."""
-    shim = tmp_path / "detaching-bin"
-    shim.mkdir()
-    (shim / "git").write_text(DETACHING_GIT)
-    (shim / "git").chmod(0o755)
-    real = shutil.which("git")
-    assert real is not None
     mark = tmp_path / "detached"
-    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
-    monkeypatch.setenv("REAL_GIT", real)
-    monkeypatch.setenv("DETACH_MARK", str(mark))
-    monkeypatch.setenv("DETACH_IN", str(repo.root))
+    put_git_first(
+        monkeypatch, tmp_path / "detaching-bin", DETACHING_GIT, os.environ["PATH"],
+        DETACH_MARK=str(mark), DETACH_IN=str(repo.root),
+    )  # fmt: skip
     return mark
-
-
-def _diverged(repo: NotesRepo, ours: str, theirs: str) -> None:
-    """main and its upstream `theirs` each added a remembered note since they parted."""
-    repo.write("notes/start.md", "# Start\n")
-    repo.commit("start")
-    repo.git("branch", "theirs")
-    repo.write(f"notes/{ours}.md", REMEMBERED.format("bravo"))
-    repo.commit(f"memidx remember: {ours}")
-    repo.git("switch", "-q", "theirs")
-    repo.write(f"notes/{theirs}.md", REMEMBERED.format("alpha"))
-    repo.commit(f"memidx remember: {theirs}")
-    repo.git("switch", "-q", "main")
-    repo.git("branch", "-q", "--set-upstream-to=theirs")
 
 
 def test_no_twins_are_found_though_head_was_detached_meanwhile(
     repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _diverged(repo, "build-cache", "deploy-keys")
+    remembered_apart(repo, "build-cache", "deploy-keys")
     mark = _detaching(repo, tmp_path, monkeypatch)
 
     assert part_twins(load_config(repo.root, env={})) == ()
@@ -80,7 +60,7 @@ def test_no_twins_are_found_though_head_was_detached_meanwhile(
 def test_a_twin_s_move_is_refused_in_memidx_s_words_once_head_was_detached(
     repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _diverged(repo, "build-cache", "build-cache")
+    remembered_apart(repo, "build-cache", "build-cache")
     main = repo.git("rev-parse", "main").strip()
     mark = _detaching(repo, tmp_path, monkeypatch)
 
@@ -103,7 +83,7 @@ def test_a_twin_s_move_is_followed_until_the_index_is_at_it(
     from memidx.index.following import followed_now
     from memidx.memory import head_sync
 
-    _diverged(repo, "build-cache", "build-cache")
+    remembered_apart(repo, "build-cache", "build-cache")
     assert repo.memidx("ingest").code == 0  # `following` is held in its state folder
     config = load_config(repo.root, env={})
     real = head_sync.after_commit

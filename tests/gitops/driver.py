@@ -29,6 +29,7 @@ from tests.gitops.content import (
     indexable,
     is_note_path,
 )
+from tests.gitops.deck import Deck, change_weights
 from tests.gitops.results import Divergence, GitFailure, RunResult
 from tests.helpers import GIT_IDENTITY, FakeEmbedder, run_in_process
 from tests.machines import Machine, clone, hook_env, make_template
@@ -147,12 +148,18 @@ def make_remote(workdir: Path, env: dict[str, str]) -> Path:
 
 
 Operation = Callable[[Clone], str | None]
+KINDS = (
+    *("commit", "amend", "branch", "checkout", "track", "detach", "merge", "rebase"),
+    *("cherry-pick", "revert", "reset", "push", "pull", "turn", "haystack"),
+)
 
 
 class GitOpsDriver:
     """Random git operations over machines "a" and "b", checked after each one."""
 
-    def __init__(self, seed: int, workdir: Path, pre_commit_home: Path | None = None) -> None:
+    def __init__(
+        self, seed: int, workdir: Path, pre_commit_home: Path | None = None, decks: bool = False
+    ) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
         self.writer = Writer(self.rng)
@@ -161,7 +168,7 @@ class GitOpsDriver:
         remote = make_remote(workdir, env)
         self.clones = [Clone(n, clone(remote, workdir / n, env)) for n in ("a", "b")]
         self.embedder = FakeEmbedder("test/gitops", dim=32)
-        self.result = RunResult(seed)
+        self.result = RunResult(seed, decks=decks)
         self.op = 0
         # author dates of the driver's commits: a clock that moves on, sometimes set back (a
         # skewed clock, `commit --date`), so a note's fallback date depends on which commits
@@ -187,6 +194,11 @@ class GitOpsDriver:
             "turn": (6, self.file_turn),
             "haystack": (3, self.commit_haystack),
         }
+        assert tuple(self.operations) == KINDS
+        # decks (tests.gitops.deck): a short run tries every kind; else each kind at random
+        weights = {kind: weight for kind, (weight, _) in self.operations.items()}
+        self.op_deck = Deck(weights, 3, self.rng) if decks else None
+        self.change_deck = Deck(change_weights(), 8, self.rng) if decks else None
 
     # -- running -------------------------------------------------------------------------------
     def run(self, ops: int) -> RunResult:
@@ -228,11 +240,14 @@ class GitOpsDriver:
 
     def _one(self, target: Clone, kinds: list[str], weights: list[int]) -> tuple[str, str]:
         for _ in range(30):
-            kind = self.rng.choices(kinds, weights)[0]
+            deck = self.op_deck
+            kind = deck.draw() if deck else self.rng.choices(kinds, weights)[0]
             self.pending = f"#{self.op} {target.name}: {kind}"
             text = self.operations[kind][1](target)
             if text is not None:
                 return kind, text
+            if deck:
+                deck.put_back(kind)
         return "commit", self.commit_op(target) or ""
 
     def check(self, target: Clone) -> None:
@@ -327,11 +342,13 @@ class GitOpsDriver:
         """One change of the working tree under notes/ (or next to it)."""
         text = self._change(c)
         self.pending += f": {text}"
+        self.result.changes[text.split(" ", 1)[0]] += 1
         return text
 
     def _change(self, c: Clone) -> str:
         notes = [p for p in c.files("notes") if is_note_path(p)]
-        choice = self.rng.random()
+        # the bands of `choice` are tests.gitops.deck.CHANGES
+        choice = self.change_deck.choice() if self.change_deck else self.rng.random()
         if choice < 0.3 or not notes:
             return self.add_note(c)
         path = self.rng.choice(notes)
@@ -656,12 +673,14 @@ class GitOpsDriver:
         return f" (conflicts resolved: {', '.join(resolved)})" if resolved else ""
 
 
-def run_seed(seed: int, ops: int, workdir: Path, pre_commit_home: Path | None = None) -> RunResult:
-    """One seeded run in a fresh folder (removed afterwards)."""
+def run_seed(
+    seed: int, ops: int, workdir: Path, pre_commit_home: Path | None = None, decks: bool = False
+) -> RunResult:
+    """One seeded run in a fresh folder (removed afterwards); `decks`: see tests.gitops.deck."""
     folder = workdir / f"seed-{seed}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     try:
-        return GitOpsDriver(seed, folder, pre_commit_home).run(ops)
+        return GitOpsDriver(seed, folder, pre_commit_home, decks).run(ops)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -30,8 +30,10 @@ class RunResult:
 
     seed: int
     ops: int = 0
+    decks: bool = False  # kinds drawn from decks (tests.gitops.deck), not at random
     log: list[str] = field(default_factory=list[str])
     kinds: Counter[str] = field(default_factory=Counter[str])
+    changes: Counter[str] = field(default_factory=Counter[str])  # of the working tree, by kind
     divergences: list[Divergence] = field(default_factory=list[Divergence])
     op_seconds: list[float] = field(default_factory=list[float])
     check_seconds: list[float] = field(default_factory=list[float])
@@ -43,7 +45,7 @@ class RunResult:
             f"seed {self.seed}: {self.ops} operations, {len(self.divergences)} divergences"
             + (", stopped early" if self.failure else ""),
             f"reproduce: .venv/bin/python -m tests.benchmark.gitops --seed {self.seed} "
-            f"--ops {self.ops}",
+            f"--ops {self.ops}" + (" --decks" if self.decks else ""),
             *(str(d) for d in self.divergences[:50]),
         ]
         if self.failure:

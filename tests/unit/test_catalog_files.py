@@ -12,7 +12,7 @@ import pytest
 
 from memidx.notes.catalog_files import catalog_lines
 from memidx.notes.english import check_text
-from tests.language_notes import SENTENCE, pieces, texts
+from tests.language_notes import SENTENCE, foreign_passing, pieces
 from tests.unit.test_message_catalogs import KEYS
 
 EN = "# German strings\n\nThe German translation of the settings page, as translators sent it.\n\n"
@@ -67,16 +67,13 @@ def test_a_german_note_quoting_a_catalog_is_refused(name: str, fence: str) -> No
 def test_foreign_notes_cut_behind_keys_in_a_json_file_are_refused(size: int) -> None:
     """As behind keys in a list (`- web.cart.empty: ...`), a catalog's strings must be whole:
     3 to 6 of 103 pass, as in the list (2 when the file was one paragraph)."""
-    notes = texts("non-en")
-    passed = [
-        text[:40]
-        for text in notes
-        if check_text(
+    passed = foreign_passing(
+        lambda text: (
             SENTENCE
             + json.dumps(dict(zip(KEYS, pieces(text, size), strict=False)), ensure_ascii=False)
-        ).english
-    ]
-    assert len(notes) == 103 and len(passed) <= 7, passed
+        )
+    )
+    assert len(passed) <= 7, passed
 
 
 @pytest.mark.parametrize("depth", [1000, 100_000])
@@ -94,16 +91,13 @@ def test_foreign_notes_cut_behind_one_msgid_repeated_are_refused(size: int, msgi
     """One English msgid before each piece (`msgid "Save changes"`) is a slot, not a catalog:
     read as a phrase list's two paragraphs, 63 of 103 passed in pieces of two words and 15 in
     pieces of four (`it is the`, of function words only: 23 and 3); as the list, 3."""
-    notes = texts("non-en")
-    passed = [
-        text[:40]
-        for text in notes
-        if check_text(
+    passed = foreign_passing(
+        lambda text: (
             SENTENCE
             + "".join(f'msgid "{msgid}"\nmsgstr "{piece}"\n\n' for piece in pieces(text, size))
-        ).english
-    ]
-    assert len(notes) == 103 and len(passed) <= 6, passed
+        )
+    )
+    assert len(passed) <= 6, passed
 
 
 def test_a_msgid_repeated_under_another_msgctxt_is_still_a_catalog() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from memidx.notes.english import check_text
-from tests.language_notes import ORDINALS, SENTENCE, pieces, texts
+from tests.language_notes import ORDINALS, SENTENCE, foreign_passing, pieces, texts
 
 
 def _english_words() -> list[str]:
@@ -50,38 +50,32 @@ def test_foreign_notes_behind_english_labels_are_refused(
     function word of their language) keep their labels: 1-word pieces behind distinct labels
     passed 49 to 89 times before, 6 to 11 now (short Korean, Turkish, Vietnamese notes)."""
     vocabulary, label = _english_words(), LABELS[kind]
-    notes = texts("non-en")
-    passed = [
-        text[:40]
-        for text in notes
-        if check_text(
+    passed = foreign_passing(
+        lambda text: (
             SENTENCE
             + "".join(
                 f"- {label(words, n, vocabulary)}: {piece}\n"
                 for n, piece in enumerate(pieces(text, size))
             )
-        ).english
-    ]
-    assert len(notes) == 103 and len(passed) <= most, passed
+        )
+    )
+    assert len(passed) <= most, passed
 
 
 @pytest.mark.parametrize("sign", [". ", ") ", " - ", " → ", " — ", " "])
 def test_foreign_notes_behind_labels_and_any_sign_are_refused(sign: str) -> None:
     """`- Step one. bitte vor`: 21 of 103 passed; `)` 9, ` - ` 7, `→` 19, `—` 14; 4 now.
     No sign, a count ending the lead-in (`- Step one bitte vor`): 14 passed."""
-    notes = texts("non-en")
-    passed = [
-        text[:40]
-        for text in notes
-        if check_text(
+    passed = foreign_passing(
+        lambda text: (
             SENTENCE
             + "".join(
                 f"- Step {ORDINALS[n % 12]}{sign}{piece}\n"
                 for n, piece in enumerate(pieces(text, 2))
             )
-        ).english
-    ]
-    assert len(notes) == 103 and len(passed) <= 5, passed
+        )
+    )
+    assert len(passed) <= 5, passed
 
 
 PROSE = {

@@ -12,7 +12,7 @@ import pytest
 from memidx.notes import prose
 from memidx.notes.english import check_text
 from memidx.notes.prose import prose_units
-from tests.language_notes import SENTENCE, texts
+from tests.language_notes import SENTENCE, foreign_passing, texts
 from tests.unit.test_table_sentences import runs
 
 TABLES = {
@@ -28,17 +28,14 @@ def test_foreign_notes_in_short_cells_are_refused(kind: str, most: int, bound: i
     """Measured (keys first, keys last, one column): 81, 83, 83 of 103 passed in runs of 12
     characters; 72 in runs of 20; 59, 62, 62 in runs of 30. Now 12-14, 6 and 5."""
     head, row = TABLES[kind]
-    notes = texts("non-en")
-    passed = [
-        text[:40]
-        for text in notes
-        if check_text(
+    passed = foreign_passing(
+        lambda text: (
             SENTENCE
             + head
             + "".join(row.format(n=n, run=r) for n, r in enumerate(runs(text, most)))
-        ).english
-    ]
-    assert len(notes) == 103 and len(passed) <= bound, passed
+        )
+    )
+    assert len(passed) <= bound, passed
 
 
 GLOSSARY = """# Checkout glossary

@@ -8,7 +8,7 @@ import pytest
 
 from memidx.notes.english import check_text
 from memidx.notes.prose import prose_units
-from tests.language_notes import SENTENCE, WORD, texts
+from tests.language_notes import SENTENCE, WORD, foreign_passing
 
 
 def _in_title_case(text: str, size: int) -> str:
@@ -25,8 +25,7 @@ def test_foreign_notes_in_title_case_items_are_refused(size: int) -> None:
     """Measured: 74, 68, 49 and 34 of 103 passed before; 13, 16, 13 and 12 now: short notes of
     a dozen words, Turkish, Finnish or Indonesian ones without function words at an item's
     end, and (3 words) items a name could be, which no longer vote alone."""
-    notes = texts("non-en")
-    passed = [text[:40] for text in notes if check_text(_in_title_case(text, size)).english]
+    passed = foreign_passing(lambda text: _in_title_case(text, size))
     assert len(passed) <= 16, passed
 
 
