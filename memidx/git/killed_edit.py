@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memidx.text import display
+
 ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]`, as memidx.memory.pending_elsewhere.ASIDE
 EDIT_COPY = "memidx-edit-index"  # memidx.git.index_edit's copy of git's index
 
@@ -153,7 +155,7 @@ def _owner(aside: Path) -> tuple[int | None, Path]:
 def _aside_back(root: Path, aside: Path, path: Path) -> str | None:
     if aside.is_symlink() or not aside.is_file():
         return None
-    shown, at = _shown(root, aside), _shown(root, path)
+    shown, at = display(_shown(root, aside)), display(_shown(root, path))  # one line each
     try:
         if aside.stat().st_size == 0:  # its place made, nothing moved into it yet
             aside.unlink()
@@ -213,7 +215,7 @@ def _taken_out(root: Path, path: Path, blob: str) -> str | None:
     if take_out_entry(root, folder, ref, blob)[0] != 0:
         return None
     return (
-        f"took {ref} out of this work tree, as that memidx was doing (the very note it "
+        f"took {display(ref)} out of this work tree, as that memidx was doing (the very note it "
         "committed on another branch, which HEAD does not hold)"
     )
 
