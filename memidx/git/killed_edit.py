@@ -14,6 +14,7 @@ git (or a live memidx) holds, or a file aside beside another saved at its path, 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from memidx.text import display
@@ -143,6 +144,19 @@ def _asides_back(root: Path, notes: Path, token: tuple[int, str] | None) -> list
         if line is not None:
             lines.append((pid, line))
     return lines
+
+
+def shell_asides_back(root: Path, refs: Iterable[str], pid: int) -> None:
+    """Put right the files the move's shell `pid`, now ended, left aside (memidx.git.move_script:
+    killed between its move of a file aside and its rm or link back), as the next status would:
+    back at its path, or dropped when it holds the bytes HEAD's commit deleted there. Left to
+    that status, the memidx that ran the shell said `forgot ...` and nothing of an edit kept in
+    a hidden file `git add -A` takes; put back, its own follow judges the file and says so."""
+    for ref in refs:
+        path = root / ref
+        aside = path.with_name(f".{path.name}{ASIDE}{pid}")
+        if "\n" not in ref and os.path.lexists(aside) and _gone(pid, aside):
+            _aside_back(root, aside, path)
 
 
 def _owner(aside: Path) -> tuple[int | None, Path]:

@@ -18,7 +18,7 @@ still the one memidx took."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 FAILED = "memidx: the command run with the move failed"
@@ -149,10 +149,16 @@ def take_index_lock(git_dir: Path, token: str) -> bool:
     return True
 
 
-def let_go(git_dir: Path, token: str) -> None:
+def let_go(git_dir: Path, token: str, aside: tuple[Path, Iterable[str], int] | None = None) -> None:
     """Remove the index.lock memidx took (`token` in it) once the shell that lets it go has
     ended: a shell killed before its end left it, and every git of the person was refused
-    ("index.lock: File exists") until they removed it by hand."""
+    ("index.lock: File exists") until they removed it by hand. `aside`: the work tree, the
+    files the move deletes and the shell's pid, whose files left aside are put right
+    (memidx.git.killed_edit.shell_asides_back)."""
+    if aside is not None:
+        from memidx.git.killed_edit import shell_asides_back
+
+        shell_asides_back(*aside)
     lock = git_dir / "index.lock"
     try:
         if lock.read_bytes() == token.encode():
