@@ -14,7 +14,10 @@ git (or a live memidx) holds, or a file aside beside another saved at its path, 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+
+from memidx.text import display
 
 ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]`, as memidx.memory.pending_elsewhere.ASIDE
 EDIT_COPY = "memidx-edit-index"  # memidx.git.index_edit's copy of git's index
@@ -143,6 +146,19 @@ def _asides_back(root: Path, notes: Path, token: tuple[int, str] | None) -> list
     return lines
 
 
+def shell_asides_back(root: Path, refs: Iterable[str], pid: int) -> None:
+    """Put right the files the move's shell `pid`, now ended, left aside (memidx.git.move_script:
+    killed between its move of a file aside and its rm or link back), as the next status would:
+    back at its path, or dropped when it holds the bytes HEAD's commit deleted there. Left to
+    that status, the memidx that ran the shell said `forgot ...` and nothing of an edit kept in
+    a hidden file `git add -A` takes; put back, its own follow judges the file and says so."""
+    for ref in refs:
+        path = root / ref
+        aside = path.with_name(f".{path.name}{ASIDE}{pid}")
+        if "\n" not in ref and os.path.lexists(aside) and _gone(pid, aside):
+            _aside_back(root, aside, path)
+
+
 def _owner(aside: Path) -> tuple[int | None, Path]:
     """The pid a file aside is named for (None when it names none), and its note's path."""
     name, _, pid = aside.name.rpartition(ASIDE)
@@ -153,7 +169,7 @@ def _owner(aside: Path) -> tuple[int | None, Path]:
 def _aside_back(root: Path, aside: Path, path: Path) -> str | None:
     if aside.is_symlink() or not aside.is_file():
         return None
-    shown, at = _shown(root, aside), _shown(root, path)
+    shown, at = display(_shown(root, aside)), display(_shown(root, path))  # one line each
     try:
         if aside.stat().st_size == 0:  # its place made, nothing moved into it yet
             aside.unlink()
@@ -213,7 +229,7 @@ def _taken_out(root: Path, path: Path, blob: str) -> str | None:
     if take_out_entry(root, folder, ref, blob)[0] != 0:
         return None
     return (
-        f"took {ref} out of this work tree, as that memidx was doing (the very note it "
+        f"took {display(ref)} out of this work tree, as that memidx was doing (the very note it "
         "committed on another branch, which HEAD does not hold)"
     )
 

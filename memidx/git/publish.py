@@ -141,7 +141,7 @@ def move_head(
         finally:
             errors = close(git)
             if locks:  # the shell ended: a lock it did not let go (killed) is let go here
-                let_go(git_dir, token)
+                let_go(git_dir, token, (root, gone or (), git.pid))
                 discard(git_dir)
     if outcome == MOVED and HOOK_REFUSED in errors:
         raise HookRefused(errors)
