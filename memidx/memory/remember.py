@@ -120,22 +120,32 @@ def remember(
         done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)
     )
     if commit is None and gone:  # not the note it wrote by its commit
-        changed = MemidxError(
-            f"{ref} changed before its commit (edited, staged or removed), so it was not "
-            "committed: it is left as it is",
-            "commit it yourself, or remember the note again",
-        )
         _follow_moved(config, head, notice)
-        raise telling(changed, ref, found)
+        raise telling(_changed(ref), ref, found)
+    said = _answer(config, done, commit, (ref, branch, head), (notice, say))
+    return Remembered(ref, commit, title, found, said)
+
+
+def _answer(
+    config: Config,
+    done: Committed,
+    commit: str | None,
+    place: tuple[str, str, str | None],
+    tell: tuple[Callable[[str], None] | None, Callable[[str], None]],
+) -> str | None:
+    """What is said of a note left pending (`place`: its ref, its branch, HEAD before its
+    commit was tried), and the index brought to HEAD: to the note's commit, else to what else
+    this remember committed."""
+    (ref, branch, head), (notice, say) = place, tell
     said = None
     if commit is None:
         say(said := _pending_said(config, done, ref, branch))
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
-    elif not elsewhere:  # one on a branch not checked out is indexed once it is
-        _index(config, ref, commit, notice)
-    if commit is None or elsewhere:
+    if commit is not None and not done.elsewhere.get(ref):  # on a branch not checked out:
+        _index(config, ref, commit, notice)  # indexed once it is
+    else:
         _follow_moved(config, head, notice)
-    return Remembered(ref, commit, title, found, said)
+    return said
 
 
 def _kept(
@@ -197,6 +207,14 @@ def _pending_said(config: Config, done: Committed, ref: str, branch: str) -> str
 
 def _unsaid(_: str) -> None:
     """No one to tell (the Python API without a notice): the JSON's `commit` says it."""
+
+
+def _changed(ref: str) -> MemidxError:
+    return MemidxError(
+        f"{ref} changed before its commit (edited, staged or removed), so it was not "
+        "committed: it is left as it is",
+        "commit it yourself, or remember the note again",
+    )
 
 
 def _follow_moved(config: Config, head: str | None, notice: Callable[[str], None] | None) -> None:
