@@ -28,6 +28,10 @@ OLDER_REF = "notes/disk-full.md"
 BODY = "The Gradle daemon needs two gigabytes of heap on this machine.\n"
 
 
+def _no_finisher(*_: object) -> None:
+    """No finisher at work beside the person's commit (memidx.memory.pending_finisher)."""
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
 def test_a_remember_left_pending_behind_an_older_note_it_committed_brings_the_index_to_head(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -60,7 +64,7 @@ def test_a_remember_left_pending_behind_an_older_note_it_committed_brings_the_in
         return real(config, commit, ref)  # type: ignore[arg-type]
 
     monkeypatch.setattr(pending_notes, "added_by", added_by)
-    monkeypatch.setattr(remember_module, "start_finisher", lambda *_: None)  # none at work
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
     try:
         done = repo.memidx("remember", "--title", "Gradle heap", "--json")
