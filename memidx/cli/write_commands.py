@@ -186,10 +186,14 @@ def commit_pending_notes(
     `left` (sync): a git lock left behind is a warning line too, when no note named it (sync
     said nothing of one, exit 0, while every git command of the person failed)."""
     from memidx.git.left_lock import left_lock
+    from memidx.git.refs import read_head
     from memidx.memory.pending_notes import finish_now
 
+    head = read_head(config.root)
     done = finish_now(config, say_line, moving)
-    if moving is not None and not done.commits:
+    # a commit that moved HEAD and then failed (git's index held past the wait) counts none:
+    # let go then, a person's commit whose drift check came before the sync's was refused
+    if moving is not None and not done.commits and read_head(config.root) == head:
         moving.close()  # HEAD did not move: the index behind it is drift of another cause
     for ref, commit in done.commits.items():
         say_line(f"committed {ref}, remembered while git was busy, as {commit[:12]}")

@@ -71,13 +71,16 @@ def _synced(root: Path, stage: str) -> int:
 
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
             print(line)
-        if stage not in MIDWAY:
-            _commit_pending(config)
-        elif ended:
-            _finisher_after_git(config)
-        if stage == "post-merge" or (stage == "post-commit" and _merge_made(root)):
-            _forget_again(config)  # a merge finished by `git commit` runs no post-merge
-        with following(config):  # git moved HEAD: a search meanwhile says the index follows
+        # git moved HEAD: a search meanwhile says the index follows. Taken before a pending
+        # note's commit moves it again: taken after, it was no command following that move
+        # (pre-commit's memidx-sync leaves no shim's mark), and a commit's drift check refused
+        with following(config):
+            if stage not in MIDWAY:
+                _commit_pending(config)
+            elif ended:
+                _finisher_after_git(config)
+            if stage == "post-merge" or (stage == "post-commit" and _merge_made(root)):
+                _forget_again(config)  # a merge finished by `git commit` runs no post-merge
             lines = sync_to_head(config, once=True)  # a wait for room: once per state
         for line in lines:
             print(f"memidx: {line}")

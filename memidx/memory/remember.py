@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from memidx.config import Config
 from memidx.errors import IndexLockLeft, MemidxError, SwitchedAway, UsageError
+from memidx.git.refs import read_head
 from memidx.index.ownership import keep_out_of_git
 from memidx.memory.answer_by import branch_for, left, rebase_said
 from memidx.memory.fresh_note import commit_kept, keep_fresh
@@ -99,11 +100,13 @@ def remember(
         rebased = branch if rebasing else None  # HEAD detached: no commit tried, no file
         kept, older = _kept(config, (directory, directory_arg, text), note, branch, rebased)
         ref = kept.ref
+        head = read_head(config.root)  # an older note's commit moves it too, this one's held up
         try:
             done = commit_kept(config, kept, say, older, deadline, rebasing=rebasing)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
                 start_finisher(config, say)
+            _follow_moved(config, head, notice)
             telling(exc, ref, found)
             raise
         gone = not kept.entry.exists()  # while no one else commits pending notes
@@ -117,19 +120,32 @@ def remember(
         done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)
     )
     if commit is None and gone:  # not the note it wrote by its commit
-        changed = MemidxError(
-            f"{ref} changed before its commit (edited, staged or removed), so it was not "
-            "committed: it is left as it is",
-            "commit it yourself, or remember the note again",
-        )
-        raise telling(changed, ref, found)
+        _follow_moved(config, head, notice)
+        raise telling(_changed(ref), ref, found)
+    said = _answer(config, done, commit, (ref, branch, head), (notice, say))
+    return Remembered(ref, commit, title, found, said)
+
+
+def _answer(
+    config: Config,
+    done: Committed,
+    commit: str | None,
+    place: tuple[str, str, str | None],
+    tell: tuple[Callable[[str], None] | None, Callable[[str], None]],
+) -> str | None:
+    """What is said of a note left pending (`place`: its ref, its branch, HEAD before its
+    commit was tried), and the index brought to HEAD: to the note's commit, else to what else
+    this remember committed."""
+    (ref, branch, head), (notice, say) = place, tell
     said = None
     if commit is None:
         say(said := _pending_said(config, done, ref, branch))
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
-    elif not elsewhere:  # one on a branch not checked out is indexed once it is
-        _index(config, ref, commit, notice)
-    return Remembered(ref, commit, title, found, said)
+    if commit is not None and not done.elsewhere.get(ref):  # on a branch not checked out:
+        _index(config, ref, commit, notice)  # indexed once it is
+    else:
+        _follow_moved(config, head, notice)
+    return said
 
 
 def _kept(
@@ -191,6 +207,29 @@ def _pending_said(config: Config, done: Committed, ref: str, branch: str) -> str
 
 def _unsaid(_: str) -> None:
     """No one to tell (the Python API without a notice): the JSON's `commit` says it."""
+
+
+def _changed(ref: str) -> MemidxError:
+    return MemidxError(
+        f"{ref} changed before its commit (edited, staged or removed), so it was not "
+        "committed: it is left as it is",
+        "commit it yourself, or remember the note again",
+    )
+
+
+def _follow_moved(config: Config, head: str | None, notice: Callable[[str], None] | None) -> None:
+    """The index brought to HEAD when it moved since `head` though this note was not committed
+    here: the older pending notes committed before it was held up (or failed). It let go of
+    its `following` lock with the index behind, and a person's commit begun then was refused
+    as drift (chaos.py, seed 5). A failure is a warning: the note's answer stands."""
+    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
+
+    if read_head(config.root) == head:
+        return
+    why = follow_commit(config, notice)
+    if why is not None and notice is not None:
+        notice(f"warning: the index did not follow the notes committed before this one: {why} "
+               f"({FOLLOW_HINT})")  # fmt: skip
 
 
 def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] | None) -> None:
