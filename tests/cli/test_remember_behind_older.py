@@ -109,3 +109,38 @@ def test_a_remember_whose_commit_failed_past_the_move_brings_the_index_to_head(
     assert "git's index stayed locked" in done.err
     assert repo.git("log", "-1", "--format=%s") == "memidx remember: Gradle heap\n"
     assert repo.memidx("check", "drift").code == 0  # was: the index has drifted from HEAD
+
+
+def test_a_remember_whose_retry_after_a_hook_failed_past_the_move_brings_the_index_to_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retry a remember makes once a post-* hook came while it held remember.lock
+    (pending_notes.after_a_hook) commits the pending notes too: one whose commit moved HEAD and
+    then failed raised past the index's follow, which the first try's error had."""
+    from memidx.errors import GitBusy, GitError
+    from memidx.git import commit as commit_module
+    from memidx.memory.pending_mark import FOLDER
+    from memidx.memory.pending_notes import HOOK_CAME, Committed
+
+    repo: NotesRepo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+
+    def busy(*_: object, **__: object) -> Committed:  # a person's git held the clone
+        (config.state_dir / FOLDER).mkdir(parents=True, exist_ok=True)
+        (config.state_dir / FOLDER / HOOK_CAME).touch()  # and its hook came meanwhile
+        return Committed({}, GitBusy("a git commit in this clone is still under way", "wait"))
+
+    def held(*_: object, **__: object) -> list[str]:
+        raise GitError("committed it, but git's index stayed locked", "run `git reset`")
+
+    monkeypatch.setattr(remember_module, "commit_kept", busy)
+    monkeypatch.setattr(commit_module, "follow", held)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+
+    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+    assert done.code == 1, done.err
+    assert "git's index stayed locked" in done.err
+    assert repo.git("log", "-1", "--format=%s") == "memidx remember: Gradle heap\n"
+    assert repo.memidx("check", "drift").code == 0  # was: the index has drifted from HEAD
