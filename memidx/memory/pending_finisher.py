@@ -109,6 +109,7 @@ def _finish(config: Config, say: Callable[[str], None]) -> bool:
     `remember` holds remember.lock (it commits them itself) or git came back meanwhile."""
     from contextlib import ExitStack
 
+    from memidx.git.refs import read_head
     from memidx.index.following import following
     from memidx.memory.head_sync import sync_to_head
     from memidx.memory.pending_notes import HOOK_LOCK_WAIT, HOOK_WAIT, LOCK, commit_pending
@@ -119,10 +120,13 @@ def _finish(config: Config, say: Callable[[str], None]) -> bool:
             if not taken:  # waited for outside `following`: a search meanwhile says the truth
                 return False
             moving.enter_context(following(config, at_the_move=True))  # at HEAD's move
+            head = read_head(config.root)
             done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
         for ref, commit in done.commits.items():
             say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
-        if done.commits:
+        # a commit that moved HEAD, then failed (git's index held past the wait), counts none:
+        # unfollowed, a person's commit next was refused as drift (no hook follows plumbing)
+        if done.commits or read_head(config.root) != head:
             for line in sync_to_head(config):
                 say(line)
     return done.busy is None

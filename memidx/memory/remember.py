@@ -114,7 +114,11 @@ def remember(
             kept = replace(kept, ref=ref)
         rebase_said(done, ref, rebased)
     if done.busy and not gone and ref not in done.commits:
-        done = after_a_hook(config, kept, say, since) or done
+        try:  # it commits the pending notes too: one may have moved HEAD, then failed
+            done = after_a_hook(config, kept, say, since) or done
+        except MemidxError:
+            _follow_moved(config, head, notice)
+            raise
     elsewhere = done.elsewhere.get(ref)  # HEAD went to another branch since it was read
     commit = (
         done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)

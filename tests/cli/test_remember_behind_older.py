@@ -77,3 +77,70 @@ def test_a_remember_left_pending_behind_an_older_note_it_committed_brings_the_in
     assert repo.git("log", "-1", "--format=%s", "--", OLDER_REF) == "memidx remember: Disk full\n"
     assert persons[0].returncode == 0, out + err  # was: the index has drifted from HEAD
     assert "drifted" not in out + err, out + err
+
+
+@pytest.mark.parametrize("older", [False, True], ids=["alone", "behind-an-older-note"])
+def test_a_remember_whose_commit_failed_past_the_move_brings_the_index_to_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, older: bool
+) -> None:
+    """A commit that moved HEAD and then failed (git's index held by a person's git past the
+    wait: `committed ..., but git's index stayed locked`) is an error of the remember: it let go
+    of its `following` lock with the index behind that HEAD, no hook follows a plumbing commit,
+    and a person's next commit was refused as drift."""
+    from memidx.errors import GitError
+    from memidx.git import commit as commit_module
+
+    repo: NotesRepo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+    if older:
+        repo.write(OLDER_REF, OLDER)  # as a `remember` leaves it while git is busy
+        keep(config, OLDER_REF, "Disk full", OLDER, "refs/heads/main")
+
+    def held(*_: object, **__: object) -> list[str]:
+        raise GitError("committed it, but git's index stayed locked", "run `git reset`")
+
+    monkeypatch.setattr(commit_module, "follow", held)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+
+    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+    assert done.code == 1, done.err
+    assert "git's index stayed locked" in done.err
+    assert repo.git("log", "-1", "--format=%s") == "memidx remember: Gradle heap\n"
+    assert repo.memidx("check", "drift").code == 0  # was: the index has drifted from HEAD
+
+
+def test_a_remember_whose_retry_after_a_hook_failed_past_the_move_brings_the_index_to_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retry a remember makes once a post-* hook came while it held remember.lock
+    (pending_notes.after_a_hook) commits the pending notes too: one whose commit moved HEAD and
+    then failed raised past the index's follow, which the first try's error had."""
+    from memidx.errors import GitBusy, GitError
+    from memidx.git import commit as commit_module
+    from memidx.memory.pending_mark import FOLDER
+    from memidx.memory.pending_notes import HOOK_CAME, Committed
+
+    repo: NotesRepo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+
+    def busy(*_: object, **__: object) -> Committed:  # a person's git held the clone
+        (config.state_dir / FOLDER).mkdir(parents=True, exist_ok=True)
+        (config.state_dir / FOLDER / HOOK_CAME).touch()  # and its hook came meanwhile
+        return Committed({}, GitBusy("a git commit in this clone is still under way", "wait"))
+
+    def held(*_: object, **__: object) -> list[str]:
+        raise GitError("committed it, but git's index stayed locked", "run `git reset`")
+
+    monkeypatch.setattr(remember_module, "commit_kept", busy)
+    monkeypatch.setattr(commit_module, "follow", held)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+
+    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+    assert done.code == 1, done.err
+    assert "git's index stayed locked" in done.err
+    assert repo.git("log", "-1", "--format=%s") == "memidx remember: Gradle heap\n"
+    assert repo.memidx("check", "drift").code == 0  # was: the index has drifted from HEAD

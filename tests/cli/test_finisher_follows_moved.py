@@ -1,0 +1,46 @@
+"""The pending notes' finisher (memidx.memory.pending_finisher) indexed only the commits it
+counted: one that moved HEAD and then failed (git's index held by a person's git past the wait,
+`committed ..., but git's index stayed locked`) counts none, so it let go of its `following`
+lock with the index behind a HEAD that holds the note, no hook follows a plumbing commit, and a
+person's `git commit` whose drift check came next was refused, "the index has drifted from
+HEAD" (as `memidx sync` did: tests/cli/test_sync_follows_pending.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.errors import GitError
+from memidx.memory import pending_finisher
+from memidx.memory.pending_notes import keep
+from tests.cli.test_following_not_across_waits import indexed_commit
+from tests.helpers import NotesRepo, started_memory
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
+REF = "notes/disk-full.md"
+
+
+def test_the_finisher_follows_a_pending_notes_commit_that_ended_in_an_error_past_the_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.git import commit as commit_module
+
+    repo: NotesRepo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)  # as a `remember` leaves it while git is busy
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+
+    def held(*_: object, **__: object) -> list[str]:
+        raise GitError(f"committed {REF}, but git's index stayed locked", "run `git reset`")
+
+    monkeypatch.setattr(commit_module, "follow", held)
+    said: list[str] = []
+
+    pending_finisher._finish(config, said.append)  # pyright: ignore[reportPrivateUsage]
+
+    head = repo.git("rev-parse", "HEAD").strip()
+    assert repo.git("log", "-1", "--format=%s", "--", REF) == "memidx remember: Disk full\n"
+    assert indexed_commit(config) == head, said  # was: behind, and no one to follow it
+    assert repo.memidx("check", "drift").code == 0
