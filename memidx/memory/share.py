@@ -29,7 +29,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
-from memidx.memory.share_check import merge_in_progress
+from memidx.memory.share_check import fetched_of, merge_in_progress
 from memidx.memory.share_fetch import fetch
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
@@ -215,7 +215,7 @@ def _merge(config: Config, here: str) -> str:
         _still_on(config, git_dir, here, undone)  # git merge merges into whatever HEAD names
         began, tip = not merge_in_progress(config), _tip(config, here)
         about_to_move()  # git's merge moves HEAD: `following` held from here
-        merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
+        merged = _git(config, "merge", "--no-edit", *_theirs(config, here))  # what was fetched
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
         if merged.returncode != 0:  # undone, wherever HEAD is
@@ -226,6 +226,20 @@ def _merge(config: Config, here: str) -> str:
         return ""
     merge_failed(config, merged)  # raises for what trying again cannot mend
     return _reason(merged)
+
+
+def _theirs(config: Config, here: str) -> tuple[str, ...]:
+    """git merge's arguments for what share's own fetch brought (share_check.fetched_of), said
+    as the upstream: `@{upstream}` merged origin/<name> as a person's long fetch held it, stale
+    ("Already up to date"), and each push was refused for 300 s."""
+    from memidx.memory.share_check import FETCHED
+    from memidx.memory.share_commit import merge_message
+
+    theirs = fetched_of(config, here)
+    commit = _tip(config, theirs) if theirs.startswith(FETCHED) else ""
+    if not commit:  # share's fetch wrote no ref of its own (a plain fetch): as git pull merges
+        return ("@{upstream}",)
+    return ("--no-log", "-m", merge_message(config, here, commit), commit)  # its log in it
 
 
 def _tip(config: Config, branch: str) -> str:
