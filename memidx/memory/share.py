@@ -153,19 +153,20 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
 def _no_fetch_under_the_push(
     config: Config, until: float, renamed: tuple[Renamed, ...], say: Callable[[str], None] | None
 ) -> None:
-    """Wait (until `until`) for the person's git fetch, pull or push to end: share's push
+    """Wait (until `until`) for the person's git fetch (a pull's too) to end: share's push
     writes origin/<branch>, and a fetch of theirs that read it before failed at its end
-    ("cannot lock ref"); GitError, nothing pushed, when one still runs then."""
-    from memidx.memory.share_fetch import no_fetch_of_theirs
+    ("cannot lock ref"); GitError, nothing pushed, when one still runs then. Not for their
+    push or a pull past its fetch, which nothing of share's push can fail."""
+    from memidx.memory.share_fetch import CHECKED, no_fetch_of_theirs
 
-    if no_fetch_of_theirs(config, time.monotonic()):
+    if no_fetch_of_theirs(config, time.monotonic(), CHECKED):
         return
     if say is not None:
         say("waiting for your git fetch to end (share's push would make it fail)")
-    if not no_fetch_of_theirs(config, until):
+    if not no_fetch_of_theirs(config, until, CHECKED):
         raise GitError(
-            "a git fetch, pull or push of yours in this clone ran all the while; share's push "
-            "would have made it fail (both write origin/<branch>), so nothing was pushed",
+            "a git fetch of yours in this clone ran all the while; share's push would have "
+            "made it fail (both write origin/<branch>), so nothing was pushed",
             f"{_kept(renamed)}; run make sync again once it ends",
         )
 

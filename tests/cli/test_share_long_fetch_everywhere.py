@@ -10,6 +10,7 @@ The person's fetch is held before its pack (a `git` on its exec path), as in tha
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from memidx.memory import share as share_module
 from memidx.memory import share_fetch
 from memidx.memory.share import Shared, share
 from tests.cli.test_forget import clones
+from tests.cli.test_share_fetch_race import wait_for
 from tests.cli.test_share_persons_long_fetch import held
+from tests.helpers import clean_env
 from tests.memories import REMEMBERED
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="gits seen in /proc")
@@ -98,3 +101,50 @@ def test_git_s_own_merge_merges_what_share_fetched(
     assert {"notes/theirs.md", "notes/ours.md"} <= set(names), names
     subject = two.git("log", "-1", "--format=%s", "HEAD").strip()
     assert subject == "Merge remote-tracking branch 'origin/main'", subject  # not share's ref
+
+
+HOLDING_HOOK = """#!/bin/sh
+[ -n "${HOLD_PUSH:-}" ] || exit 0
+: > "$HOLD_PUSH.in"
+while [ ! -e "$HOLD_PUSH.go" ]; do sleep 0.05; done
+"""
+
+
+def test_share_pushes_beside_a_persons_push_it_cannot_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a fetch reads origin/<branch> before it writes it (and fails when it moved): a
+    person's `git push` (its pre-push hook running the tests, a credential prompt) does not.
+    share's push waited for it all the same, to its deadline (300 s), then stopped, nothing
+    pushed: "a git fetch, pull or push of yours in this clone ran all the while"."""
+    one, two = clones(tmp_path)
+    two.git("switch", "-q", "-c", "feature")
+    two.note("feature.md", "Feature", "a note of the person's branch about load balancers")
+    two.commit("the person's branch")
+    two.git("switch", "-q", "main")
+    two.note("ours.md", "Ours", "a note of this clone's about kubernetes probes")
+    two.commit("two's note")
+    hook = two.root / ".git" / "hooks" / "pre-push"
+    hook.write_text(HOLDING_HOOK)
+    hook.chmod(0o755)
+    hold = tmp_path / "hold"
+    monkeypatch.setattr(share_module, "DEADLINE", 4.0)  # share's 300 s, shortened
+    person = subprocess.Popen(  # the person's push of their branch, held in its hook
+        ["git", "push", "-q", "origin", "feature"], cwd=two.root,
+        env=clean_env(HOLD_PUSH=str(hold)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert wait_for(None, Path(f"{hold}.in")), "the person's push never reached its hook"
+        shared = share(load_config(two.root, env={}), sleep=lambda _: None)
+        still = person.poll() is None
+    finally:
+        Path(f"{hold}.go").touch()
+        person.communicate(timeout=120)
+
+    assert shared.pushed and shared.attempts == 1, shared  # was: GitError at the deadline
+    assert still  # pushed while the person's push ran
+    assert person.returncode == 0  # theirs went through all the same
+    assert (
+        one.git("ls-remote", "origin", "refs/heads/main").split()[0]
+        == two.git("rev-parse", "main").strip()
+    )
