@@ -29,7 +29,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
-from memidx.memory.share_check import merge_in_progress
+from memidx.memory.share_check import fetched_of, merge_in_progress
 from memidx.memory.share_fetch import fetch
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
@@ -153,19 +153,20 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
 def _no_fetch_under_the_push(
     config: Config, until: float, renamed: tuple[Renamed, ...], say: Callable[[str], None] | None
 ) -> None:
-    """Wait (until `until`) for the person's git fetch, pull or push to end: share's push
+    """Wait (until `until`) for the person's git fetch (a pull's too) to end: share's push
     writes origin/<branch>, and a fetch of theirs that read it before failed at its end
-    ("cannot lock ref"); GitError, nothing pushed, when one still runs then."""
-    from memidx.memory.share_fetch import no_fetch_of_theirs
+    ("cannot lock ref"); GitError, nothing pushed, when one still runs then. Not for their
+    push or a pull past its fetch, which nothing of share's push can fail."""
+    from memidx.memory.share_fetch import CHECKED, no_fetch_of_theirs
 
-    if no_fetch_of_theirs(config, time.monotonic()):
+    if no_fetch_of_theirs(config, time.monotonic(), CHECKED):
         return
     if say is not None:
         say("waiting for your git fetch to end (share's push would make it fail)")
-    if not no_fetch_of_theirs(config, until):
+    if not no_fetch_of_theirs(config, until, CHECKED):
         raise GitError(
-            "a git fetch, pull or push of yours in this clone ran all the while; share's push "
-            "would have made it fail (both write origin/<branch>), so nothing was pushed",
+            "a git fetch of yours in this clone ran all the while; share's push would have "
+            "made it fail (both write origin/<branch>), so nothing was pushed",
             f"{_kept(renamed)}; run make sync again once it ends",
         )
 
@@ -215,7 +216,7 @@ def _merge(config: Config, here: str) -> str:
         _still_on(config, git_dir, here, undone)  # git merge merges into whatever HEAD names
         began, tip = not merge_in_progress(config), _tip(config, here)
         about_to_move()  # git's merge moves HEAD: `following` held from here
-        merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
+        merged = _git(config, "merge", "--no-edit", *_theirs(config, here))  # what was fetched
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
         if merged.returncode != 0:  # undone, wherever HEAD is
@@ -226,6 +227,20 @@ def _merge(config: Config, here: str) -> str:
         return ""
     merge_failed(config, merged)  # raises for what trying again cannot mend
     return _reason(merged)
+
+
+def _theirs(config: Config, here: str) -> tuple[str, ...]:
+    """git merge's arguments for what share's own fetch brought (share_check.fetched_of), said
+    as the upstream: `@{upstream}` merged origin/<name> as a person's long fetch held it, stale
+    ("Already up to date"), and each push was refused for 300 s."""
+    from memidx.memory.share_check import FETCHED
+    from memidx.memory.share_commit import merge_message
+
+    theirs = fetched_of(config, here)
+    commit = _tip(config, theirs) if theirs.startswith(FETCHED) else ""
+    if not commit:  # share's fetch wrote no ref of its own (a plain fetch): as git pull merges
+        return ("@{upstream}",)
+    return ("--no-log", "-m", merge_message(config, here, commit), commit)  # its log in it
 
 
 def _tip(config: Config, branch: str) -> str:

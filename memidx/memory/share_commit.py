@@ -15,7 +15,7 @@ def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
     as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
     remote that requires signed commits refused share's push)."""
-    message = _message(config, here, merge.theirs)
+    message = merge_message(config, here, merge.theirs)
     sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
     argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
     argv = (*argv, "-m", message)
@@ -25,7 +25,7 @@ def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     return made.stdout.strip()
 
 
-def _message(config: Config, here: str, theirs: str) -> str:
+def merge_message(config: Config, here: str, theirs: str) -> str:
     """git merge's message for merging the upstream into `here`, made by git's own
     fmt-merge-msg as git merge makes it: ` into <branch>` but for main and master
     (merge.suppressDest), the shortlog of what comes under merge.log, merge.branchdesc."""

@@ -31,6 +31,9 @@ from memidx.memory.share_merge import tracking
 OWN = FETCHED  # share's merge merges it (share_check.fetched_of), not the person's ref
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 FETCHERS = frozenset({"fetch", "pull", "push", "remote"})  # they write remote-tracking refs
+# those of FETCHERS that fail when one moves under them (read before, written checked at their
+# end); a push writes its own unchecked, a pull's fetch is a `git fetch` child of its own
+CHECKED = frozenset({"fetch", "remote"})
 WAIT = 10.0  # seconds a fetch of the person's is waited for (share's merge waits as long)
 PAUSE = 0.05
 
@@ -114,18 +117,20 @@ def plain_fetch(config: Config, run: Git = run_git) -> subprocess.CompletedProce
     return fetched
 
 
-def no_fetch_of_theirs(config: Config, until: float) -> bool:
-    """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs,
-    in any of its work trees: a linked one (`git worktree add`) shares them (Linux /proc;
-    elsewhere none is seen); whether none does now. share's push waits too (it writes
-    origin/<branch> as git's does: a fetch of theirs that read it before failed at its end)."""
+def no_fetch_of_theirs(config: Config, until: float, commands: frozenset[str] = FETCHERS) -> bool:
+    """Wait (until `until`) while a git of the clone that writes remote-tracking refs runs
+    (one of `commands`), in any of its work trees: a linked one (`git worktree add`) shares
+    them (Linux /proc; elsewhere none is seen); whether none does now. share's push waits too,
+    for CHECKED alone (it writes origin/<branch> as git's does: a fetch of theirs that read
+    it before failed at its end; a push of theirs, its pre-push hook running the tests, was
+    waited for 300 s, and nothing pushed, though nothing of it could fail)."""
     from memidx.git.checkouts import work_trees
     from memidx.git.publish import committers
     from memidx.git.repo import GitRepo
 
     trees = work_trees(GitRepo(config.root)) or [config.root]
     for _ in range(100_000):  # bounded by `until`
-        if not committers(trees[0], FETCHERS, also=trees[1:]):
+        if not committers(trees[0], commands, also=trees[1:]):
             return True
         if time.monotonic() > until:
             return False

@@ -47,12 +47,13 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
     it, and say so (one line each); see the module docstring."""
     from memidx.git.branch import head_ref
     from memidx.git.publish import DETACHED
+    from memidx.memory.share_check import fetched_of
 
     repo = GitRepo(config.root)
     # read first: a `git switch` meanwhile never gets the move committed on the branch it
     # took HEAD to, where neither name may be a twin (share's merge names what it finds)
     branch = head_ref(config.root)
-    sides = None if branch == DETACHED else _sides(repo, branch)
+    sides = None if branch == DETACHED else _sides(repo, branch, fetched_of(config, branch))
     base = None if sides is None else _merge_base(repo, sides)
     if base is None or sides is None:
         return ()
@@ -97,15 +98,15 @@ def _said(config: Config, move: Renamed) -> str:
     )
 
 
-def _sides(repo: GitRepo, branch: str) -> tuple[str, str] | None:
-    """The commits of `branch` (refs/heads/<name>) and of its upstream, read once: named
-    "HEAD" and "@{upstream}" at each look, a `git pull --rebase` that detached HEAD meanwhile
-    failed the share with git's "HEAD does not point to a branch" (tests/benchmark/chaos.py,
-    seed 1); None when it has no upstream."""
-    name = branch.removeprefix("refs/heads/")
+def _sides(repo: GitRepo, branch: str, upstream: str) -> tuple[str, str] | None:
+    """The commits of `branch` (refs/heads/<name>) and of its `upstream` as share merges it
+    (share_check.fetched_of: origin/<name> as a person's long fetch held it lacked the remote's
+    twin, and the merge stopped on it), read once: named "HEAD" and "@{upstream}" at each look,
+    a `git pull --rebase` that detached HEAD meanwhile failed the share with git's "HEAD does
+    not point to a branch" (tests/benchmark/chaos.py, seed 1); None when it has no upstream."""
     found = [
         repo.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False).decode().strip()
-        for ref in (branch, f"{name}@{{upstream}}")
+        for ref in (branch, upstream)
     ]
     return (found[0], found[1]) if all(found) else None
 
