@@ -111,6 +111,40 @@ def test_a_lock_cut_short_once_head_moved_is_removed_with_the_commit_s_paths_res
     assert changed == (["M  notes/a.md"] if how != ("-a",) else []), changed  # nothing undone
 
 
+def test_an_amend_s_lock_cut_short_resets_the_paths_it_put_back_as_the_parent_had_them(
+    tmp_path: Path,
+) -> None:
+    """`git commit --amend -a` that put notes/a.md back as the parent has it: the paths to reset
+    are those changed from the commit HEAD was at (its reflog's), not from HEAD's parent, which
+    missed notes/a.md, and the next commit put back the words the amend took out."""
+    repo = started_memory(tmp_path)
+    repo.write("notes/a.md", "# A\n\nThe first words of a note.\n")
+    repo.commit("the parent")
+    repo.write("notes/a.md", "# A\n\nWords the amend takes out again.\n")
+    repo.write("notes/b.md", "# B\n\nAnother note.\n")
+    repo.commit("amended")
+    repo.write("notes/a.md", "# A\n\nThe first words of a note.\n")  # as the parent has it
+    hook = repo.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(KILLER)
+    hook.chmod(0o755)
+    repo.git("commit", "-q", "--amend", "-a", "-m", "amended", check=False)
+    hook.unlink()
+    lock = repo.root / ".git" / "index.lock"
+    _until_left_behind(lock, repo.root)
+    written = lock.stat()
+    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out
+    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_lock"]["kind"] == "git-commit", data["git_lock"]
+    clear = f"rm {lock} && git -C {repo.root} reset -q HEAD -- {quote(':(literal)notes/a.md')}"
+    assert data["git_lock"]["clear"] == clear
+    lock.unlink()  # as told
+    repo.git("reset", "-q", "HEAD", "--", ":(literal)notes/a.md")
+    assert repo.git("status", "--porcelain", "--", "notes") == ""  # nothing to undo the amend
+
+
 def test_a_killed_commit_of_paths_leaves_its_next_index_named_once_the_index_lock_goes(
     tmp_path: Path,
 ) -> None:
