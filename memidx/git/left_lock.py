@@ -27,6 +27,8 @@ EDIT = "memidx-edit"  # memidx killed as it changed an entry (memidx.git.index_e
 REF = "ref"  # HEAD's lock or its branch's
 NEXT_INDEX = "next-index"  # a `git commit <paths>` killed: the index it built for the commit
 NEXT = "next-index-*.lock"  # git's name for it, in the git folder, the git's pid in it
+LISTED = 2048  # characters of paths named in a command: more (a line no one reads; one `sh
+# -c` argument holds 128 KiB at most) are listed by git in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +124,13 @@ def _cut_short(root: Path, lock: Path, moved_from: str, said_rm: tuple[str, str]
     )
     if not paths:
         return LeftLock(lock, COMMITTED, said, rm)
-    quoted = " ".join(quote(f":(literal){path}") for path in paths)
-    return LeftLock(
-        lock, COMMITTED, said, f"{rm} && git -C {quote(str(root))} reset -q HEAD -- {quoted}"
-    )
+    git, quoted = f"git -C {quote(str(root))}", " ".join(quote(f":(literal){p}") for p in paths)
+    if len(quoted) <= LISTED:
+        return LeftLock(lock, COMMITTED, said, f"{rm} && {git} reset -q HEAD -- {quoted}")
+    # a commit of thousands of files: listed by git (xargs -r: none listed resets none)
+    listing = f"{git} diff-tree -r -z --no-commit-id --name-only {' '.join(since)}"
+    reset = f"git --literal-pathspecs -C {quote(str(root))} reset -q HEAD --"
+    return LeftLock(lock, COMMITTED, said, f"{rm} && {listing} | xargs -0 -r {reset}")
 
 
 def _committed(root: Path, lock: Path) -> bool:
