@@ -31,6 +31,7 @@ STATE, PARENT, START = 0, 1, 19  # in stat's fields after the command's name
 ENDED = ("Z", "X")  # a zombie (not reaped yet) or dead: it holds nothing
 CLOCK = "memidx-clock-{}-{}"  # uid, boot id: the least offset of the wall clock noted this boot
 JITTER = 0.05  # seconds: offsets this near are one (two clocks read one after the other)
+RUNTIME = "/run/user/{}"  # uid: the user's runtime folder (systemd's), XDG_RUNTIME_DIR or not
 _noted: dict[str, float] = {}  # the least offset this process noted or read, by boot id
 _boot: list[str | None] = []  # this boot's id, once read
 
@@ -139,8 +140,9 @@ def note_clock(*, fresh: bool = False) -> float | None:
         return _noted[boot]  # this process noted no more than that: nothing to write
     from memidx.portable import NO_FOLLOW, user_id
 
-    path = clock_folder() / CLOCK.format(user_id(), boot)
-    kept = _read_clock(path)
+    folders, name = clock_folders(), CLOCK.format(user_id(), boot)
+    noted = [found for folder in folders if (found := _read_clock(folder / name)) is not None]
+    kept, path = min(noted, default=None), folders[0] / name
     if kept is not None and kept <= now + JITTER:
         _noted[boot] = kept
         return kept
@@ -159,13 +161,21 @@ def note_clock(*, fresh: bool = False) -> float | None:
     return now
 
 
-def clock_folder() -> Path:
-    """Where the least offset of this boot is noted: the user's runtime folder (emptied at
-    each boot), else the temporary folder (the boot id in the file's name)."""
+def clock_folders() -> list[Path]:
+    """Where the least offset of this boot is noted, the first where it is written: the user's
+    runtime folder (emptied at each boot), else the temporary folder (the boot id in the
+    file's name). Each is read: a memidx run without XDG_RUNTIME_DIR (cron, `sudo -u`, a
+    service) read only the temporary folder, missed the note of one run with it, and noted
+    the offset after a step since, under which a live memidx's file looked a killed one's."""
     import tempfile  # not at import: read by agents' hooks, which start lean (embed.running)
 
+    from memidx.portable import user_id
+
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    return Path(runtime) if runtime and Path(runtime).is_dir() else Path(tempfile.gettempdir())
+    named = [Path(runtime)] if runtime else []
+    named += [Path(RUNTIME.format(user_id())), Path(tempfile.gettempdir())]
+    found = [folder for folder in dict.fromkeys(named) if folder.is_dir()]
+    return found or [Path(tempfile.gettempdir())]
 
 
 def _read_clock(path: Path) -> float | None:

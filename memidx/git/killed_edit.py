@@ -13,7 +13,9 @@ git (or a live memidx) holds, or a file aside beside another saved at its path, 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from memidx.text import display
 
 ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]`, as memidx.memory.pending_elsewhere.ASIDE
 EDIT_COPY = "memidx-edit-index"  # memidx.git.index_edit's copy of git's index
+TOKEN_MOST = 128  # bytes: `memidx <pid> <object>`, read from an index.lock no longer than that
 
 
 def settle_killed_edit(root: Path, notes: Path, *, asides: bool = True) -> list[str]:
@@ -59,20 +62,30 @@ def _git_folder(root: Path) -> Path | None:
 def _lock_let_go(root: Path, folder: Path) -> tuple[int, str] | None:
     """Remove `folder`'s index.lock (and the copy of the index made under it) when a killed
     memidx's change of an entry left it: the pid and blob its token named, else None."""
+    from memidx.git.judged_unlink import unlink_judged
     from memidx.git.lock_holders import left_behind
 
     lock = folder / "index.lock"
-    token = _token(lock)
+    try:  # read once: a check of the token again, then an unlink, removed a lock taken between
+        seen = lock.stat()
+        if not stat.S_ISREG(seen.st_mode) or seen.st_size > TOKEN_MOST:  # a git's index
+            return None
+        with lock.open("rb") as file:
+            judged = file.read(TOKEN_MOST + 1)
+    except OSError:
+        return None
+    token = _token_of(judged)
     if token is None or not _a_blob(root, token[1]) or not left_behind(lock, root):
         return None
-    if _token(lock) != token:  # taken since by another: its own
+    try:  # only the lock judged: one let go and taken since is its holder's
+        if not unlink_judged(lock, judged, seen):
+            return None
+    except OSError:  # a folder it may not change: status names the lock, as before
         return None
     copy = f"{EDIT_COPY}-{token[0]}"  # the killed shell's copy, and its hold of the index
-    for left in (folder / copy, folder / f"{copy}.lock", folder / f"{copy}.seen", lock):
-        try:
+    for left in (folder / copy, folder / f"{copy}.lock", folder / f"{copy}.seen"):
+        with contextlib.suppress(OSError):  # else removed with the dead copies (index_copy)
             left.unlink(missing_ok=True)
-        except OSError:  # a folder it may not change: status names the lock, as before
-            return None
     return token
 
 
@@ -95,9 +108,14 @@ def _token(lock: Path) -> tuple[int, str] | None:
     """The pid and object an index.lock memidx took names (`memidx <pid> <object>`), else None."""
     try:
         with lock.open("rb") as file:
-            said = file.read(128).split()
+            return _token_of(file.read(TOKEN_MOST))
     except OSError:
         return None
+
+
+def _token_of(data: bytes) -> tuple[int, str] | None:
+    """The pid and object `memidx <pid> <object>` names, else None."""
+    said = data.split()
     if len(said) != 3 or said[0] != b"memidx" or not said[1].isdigit():
         return None
     name = said[2].decode("ascii", "replace")

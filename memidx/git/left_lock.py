@@ -27,6 +27,8 @@ EDIT = "memidx-edit"  # memidx killed as it changed an entry (memidx.git.index_e
 REF = "ref"  # HEAD's lock or its branch's
 NEXT_INDEX = "next-index"  # a `git commit <paths>` killed: the index it built for the commit
 NEXT = "next-index-*.lock"  # git's name for it, in the git folder, the git's pid in it
+LISTED = 2048  # characters of paths named in a command: more (a line no one reads; one `sh
+# -c` argument holds 128 KiB at most) are listed by git in it
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,19 +99,23 @@ def described(root: Path, lock: Path) -> LeftLock:
             "index was not brought to it (removed, your next commit undoes it)"
         )
         return LeftLock(lock, COMMITTED, said, f"mv {quote(str(lock))} {quote(str(index))}")
-    if not _whole(root, lock) and _head_moved_since(root, lock):
-        return _cut_short(root, lock, killed, rm)
+    if not _whole(root, lock) and (moved_from := _head_moved_from(root, lock)) is not None:
+        return _cut_short(root, lock, moved_from, (killed, rm))
     return LeftLock(lock, GIT, f"{killed} as it wrote git's index", rm)
 
 
-def _cut_short(root: Path, lock: Path, killed: str, rm: str) -> LeftLock:
+def _cut_short(root: Path, lock: Path, moved_from: str, said_rm: tuple[str, str]) -> LeftLock:
     """A commit's lock cut short (a power cut before it was written out) once HEAD moved: it
     cannot stand for the index, and `rm` alone left git's index before the commit, so the
-    person's next commit undid it. The commit's paths brought to HEAD too, as git would have
+    person's next commit undid it. The paths the commit changed from where HEAD was before it
+    (`moved_from`, HEAD's reflog's: an amend's is the commit it replaced, not its parent, whose
+    paths the amend put back as the parent has them) brought to HEAD too, as git would have
     (the work tree untouched: it holds what was committed)."""
-    repo = GitRepo(root)
-    parent = repo.run("rev-parse", "-q", "--verify", "HEAD^", check=False).decode().strip()
-    since = [parent, "HEAD"] if parent else ["--root", "HEAD"]
+    (killed, rm), repo = said_rm, GitRepo(root)
+    was = repo.run("rev-parse", "-q", "--verify", f"{moved_from}^{{commit}}", check=False).strip()
+    if not was:  # HEAD's first commit (no value before it), or that commit pruned since
+        was = repo.run("rev-parse", "-q", "--verify", "HEAD^", check=False).strip()
+    since = [was.decode(), "HEAD"] if was else ["--root", "HEAD"]
     listed = repo.run("diff-tree", "-r", "-z", "--no-commit-id", "--name-only", *since)
     paths = [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
     said = (
@@ -118,10 +124,13 @@ def _cut_short(root: Path, lock: Path, killed: str, rm: str) -> LeftLock:
     )
     if not paths:
         return LeftLock(lock, COMMITTED, said, rm)
-    quoted = " ".join(quote(f":(literal){path}") for path in paths)
-    return LeftLock(
-        lock, COMMITTED, said, f"{rm} && git -C {quote(str(root))} reset -q HEAD -- {quoted}"
-    )
+    git, quoted = f"git -C {quote(str(root))}", " ".join(quote(f":(literal){p}") for p in paths)
+    if len(quoted) <= LISTED:
+        return LeftLock(lock, COMMITTED, said, f"{rm} && {git} reset -q HEAD -- {quoted}")
+    # a commit of thousands of files: listed by git (xargs -r: none listed resets none)
+    listing = f"{git} diff-tree -r -z --no-commit-id --name-only {' '.join(since)}"
+    reset = f"git --literal-pathspecs -C {quote(str(root))} reset -q HEAD --"
+    return LeftLock(lock, COMMITTED, said, f"{rm} && {listing} | xargs -0 -r {reset}")
 
 
 def _committed(root: Path, lock: Path) -> bool:
@@ -134,7 +143,7 @@ def _committed(root: Path, lock: Path) -> bool:
     nothing: git's index is as the person staged it, the commit's files in the work tree."""
     from memidx.errors import GitError
 
-    if not _whole(root, lock) or not _head_moved_since(root, lock):
+    if not _whole(root, lock) or _head_moved_from(root, lock) is None:
         return False
     try:
         at_lock = _off_head(root, lock)
@@ -146,25 +155,28 @@ def _committed(root: Path, lock: Path) -> bool:
     return bool(differ) and not differ & at_lock.keys()
 
 
-def _head_moved_since(root: Path, lock: Path) -> bool:
-    """Whether a commit moved HEAD after `lock` was written: HEAD's reflog (its worktree's)
-    written since, its last line a commit's to HEAD's commit. A `git commit -a` killed before
-    (a pre-commit hook) whose lock holds HEAD's file where git's index holds a staged edit (the
-    file put back as HEAD has it) looks the same otherwise, and `mv` dropped that edit. With no
-    reflog (core.logAllRefUpdates off) it is never told: `rm`, as before."""
+def _head_moved_from(root: Path, lock: Path) -> str | None:
+    """Where HEAD was before a commit moved it after `lock` was written (zeros: nowhere), else
+    None: HEAD's reflog (its worktree's) written since, its last line a commit's to HEAD's.
+    A `git commit -a` killed before (a pre-commit hook) whose lock holds HEAD's file where
+    git's index holds a staged edit (the file put back as HEAD has it) looks the same
+    otherwise, and `mv` dropped that edit. With no reflog (core.logAllRefUpdates off) it is
+    never told: `rm`, as before."""
     log = lock.parent / "logs" / "HEAD"
     try:
         if log.stat().st_mtime < lock.stat().st_mtime:
-            return False
+            return None
         with log.open("rb") as file:
             file.seek(max(0, file.seek(0, 2) - 4096))
             line = file.read().rstrip(b"\n").rpartition(b"\n")[2]
     except OSError:
-        return False
+        return None
     said, _, words = line.partition(b"\t")
     fields = said.split()
     head = GitRepo(root).run("rev-parse", "-q", "--verify", "HEAD", check=False).strip()
-    return len(fields) > 1 and fields[1] == head and words.startswith(b"commit")
+    if len(fields) > 1 and fields[1] == head and words.startswith(b"commit"):
+        return fields[0].decode("ascii", "replace")
+    return None
 
 
 def _whole(root: Path, lock: Path) -> bool:

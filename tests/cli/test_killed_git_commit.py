@@ -9,13 +9,14 @@ git's index is as the person staged it, the commit's files in the work tree."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 from shlex import quote
 
 import pytest
 
 from tests.cli.test_take_out_killed import _until_left_behind  # pyright: ignore[reportPrivateUsage]
-from tests.helpers import NotesRepo, started_memory
+from tests.helpers import NotesRepo, clean_env, started_memory
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/fd").is_dir(), reason="a lock no process holds is seen in /proc"
@@ -109,6 +110,77 @@ def test_a_lock_cut_short_once_head_moved_is_removed_with_the_commit_s_paths_res
     repo.git("reset", "-q", "HEAD", "--", *paths)
     changed = repo.git("status", "--porcelain", "--", "notes").splitlines()
     assert changed == (["M  notes/a.md"] if how != ("-a",) else []), changed  # nothing undone
+
+
+def test_an_amend_s_lock_cut_short_resets_the_paths_it_put_back_as_the_parent_had_them(
+    tmp_path: Path,
+) -> None:
+    """`git commit --amend -a` that put notes/a.md back as the parent has it: the paths to reset
+    are those changed from the commit HEAD was at (its reflog's), not from HEAD's parent, which
+    missed notes/a.md, and the next commit put back the words the amend took out."""
+    repo = started_memory(tmp_path)
+    repo.write("notes/a.md", "# A\n\nThe first words of a note.\n")
+    repo.commit("the parent")
+    repo.write("notes/a.md", "# A\n\nWords the amend takes out again.\n")
+    repo.write("notes/b.md", "# B\n\nAnother note.\n")
+    repo.commit("amended")
+    repo.write("notes/a.md", "# A\n\nThe first words of a note.\n")  # as the parent has it
+    hook = repo.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(KILLER)
+    hook.chmod(0o755)
+    repo.git("commit", "-q", "--amend", "-a", "-m", "amended", check=False)
+    hook.unlink()
+    lock = repo.root / ".git" / "index.lock"
+    _until_left_behind(lock, repo.root)
+    written = lock.stat()
+    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out
+    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_lock"]["kind"] == "git-commit", data["git_lock"]
+    clear = f"rm {lock} && git -C {repo.root} reset -q HEAD -- {quote(':(literal)notes/a.md')}"
+    assert data["git_lock"]["clear"] == clear
+    lock.unlink()  # as told
+    repo.git("reset", "-q", "HEAD", "--", ":(literal)notes/a.md")
+    assert repo.git("status", "--porcelain", "--", "notes") == ""  # nothing to undo the amend
+
+
+def test_a_lock_cut_short_by_a_commit_of_many_files_is_cleared_by_a_short_command(
+    tmp_path: Path,
+) -> None:
+    """A commit of hundreds of files: each named in the command made a status line of tens of
+    kilobytes (past 128 KiB, a command `sh -c` could not even run); git lists them itself,
+    and what the person staged apart from the commit stays staged."""
+    repo = started_memory(tmp_path)
+    names = [f"notes/many/a note with a rather long name {n:03}.md" for n in range(400)]
+    for name in names:
+        repo.write(name, "# A note\n\nIts first words.\n")
+    repo.write("notes/a.md", "# A\n\nThe first words of a note.\n")
+    repo.commit("many notes")
+    for name in names:
+        repo.write(name, "# A note\n\nIts words, committed by the killed git.\n")
+    repo.write("notes/a.md", "# A\n\nStaged, not committed.\n")
+    repo.git("add", "notes/a.md")
+    hook = repo.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(KILLER)
+    hook.chmod(0o755)
+    repo.git("commit", "-q", "-m", "killed", "--", "notes/many", check=False)
+    hook.unlink()
+    lock = repo.root / ".git" / "index.lock"
+    _until_left_behind(lock, repo.root)
+    written = lock.stat()
+    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out
+    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_lock"]["kind"] == "git-commit", data["git_lock"]
+    assert len(data["git_lock"]["clear"]) < 1024, len(data["git_lock"]["clear"])
+    done = subprocess.run(["sh", "-c", data["git_lock"]["clear"]], env=clean_env(), check=False)
+    assert done.returncode == 0
+    changed = repo.git("status", "--porcelain", "--", "notes").splitlines()
+    assert changed == ["M  notes/a.md"], changed[:3]  # the commit kept, the staged edit too
 
 
 def test_a_killed_commit_of_paths_leaves_its_next_index_named_once_the_index_lock_goes(

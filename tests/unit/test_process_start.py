@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,7 +52,7 @@ def test_a_start_is_read_on_the_least_offset_noted(
 def clock_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The offsets noted in `tmp_path`, none noted by this process yet (never the machine's own
     note, which every memidx of this boot reads)."""
-    monkeypatch.setattr(process_start, "clock_folder", lambda: tmp_path)
+    monkeypatch.setattr(process_start, "clock_folders", lambda: [tmp_path])
     monkeypatch.setattr(process_start, "_noted", {})
     yield tmp_path
 
@@ -83,3 +84,27 @@ def test_a_pid_given_again_is_still_told_after_a_step(
     noted = [float(path.read_text()) for path in clock_here.glob("memidx-clock-*")]
     assert len(noted) == 1
     assert noted[0] < time.time() - HOUR - (process_start.uptime() or 0.0) + 1  # noted
+
+
+@LINUX
+def test_a_judge_without_the_makers_runtime_folder_reads_its_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The maker ran with XDG_RUNTIME_DIR (an agent's hook, a desktop terminal), the judge
+    without it (cron, `sudo -u`, `docker exec`, a service): the judge read only the temporary
+    folder, found no note, noted the offset after the step, and took the live maker's file for
+    a killed memidx's."""
+    runtime = tmp_path / f"run-{os.getuid()}"
+    runtime.mkdir()
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(process_start, "RUNTIME", str(tmp_path / "run-{}"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setattr(process_start, "_noted", {})
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    note_clock()  # the maker's, before its file
+    made = time.time()
+    monkeypatch.delenv("XDG_RUNTIME_DIR")  # the judge: another process, another environment
+    monkeypatch.setattr(process_start, "_noted", {})
+    monkeypatch.setattr(process_start, "wall_clock", lambda: time.time() + HOUR)  # NTP's step
+
+    assert not owner_gone(os.getpid(), made)
