@@ -138,8 +138,10 @@ PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++){2,}+")
 # Given to `auth` alone, four words of letters or more joined by `-`, capitalised or not
 # (`Correct-Horse-Battery-Staple`, `correct-horse-battery-staple`: let through as a method's
 # name) are a passphrase; a method's or a grant's name has fewer (`Client-Credentials`,
-# `Resource-Owner-Password`) or only words of AUTH_NAME_WORDS, whose name and version
-# (`Active-Directory-2019`, `Windows-Server-2022`) is no passphrase of two words and a number
+# `Resource-Owner-Password`) or only words of AUTH_NAME_WORDS; with a number, a directory's or
+# a server's name and version only (`Active-Directory-2019`, `Windows-Server-2022`, DIRECTORY_
+# WORDS) is no passphrase of two words and a number: any name's words (`Password-Token-2024`,
+# `Service-Account-2024`, `Active-Directory-Password-2019`) were let through so
 WORDS_ALONE = re.compile(r"[A-Za-z]{3,}+(?:-[A-Za-z]{3,}+){3,}+")
 AUTH_NAME_WORDS = frozenset(
     {"active", "directory", "windows", "server", "azure", "entra", "federation", "services",
@@ -148,6 +150,10 @@ AUTH_NAME_WORDS = frozenset(
      "kerberos", "ldap", "saml", "oidc", "openid", "connect", "mutual", "service", "account",
      "managed", "identity", "workload", "single", "sign", "google", "workspace", "okta"}
 )  # fmt: skip
+DIRECTORY_WORDS = frozenset(
+    {"active", "directory", "windows", "server", "azure", "entra", "federation", "services",
+     "ldap", "google", "workspace", "okta"}
+)  # fmt: skip
 LETTER_RUN = re.compile(r"[A-Za-z]++")
 
 
@@ -155,9 +161,11 @@ def auth_passphrase(value: str) -> bool:
     """Whether `value`, given to `auth` alone, is a passphrase (PASSPHRASE, WORDS_ALONE), not
     a method's, a grant's or a directory's name."""
     words = [word.lower() for word in LETTER_RUN.findall(value)]
-    if words and all(word in AUTH_NAME_WORDS for word in words):
+    numbered = PASSPHRASE.fullmatch(value) is not None
+    names = DIRECTORY_WORDS if numbered else AUTH_NAME_WORDS
+    if words and all(word in names for word in words):
         return False
-    return PASSPHRASE.fullmatch(value) is not None or WORDS_ALONE.fullmatch(value) is not None
+    return numbered or WORDS_ALONE.fullmatch(value) is not None
 
 
 # An algorithm a call that hashes or encrypts is given after the secret (`"aes-256-gcm"`,

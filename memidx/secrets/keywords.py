@@ -123,9 +123,11 @@ def assigned(text: str) -> Iterable[Finding]:
 # only short_passwords finds a secret there, every other value is judged from 8 characters on
 # (values.looks_secret) and needs a sign this line has not (a quote, a bracket, `|`, `%`, `<`,
 # `{`, a space in its value), as do a key alone's, a flow collection's and a tripled string's
-# (memidx.secrets.blocks). 1 MB of `password=1` lines, each read by every pass, cost 1.8 s.
+# (memidx.secrets.blocks). 1 MB of `password=1` lines, each read by every pass, cost 1.8 s;
+# a YAML list's items too (`- password: 1`: 5 times the prose, read by every pass)
 SHORT_ASSIGNMENT = re.compile(
-    r"[ \t]*+[\w.-]++[ \t]*+(?::=|=>|[:=])[ \t]*+[A-Za-z0-9_][A-Za-z0-9_.-]{0,6}+[ \t]*+\r?"
+    r"[ \t]*+(?:-[ \t]++)*+[\w.-]++[ \t]*+(?::=|=>|[:=])[ \t]*+[A-Za-z0-9_][A-Za-z0-9_.-]{0,6}+"
+    r"[ \t]*+\r?"
 )
 
 

@@ -28,6 +28,12 @@ def found(text: str) -> list[str]:
         ("api_key: bPxRfiCYzqWmTLKeyQxv", "bPxRfiCYzqWmTLKeyQxv"),
         ("API_KEY=bPxRfiCYzqWmTLKeyQxv", "bPxRfiCYzqWmTLKeyQxv"),
         ('{"token": "qZxWvTrPmKeyLbNcDf"}', "qZxWvTrPmKeyLbNcDf"),
+        # capitalised words and a number: only a directory's or a server's name is a name
+        ("auth: Password-Token-2024", "Password-Token-2024"),
+        ("auth=Service-Account-2024", "Service-Account-2024"),
+        ("auth: Active-Directory-Password-2019", "Active-Directory-Password-2019"),
+        ("<auth>Okta-Token-2024</auth>", "Okta-Token-2024"),
+        ("auth:\n  - Okta-Token-2024", "Okta-Token-2024"),
     ],
 )
 def test_a_secret_is_refused(text: str, secret: str) -> None:
@@ -39,6 +45,7 @@ def test_a_secret_is_refused(text: str, secret: str) -> None:
     [
         "auth: Active-Directory-2019",
         "auth=Windows-Server-2022",
+        "auth: Active-Directory-Federation-Services-2019",
         "auth: Resource-Owner-Password-Credentials",
         "auth: client-credentials",
         "auth: Client-Credentials",

@@ -51,8 +51,12 @@ def test_reading_short_assignments_alone_changes_no_finding(
     assert _found("password=1234")  # a short password is still one
 
 
+@pytest.mark.parametrize(
+    "shape",
+    ["password={n}", "- password: {n}", "  - db_pw: {n}"],  # a YAML list's items too
+)
 def test_a_short_assignments_line_is_not_read_by_every_pass(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, shape: str
 ) -> None:
     read: list[str] = []
     line_values = keywords._line_values  # pyright: ignore[reportPrivateUsage]
@@ -62,7 +66,7 @@ def test_a_short_assignments_line_is_not_read_by_every_pass(
         return line_values(line, judge)
 
     monkeypatch.setattr(keywords, "_line_values", counted)
-    text = "\n".join(f"password={n % 1000}" for n in range(3_000))
+    text = "\n".join(shape.format(n=n % 1000) for n in range(3_000))
     found = find_secrets(text + "\npassword=Zq8vT2mW9pLqXk\ndb_pw: ab12", allow=True)
     assert read == ["password=Zq8vT2mW9pLqXk"]
     assert len(found) == 2  # the random value, and `ab12` a short password
