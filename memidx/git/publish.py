@@ -32,6 +32,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from memidx.git import invocation
+from memidx.git.clone_scope import in_work_tree, only_looks
 from memidx.git.head_name import head_names
 from memidx.git.hunk_prompts import PROMPTERS, asks
 from memidx.git.index_swap import Gone, Prepared
@@ -245,46 +246,21 @@ def committers(
             continue  # another user's process, or one that just ended
         words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
         named = named_git_dir(words, cwd, environ)  # --git-dir or GIT_DIR: that repository's
-        here = not dirs.isdisjoint(named) if named else any(_in(cwd, root) for root in roots)
+        here = not dirs.isdisjoint(named) if named else any(in_work_tree(cwd, r) for r in roots)
         command = command_of(argv, tree_of(cwd, roots), environ, pid) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
         after = words[words.index(command) + 1 :] if command in words else words  # an alias
-        if (command in PROMPTERS and asks(command, after)) or _looks(command, words):
+        if (command in PROMPTERS and asks(command, after)) or only_looks(command, words):
             continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
             found[pid] = f"{command} {started(pid)}"
     return found
 
 
-def _looks(command: str, words: Sequence[str]) -> bool:
-    """Whether a `git stash list` or `git stash show` (in the person's pager for as long as
-    they read: every note beside it was left pending) only reads."""
-    after: Sequence[str] = words[words.index(command) + 1 :] if command in words else []
-    return command == "stash" and after[:1] in (["list"], ["show"])
-
-
-def _in(cwd: Path, root: Path) -> bool:
-    """Whether `cwd` is in the work tree `root` (not in a repository of its own inside it)."""
-    return (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
-
-
 def started(pid: str) -> str:
     """When process `pid` started (clock ticks since boot); "" once it ended (a zombie too)."""
     return running_since(pid)
-
-
-def _another_repository(cwd: Path, root: Path) -> bool:
-    """Whether `cwd`, a folder under the clone, is in a repository of its own (a clone kept in
-    it, a submodule) before the clone's top: its commits were waited for as the clone's."""
-    folder = cwd
-    for _ in range(len(cwd.parts)):  # up to the clone's top, never past it
-        if folder == root or root not in folder.parents:
-            return False
-        if (folder / ".git").exists():
-            return True
-        folder = folder.parent
-    return False
 
 
 def _ancestors() -> set[str]:
