@@ -165,7 +165,7 @@ def _follow(
     prepared, gone = copied
     if fast and prepared and swap(root, git_dir, prepared[1], gone):
         let_go(git_dir, token)
-        trace.mark("let go")
+        trace.mark("let-go")
     else:
         copy_index(git_dir)
 

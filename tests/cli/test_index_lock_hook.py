@@ -37,10 +37,17 @@ def test_remember_lets_the_index_go_before_the_hook_of_its_move_ends(tmp_path: P
     seen = tmp_path / "seen"
     waiting_hook(repo, seen)
 
-    said = repo.memidx_process("remember", "--title", "WSL memory", stdin=BODY)
+    trace = tmp_path / "trace"
+
+    said = repo.memidx_process(
+        "remember", "--title", "WSL memory", stdin=BODY, MEMIDX_MOVE_TRACE=str(trace)
+    )
 
     assert said.code == 0, said.err
     assert seen.read_text().split() == ["free"]
+    steps = dict(word.split("=") for word in trace.read_text().split()[1:] if "=" in word)
+    assert trace.read_text().startswith("done fast=True")  # the copy renamed by memidx
+    assert float(steps["locked"]) <= float(steps["moved"]) <= float(steps["let-go"])
     assert "notes/wsl-memory.md" in repo.git("ls-tree", "-r", "--name-only", "HEAD")
     assert repo.git("status", "--porcelain").strip() == ""  # the index followed the move
     assert not (repo.root / ".git" / "index.lock").exists()
