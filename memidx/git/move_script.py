@@ -137,6 +137,7 @@ def held_by_memidx(lock: Path) -> bool:
 def take_index_lock(git_dir: Path, token: str) -> bool:
     """Take git's index lock as git does (created, never opened if it exists), `token` in it;
     False when another git holds it."""
+    from memidx.git import move_trace as trace
     from memidx.process_start import note_clock
 
     note_clock()  # before a lock naming a pid: a clock step since keeps it (owner_gone)
@@ -151,6 +152,7 @@ def take_index_lock(git_dir: Path, token: str) -> bool:
         raise
     finally:
         os.close(held)
+    trace.mark("locked")
     return True
 
 

@@ -32,7 +32,10 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from memidx.git import invocation
+from memidx.git import move_trace as trace
+from memidx.git.clone_scope import in_work_tree, only_looks
 from memidx.git.head_name import head_names
+from memidx.git.head_watch import moved_file, moved_first
 from memidx.git.hunk_prompts import PROMPTERS, asks
 from memidx.git.index_swap import Gone, Prepared
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
@@ -96,7 +99,7 @@ def move_head(
     judged) while no git of the person that takes the index runs (memidx.git.index_swap); a
     copy a git of the person's changed the index since is BUSY while `tried` < COPY_AGAIN."""
     from memidx.children import SHELL, start_piped
-    from memidx.git.index_swap import discard, prepare, swap
+    from memidx.git.index_swap import discard, prepare
 
     invocation.prime(root)  # the aliases a look wanted, read before HEAD's lock
     locks = bool(then) and SHELL is not None  # the index, from before the move
@@ -109,7 +112,7 @@ def move_head(
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
         was.append(move_lines(root, gone, files) if gone else "")  # the work tree's part
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
-    outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
+    outcome, fast = MOVED, False  # HEAD moved, another git holds its lock, or git refused it
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
         token = index_token(git.pid, new)  # the shell's, which lets the lock go
@@ -125,21 +128,22 @@ def move_head(
                     busy = switched or (git_dir / "index.lock").exists()
                     busy = busy or in_the_way(root, waited) or lately(root, waited)
                     busy = busy or arrived(root, since, waited)
+                    watched = moved_file(git_dir) if locks else None  # HEAD's, under its lock
                 busy = busy or (locks and not take_index_lock(git_dir, token))  # the shell lets go
                 busy, fast = _copy_looked(root, git_dir, (prepared, gone), busy, tried)
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
-                said = git.stdout.readline().strip()
-                outcome = DONE if said == "commit: ok" else MOVED
-                outcome = SWITCHED if switched else BUSY if busy else outcome
-                if outcome == DONE and fast and prepared and swap(root, git_dir, prepared[1], gone):
-                    let_go(git_dir, token)  # the shell finds the lock not its own: done
-                elif outcome == DONE and locks:  # HEAD's lock let go; the shell waits for EOF
-                    copy_index(git_dir)
+                # HEAD moved: its index follows now, not once git's hook ran (head_watch)
+                moved = not busy and moved_first(git.stdout, watched, new)
+                said = moved or git.stdout.readline().strip() == "commit: ok"
+                outcome = SWITCHED if switched else BUSY if busy else DONE if said else MOVED
+                if outcome == DONE and locks:  # the shell waits for EOF
+                    _follow(root, git_dir, token, (prepared, gone), fast)
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:
             errors = close(git)
+            trace.write(f"{outcome} fast={fast} ready={prepared is not None} tried={tried}")
             if locks:  # the shell ended: a lock it did not let go (killed) is let go here
                 let_go(git_dir, token, (root, gone or (), git.pid))
                 discard(git_dir)
@@ -148,6 +152,22 @@ def move_head(
     if back and FAILED in errors:
         raise Undone(errors, head_at(root) == old)
     return outcome
+
+
+def _follow(
+    root: Path, git_dir: Path, token: str, copied: tuple[Prepared | None, Gone], fast: bool
+) -> None:
+    """Once HEAD moved (index.lock memidx's, HEAD's let go): the READY copy renamed over git's
+    index and the lock let go (the shell finds it not its own: done), else git's index copied
+    for the git command the shell runs once update-ref ended."""
+    from memidx.git.index_swap import swap
+
+    prepared, gone = copied
+    if fast and prepared and swap(root, git_dir, prepared[1], gone):
+        let_go(git_dir, token)
+        trace.mark("let-go")
+    else:
+        copy_index(git_dir)
 
 
 def _copy_looked(
@@ -245,46 +265,21 @@ def committers(
             continue  # another user's process, or one that just ended
         words = [arg.decode("utf-8", "replace") for arg in argv[1:]]
         named = named_git_dir(words, cwd, environ)  # --git-dir or GIT_DIR: that repository's
-        here = not dirs.isdisjoint(named) if named else any(_in(cwd, root) for root in roots)
+        here = not dirs.isdisjoint(named) if named else any(in_work_tree(cwd, r) for r in roots)
         command = command_of(argv, tree_of(cwd, roots), environ, pid) if here else ""  # `git ci`
         # an alias running a shell may run any git: waited for until its shell started it
         # (a git the shell runs is found on its own; `!git log | less` is not waited for)
         after = words[words.index(command) + 1 :] if command in words else words  # an alias
-        if (command in PROMPTERS and asks(command, after)) or _looks(command, words):
+        if (command in PROMPTERS and asks(command, after)) or only_looks(command, words):
             continue  # `git add -p` at its prompt: each hunk's own git takes the index
         if command in commands or may_run_any(command, pid):  # and a `git comit` corrected
             found[pid] = f"{command} {started(pid)}"
     return found
 
 
-def _looks(command: str, words: Sequence[str]) -> bool:
-    """Whether a `git stash list` or `git stash show` (in the person's pager for as long as
-    they read: every note beside it was left pending) only reads."""
-    after: Sequence[str] = words[words.index(command) + 1 :] if command in words else []
-    return command == "stash" and after[:1] in (["list"], ["show"])
-
-
-def _in(cwd: Path, root: Path) -> bool:
-    """Whether `cwd` is in the work tree `root` (not in a repository of its own inside it)."""
-    return (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
-
-
 def started(pid: str) -> str:
     """When process `pid` started (clock ticks since boot); "" once it ended (a zombie too)."""
     return running_since(pid)
-
-
-def _another_repository(cwd: Path, root: Path) -> bool:
-    """Whether `cwd`, a folder under the clone, is in a repository of its own (a clone kept in
-    it, a submodule) before the clone's top: its commits were waited for as the clone's."""
-    folder = cwd
-    for _ in range(len(cwd.parts)):  # up to the clone's top, never past it
-        if folder == root or root not in folder.parents:
-            return False
-        if (folder / ".git").exists():
-            return True
-        folder = folder.parent
-    return False
 
 
 def _ancestors() -> set[str]:

@@ -1,0 +1,33 @@
+"""An opt-in timing trace of memidx's move of HEAD (memidx.git.publish.move_head): with
+MEMIDX_MOVE_TRACE naming a file, each move appends one line there, the milliseconds since it
+took `.git/index.lock` at each step it passed and the path it took (fast: memidx renamed its
+copy; shell: the shell's git command ran on git's index), to find what holds the lock. Off
+(no clock read, no file) unless the variable is set."""
+
+from __future__ import annotations
+
+import os
+import time
+
+_steps: list[tuple[str, float]] = []
+
+
+def mark(step: str) -> None:
+    """Note that the move reached `step` now (nothing when the trace is off)."""
+    if os.environ.get("MEMIDX_MOVE_TRACE"):
+        _steps.append((step, time.monotonic()))
+
+
+def write(path_taken: str) -> None:
+    """Append this move's steps to the trace file and forget them (nothing when it is off)."""
+    trace = os.environ.get("MEMIDX_MOVE_TRACE")
+    steps, _steps[:] = list(_steps), []
+    if not trace or not steps:
+        return
+    start = next((at for step, at in steps if step == "locked"), steps[0][1])
+    line = " ".join(f"{step}={(at - start) * 1000:.1f}" for step, at in steps)
+    try:
+        with open(trace, "a", encoding="utf-8") as file:  # noqa: PTH123 (one line, appended)
+            file.write(f"{path_taken} {line}\n")
+    except OSError:
+        return
