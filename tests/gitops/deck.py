@@ -4,13 +4,14 @@ every kind of operation and of change, in about the proportions of the weights.
 `make bench ONLY=gitops` draws thousands of operations at random by their weights, and a kind
 of 3 in 115 comes up anyway. The suite runs few: at random, 80 operations of one seed ran no
 pull and no reset, and its few changes no symlink. Drawn from a deck, a third as many per seed
-try each kind (one that cannot run then goes back under the deck and comes again later)."""
+try each kind (one that cannot run then goes back among the cards left, at a random depth, and
+comes again later; an operation whose every card left cannot run draws a kind at random)."""
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 # the changes of GitOpsDriver._change, by the band of its random `choice` that picks each
 CHANGES: dict[str, tuple[float, float]] = {
@@ -35,21 +36,28 @@ class Deck:
         self.rng = rng
         self.cards: list[str] = []
 
-    def draw(self) -> str:
+    def draw(self, refused: Collection[str] = ()) -> str | None:
+        """The top card of a kind not `refused` (a new deck dealt when none is left); None when
+        each card left is of a kind refused."""
         if not self.cards:
             self.cards = self.rng.sample(self.full, len(self.full))
-        return self.cards.pop()
+        for at in range(len(self.cards) - 1, -1, -1):
+            if self.cards[at] not in refused:
+                return self.cards.pop(at)
+        return None
 
     def put_back(self, kind: str) -> None:
-        """`kind` could not run now: under the deck (a new one dealt first when it was the
-        last card), to be drawn again later."""
-        if not self.cards:
-            self.cards = self.rng.sample(self.full, len(self.full))
-        self.cards.insert(0, kind)
+        """`kind` could not run now: back among the cards left, at a random depth, to be drawn
+        again later. Under them all, the kinds that wait for another's move (a pull for a push)
+        piled up at the end of a run, and each of its last operations was a commit once 30
+        draws of them could not run."""
+        self.cards.insert(self.rng.randrange(len(self.cards) + 1), kind)
 
     def choice(self) -> float:
         """A value of GitOpsDriver._change's `choice` in the band of the next change drawn."""
-        low, high = CHANGES[self.draw()]
+        drawn = self.draw()
+        assert drawn is not None
+        low, high = CHANGES[drawn]
         return low + (high - low) * self.rng.random()
 
 

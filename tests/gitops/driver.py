@@ -239,16 +239,25 @@ class GitOpsDriver:
         self.result.divergences.append(Divergence(self.seed, self.op, "-", what, detail))
 
     def _one(self, target: Clone, kinds: list[str], weights: list[int]) -> tuple[str, str]:
+        refused: set[str] = set()  # kinds that could not run now (decks: none drawn twice)
         for _ in range(30):
-            deck = self.op_deck
-            kind = deck.draw() if deck else self.rng.choices(kinds, weights)[0]
+            drawn = self.op_deck.draw(refused) if self.op_deck else None
+            kind = drawn or self._at_random(kinds, weights, refused)
             self.pending = f"#{self.op} {target.name}: {kind}"
             text = self.operations[kind][1](target)
             if text is not None:
                 return kind, text
-            if deck:
-                deck.put_back(kind)
+            if self.op_deck:
+                refused.add(kind)
+                if drawn:
+                    self.op_deck.put_back(drawn)
+        self.result.fallbacks += 1
         return "commit", self.commit_op(target) or ""
+
+    def _at_random(self, kinds: list[str], weights: list[int], refused: set[str]) -> str:
+        """A kind by its weight, of those not `refused` (decks: each card left was refused)."""
+        left = [(k, w) for k, w in zip(kinds, weights, strict=True) if k not in refused]
+        return self.rng.choices([k for k, _ in left], [w for _, w in left])[0]
 
     def check(self, target: Clone) -> None:
         """Compare the machine's index with a fresh rebuild of its HEAD; record divergences."""

@@ -34,6 +34,7 @@ class RunResult:
     log: list[str] = field(default_factory=list[str])
     kinds: Counter[str] = field(default_factory=Counter[str])
     changes: Counter[str] = field(default_factory=Counter[str])  # of the working tree, by kind
+    fallbacks: int = 0  # operations run as a commit once 30 kinds drawn could not run
     divergences: list[Divergence] = field(default_factory=list[Divergence])
     op_seconds: list[float] = field(default_factory=list[float])
     check_seconds: list[float] = field(default_factory=list[float])
@@ -43,7 +44,12 @@ class RunResult:
         """The seed, how to reproduce, what went wrong and the operation log."""
         lines = [
             f"seed {self.seed}: {self.ops} operations, {len(self.divergences)} divergences"
-            + (", stopped early" if self.failure else ""),
+            + (", stopped early" if self.failure else "")
+            + (
+                f", {self.fallbacks} run as a commit after 30 kinds could not"
+                if self.fallbacks
+                else ""
+            ),
             f"reproduce: .venv/bin/python -m tests.benchmark.gitops --seed {self.seed} "
             f"--ops {self.ops}" + (" --decks" if self.decks else ""),
             *(str(d) for d in self.divergences[:50]),
