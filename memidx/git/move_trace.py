@@ -13,15 +13,13 @@ import time
 _steps: list[tuple[str, float]] = []
 
 
-def begin() -> None:
-    """Forget steps marked outside a move (memidx.git.index_copy takes the lock too): a move's
-    line counts from its own lock, not from an earlier swap's."""
-    _steps.clear()
-
-
 def mark(step: str) -> None:
-    """Note that the move reached `step` now (nothing when the trace is off)."""
+    """Note that the move reached `step` now (nothing when the trace is off). "locked" starts
+    the steps anew: memidx.git.index_copy takes the lock too, writing no line, and a move's
+    line counted from that earlier swap's lock."""
     if os.environ.get("MEMIDX_MOVE_TRACE"):
+        if step == "locked":
+            _steps.clear()
         _steps.append((step, time.monotonic()))
 
 

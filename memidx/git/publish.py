@@ -113,7 +113,6 @@ def move_head(
         was.append(move_lines(root, gone, files) if gone else "")  # the work tree's part
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome, fast = MOVED, False  # HEAD moved, another git holds its lock, or git refused it
-    trace.begin()
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
         token = index_token(git.pid, new)  # the shell's, which lets the lock go

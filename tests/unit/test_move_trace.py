@@ -21,7 +21,6 @@ def test_a_move_s_line_counts_from_its_own_lock_not_an_earlier_swap_s(
     trace.mark("locked")  # memidx.git.index_copy's swap, which writes no line
     time.sleep(0.2)
 
-    trace.begin()
     trace.mark("locked")
     trace.mark("moved")
     trace.write("done")
@@ -39,7 +38,6 @@ def test_a_fifo_nobody_reads_is_not_waited_for(
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     monkeypatch.setenv("MEMIDX_MOVE_TRACE", str(fifo))
-    trace.begin()
     trace.mark("locked")
 
     writer = threading.Thread(target=trace.write, args=("done",), daemon=True)
