@@ -110,3 +110,29 @@ def test_the_file_that_says_head_moved(
     elif expected and expected.startswith("refs/"):
         where = git_dir / expected
     assert (found.resolve() if found else None) == (where.resolve() if where else None)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the move's shell runs on POSIX")
+def test_a_move_s_trace_counts_from_its_own_lock(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from memidx.git import move_trace
+    from memidx.git.publish import DONE, move_head
+
+    repo.note("welcome.md", "Welcome", "the shared memory")
+    old = repo.commit("notes")
+    tree = repo.git("rev-parse", f"{old}^{{tree}}").strip()
+    new = repo.git(*GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "agent").strip()
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("MEMIDX_MOVE_TRACE", str(trace))
+    move_trace.mark("locked")  # an earlier swap's (memidx.git.index_copy), in this process
+    time.sleep(0.5)
+
+    moved = move_head(repo.root, repo.root / ".git", new, old, "memidx: test",
+                      then=("reset", "-q"))  # fmt: skip
+
+    assert moved == DONE
+    words = trace.read_text().split()
+    assert [word for word in words if word.startswith("locked=")] == ["locked=0.0"]
