@@ -15,7 +15,6 @@ copy; when another git holds the lock, the caller waits as it did."""
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -110,19 +109,14 @@ def killed_swap_let_go(root: Path, git_dir: Path) -> int | None:
     holding the lock and no git running in the clone (memidx.git.lock_holders.left_behind:
     Linux; elsewhere it stays, and `memidx status` names it with its `rm`). git's index is
     whole either way, the copy renamed over it or not yet. The pid when removed, else None."""
-    from memidx.git.judged_unlink import unlink_judged
+    from memidx.git.judged_unlink import read_once, unlink_judged
     from memidx.git.lock_holders import left_behind
     from memidx.process_start import owner_gone
 
     lock = git_dir / "index.lock"
-    try:
-        seen = lock.stat()
-        if not stat.S_ISREG(seen.st_mode) or seen.st_size > MAX_TOKEN:  # a git's index: not read
-            return None
-        with lock.open("rb") as file:
-            judged = file.read(MAX_TOKEN + 1)
-    except OSError:
+    if (read := read_once(lock, MAX_TOKEN)) is None:
         return None
+    seen, judged = read
     pid = _copy_token(judged)
     made = max(seen.st_ctime, seen.st_mtime)  # as memidx.process_start.made_at
     if pid is None or not owner_gone(pid, made) or not left_behind(lock, root):

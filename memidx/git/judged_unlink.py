@@ -7,9 +7,25 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 from memidx.git.killed_edit import ASIDE
+
+
+def read_once(path: Path, most: int) -> tuple[os.stat_result, bytes] | None:
+    """A lock's stat and bytes, read once to be judged and then removed with unlink_judged (a
+    check of its token again, then an unlink, removed a lock taken between); None when it is
+    no regular file, holds more than `most` bytes (a git's index: never read) or cannot be
+    read."""
+    try:
+        seen = path.stat()
+        if not stat.S_ISREG(seen.st_mode) or seen.st_size > most:
+            return None
+        with path.open("rb") as file:
+            return seen, file.read(most + 1)
+    except OSError:
+        return None
 
 
 def unlink_judged(path: Path, judged: bytes, seen: os.stat_result | None = None) -> bool:

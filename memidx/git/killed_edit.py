@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -62,18 +61,13 @@ def _git_folder(root: Path) -> Path | None:
 def _lock_let_go(root: Path, folder: Path) -> tuple[int, str] | None:
     """Remove `folder`'s index.lock (and the copy of the index made under it) when a killed
     memidx's change of an entry left it: the pid and blob its token named, else None."""
-    from memidx.git.judged_unlink import unlink_judged
+    from memidx.git.judged_unlink import read_once, unlink_judged
     from memidx.git.lock_holders import left_behind
 
     lock = folder / "index.lock"
-    try:  # read once: a check of the token again, then an unlink, removed a lock taken between
-        seen = lock.stat()
-        if not stat.S_ISREG(seen.st_mode) or seen.st_size > TOKEN_MOST:  # a git's index
-            return None
-        with lock.open("rb") as file:
-            judged = file.read(TOKEN_MOST + 1)
-    except OSError:
+    if (read := read_once(lock, TOKEN_MOST)) is None:
         return None
+    seen, judged = read
     token = _token_of(judged)
     if token is None or not _a_blob(root, token[1]) or not left_behind(lock, root):
         return None
