@@ -13,6 +13,7 @@ from typing import IO
 
 from memidx.git import move_trace as trace
 from memidx.git.head_name import REFTABLE_STUB
+from memidx.git.refs import common_folder
 
 
 def moved_file(git_dir: Path) -> Path | None:
@@ -23,8 +24,7 @@ def moved_file(git_dir: Path) -> Path | None:
     head = git_dir / "HEAD"
     try:
         text = "" if head.is_symlink() else head.read_text(encoding="utf-8").strip()
-        pointer = git_dir / "commondir"
-        common = (git_dir / pointer.read_text("utf-8").strip()) if pointer.is_file() else git_dir
+        common = common_folder(git_dir)
     except (OSError, ValueError):
         return None
     if not text.startswith("ref:"):

@@ -19,7 +19,7 @@ def read_head(root: Path) -> str | None:
     None when it cannot be read this way (then callers stay silent rather than guess)."""
     try:
         git_dir = _git_dir(root)
-        common = _common_dir(git_dir)
+        common = common_folder(git_dir)
         value = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         for _ in range(SYMREF_DEPTH):  # a branch may itself be a symbolic ref (an alias)
             if not value.startswith("ref:"):
@@ -57,7 +57,7 @@ def unborn_branch(root: Path) -> str | None:
     .git's files; None when HEAD has a commit or the files do not say it plainly (reftable)."""
     try:
         git_dir = _git_dir(root)
-        common = _common_dir(git_dir)
+        common = common_folder(git_dir)
         value = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         if not value.startswith("ref: refs/heads/") or (common / "reftable").exists():
             return None
@@ -71,7 +71,7 @@ def common_dir(root: Path) -> Path | None:
     """The clone's common git folder (every work tree's `.git` leads to it), read from .git's
     files; None when there is none to read."""
     try:
-        common = _common_dir(_git_dir(root))
+        common = common_folder(_git_dir(root))
     except UNREADABLE:
         return None
     return common if common.is_dir() else None
@@ -88,7 +88,8 @@ def _git_dir(root: Path) -> Path:
     return git_dir
 
 
-def _common_dir(git_dir: Path) -> Path:
+def common_folder(git_dir: Path) -> Path:
+    """The folder that holds the refs of git folder `git_dir`: a linked work tree's main one."""
     if (git_dir / "commondir").is_file():
         return (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
     return git_dir
@@ -139,7 +140,7 @@ def reach_state(root: Path) -> str | None:
         git_dir = _git_dir(root)
         if not git_dir.is_dir():  # no repository here: no state to tie an answer to
             return None
-        common = _common_dir(git_dir)
+        common = common_folder(git_dir)
         bases = [git_dir, common]
         if (common / "worktrees").is_dir():  # the other work trees' HEADs, refs and reflogs
             bases += sorted(p for p in (common / "worktrees").iterdir() if p.is_dir())
