@@ -95,11 +95,25 @@ GROWTH, MAX_GROWTH = 16, 20
 # of U+FDFA (18 characters under NFKC) took 2 s where prose took about 0.6 s (3.3 times; 3.8
 # against today's prose). Prose has cost half since (a sentence's final dot no longer
 # sends it through every noise pattern) and the units below not: at half a MB, prose 0.26 s,
-# U+FDFA paragraphs 0.58 s and the role list 0.61 s (2.3 times; least of 5, load 21), which
-# crossed 2.5 under load; 3 leaves that noise room and still fails the defect
-MAX_OVER_PROSE = 3.0
+# U+FDFA paragraphs 0.58 s and the role list 0.61 s (2.3 times; least of 5, load 21). With
+# two test processes per core, prose measured once at the start and each unit later read
+# 3.7 times in CI (prose 0.25 s) though nothing had changed: each unit is now weighed
+# against prose read just before it, the least of two such pairs; 4 still fails the defect
+# (about 6.7 times today's prose)
+MAX_OVER_PROSE = 4.0
 SLACK = 0.02  # seconds: what a timer and a scheduler add to a short run
 SIZE = MB // 2  # bytes: growth shows at any size; at half a MB, half the cost
+PAIRS = 2
+
+
+def _over_prose(text: str, prose: str) -> tuple[float, float]:
+    """The least CPU time of text and its least ratio to prose read just before it."""
+    whole, over = float("inf"), float("inf")
+    for _ in range(PAIRS):
+        before = _cpu(prose, runs=1)
+        spent = _cpu(text, runs=1)
+        whole, over = min(whole, spent), min(over, spent / (before + SLACK))
+    return whole, over
 
 
 def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
@@ -107,7 +121,7 @@ def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
     a bound of 1 s of CPU failed at 1.05 s (main 1.03 s) though nothing had changed.
     `make bench` holds the seconds."""
     detect_language("load the model first")
-    prose = _cpu(_filled(english := "The cache in `build/` was broken again today. ", SIZE))
+    prose = _filled(english := "The cache in `build/` was broken again today. ", SIZE)
     notes = [
         english,
         "\ufdfa",
@@ -118,9 +132,11 @@ def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
     ]
     slow: list[tuple[str, float, float]] = []
     for unit in notes:
-        whole = prose if unit == english else _cpu(_filled(unit, SIZE))
+        whole, over = (
+            (_cpu(prose), 1.0) if unit == english else _over_prose(_filled(unit, SIZE), prose)
+        )
         part = _cpu(_filled(unit, SIZE // GROWTH), runs=3)
-        if whole > MAX_GROWTH * part + SLACK or whole > MAX_OVER_PROSE * prose + SLACK:
-            slow.append((unit[:20], round(whole / part, 1), round(whole / prose, 1)))
+        if whole > MAX_GROWTH * part + SLACK or over > MAX_OVER_PROSE:
+            slow.append((unit[:20], round(whole / part, 1), round(over, 1)))
 
-    assert slow == [], (round(prose, 2), slow)  # (unit, growth, times the prose)
+    assert slow == [], slow  # (unit, growth, times the prose read just before it)
