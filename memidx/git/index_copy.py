@@ -82,8 +82,12 @@ def remove_dead_copies(git_dir: Path) -> None:
     in the git folder (`memidx-*-index-<pid>[.seen|.lock]`, that pid gone). Asked of the
     system, not of /proc: where there is none (macOS) each was left for good, a copy of the
     whole index and a hard link keeping an old one alive. A pid given again to a process
-    started since the file was made does not keep it (memidx.process_start)."""
+    started since the file was made does not keep it (memidx.process_start). What a memidx
+    killed as it judged a lock or a copy moved aside goes too (memidx.git.folder_asides)."""
+    from memidx.git.folder_asides import sweep_asides
     from memidx.git.judged_unlink import unlink_if_gone
+
+    sweep_asides(git_dir)
 
     try:
         names = [entry.name for entry in os.scandir(git_dir) if entry.name.startswith("memidx-")]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from memidx.git.killed_edit import ASIDE
@@ -83,12 +84,13 @@ def _still(found: os.stat_result, seen: os.stat_result | None) -> bool:
     )
 
 
-def unlink_if_gone(path: Path, pid: int) -> bool:
+def unlink_if_gone(path: Path, pid: int, only: Callable[[int], bool] | None = None) -> bool:
     """Delete the regular file at `path`, named by `pid`, when that pid's process is gone
     (memidx.process_start.owner_gone): True when it went. Judged on the file held open (its
     inode given to no other file meanwhile), then moved aside and deleted only while it is
     still that file: judged, then unlinked, a file a memidx given that pid made between was
-    deleted under it (a copy of git's index git was writing); such a one goes back."""
+    deleted under it (a copy of git's index git was writing); such a one goes back. `only`:
+    a look at the file held open (its descriptor), which must say True too."""
     from memidx.portable import NO_FOLLOW
     from memidx.process_start import owner_gone
 
@@ -100,6 +102,8 @@ def unlink_if_gone(path: Path, pid: int) -> bool:
         judged = os.fstat(held)
         made = max(judged.st_ctime, judged.st_mtime)  # as memidx.process_start.made_at
         if not stat.S_ISREG(judged.st_mode) or not owner_gone(pid, made):
+            return False
+        if only is not None and not only(held):
             return False
         return _judged_away(path, judged)
     finally:

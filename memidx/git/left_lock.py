@@ -53,14 +53,15 @@ class LeftLock:
         return f"{self.said}{fails}: check that no git command is running, then {self.todo()}"
 
 
-def left_lock(root: Path) -> LeftLock | None:
+def left_lock(root: Path, folder: Path | None = None) -> LeftLock | None:
     """The first lock of the clone at `root` left behind (no process holds it, no git runs in
-    the clone: memidx.git.lock_holders.left_behind), else None."""
+    the clone: memidx.git.lock_holders.left_behind), else None. `folder`: its git folder, when
+    known (else asked of git)."""
     from memidx.git.head_lock import head_locks
     from memidx.git.lock_holders import left_behind
     from memidx.git.underway import git_dir
 
-    folder = git_dir(root)
+    folder = folder or git_dir(root)
     if folder is None:
         return None
     for lock in [folder / "index.lock", *head_locks(folder), *sorted(folder.glob(NEXT))]:

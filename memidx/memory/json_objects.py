@@ -84,6 +84,7 @@ def status_data(status: Status) -> dict[str, object]:
         "damaged": status.damaged,
         "hooks_outdated": status.hooks_outdated,
         "git_lock": _git_lock(status),
+        "git_asides": status.git_asides,
         "vectors": {
             "model": status.model,
             "chunks": status.chunks,
