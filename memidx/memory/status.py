@@ -78,7 +78,7 @@ class Status:
     upgrade_waits: RoomWait | None = None  # the upgrade from schema 5 waits for room
     # memidx's git hooks missing or not its current shims (set by the CLI: githooks.outdated)
     hooks_outdated: list[str] = field(default_factory=list[str])
-    git_lock: LeftLock | None = None  # a git lock left behind: every git of the person fails
+    git_lock: LeftLock | None = None  # a git lock left behind (blocks: every git fails)
     # what a killed memidx moved aside in the git folder and left (memidx.git.folder_asides)
     git_asides: list[str] = field(default_factory=list[str])
 
@@ -91,7 +91,9 @@ class Status:
     def healthy(self) -> bool:
         drifted = self.drift is None or self.drift.total > 0 or bool(self.segments_changed)
         broken = self.index_problem is not None or bool(self.damaged)
-        stuck = self.git_lock is not None  # every git command of the clone fails
+        # every git command of the clone fails; a next-index lock fails only a `git commit
+        # <paths>` run by a git given its pid (memidx.git.left_lock.NEXT_INDEX): named, not stuck
+        stuck = self.git_lock is not None and self.git_lock.blocks
         return not broken and not drifted and not stuck and self.hook_failure is None
 
 
