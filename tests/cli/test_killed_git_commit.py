@@ -112,6 +112,44 @@ def test_a_lock_cut_short_once_head_moved_is_removed_with_the_commit_s_paths_res
     assert changed == (["M  notes/a.md"] if how != ("-a",) else []), changed  # nothing undone
 
 
+@pytest.mark.parametrize("how", [("-a",), ("--", "notes/b.md")])
+def test_a_lock_cut_short_resets_a_staged_edit_the_work_tree_took_back_as_commit_a_did(
+    tmp_path: Path, how: tuple[str, ...]
+) -> None:
+    """notes/a.md staged edited, then put back in the work tree as HEAD has it: `git commit -a`
+    stages it back as HEAD has it, so the commit does not change it and its paths did not name
+    it; reset without it, git's index kept the staged edit the person took back, and their next
+    commit committed it. A `git commit <paths>` leaves it staged (git's next-index lock tells
+    the two apart)."""
+    repo = started_memory(tmp_path)
+    committed = "# A\n\nThe first words of a note.\n"
+    repo.write("notes/a.md", committed)
+    repo.write("notes/b.md", "# B\n\nThe first words of another.\n")
+    repo.commit("two notes")
+    repo.write("notes/a.md", "# A\n\nThe first words of a note, staged.\n")
+    repo.git("add", "notes/a.md")
+    repo.write("notes/a.md", committed)  # taken back in the work tree
+    repo.write("notes/b.md", "# B\n\nThe words committed by the killed git.\n")
+    hook = repo.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(KILLER)
+    hook.chmod(0o755)
+    repo.git("commit", "-q", "-m", "killed", *how, check=False)
+    hook.unlink()
+    lock = repo.root / ".git" / "index.lock"
+    _until_left_behind(lock, repo.root)
+    written = lock.stat()
+    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out
+    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_lock"]["kind"] == "git-commit", data["git_lock"]
+    done = subprocess.run(["sh", "-c", data["git_lock"]["clear"]], env=clean_env(), check=False)
+    assert done.returncode == 0
+    changed = repo.git("status", "--porcelain", "--", "notes").splitlines()
+    assert changed == ([] if how == ("-a",) else ["MM notes/a.md"]), data["git_lock"]["clear"]
+
+
 def test_an_amend_s_lock_cut_short_resets_the_paths_it_put_back_as_the_parent_had_them(
     tmp_path: Path,
 ) -> None:
