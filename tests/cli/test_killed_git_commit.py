@@ -112,20 +112,25 @@ def test_a_lock_cut_short_once_head_moved_is_removed_with_the_commit_s_paths_res
     assert changed == (["M  notes/a.md"] if how != ("-a",) else []), changed  # nothing undone
 
 
-@pytest.mark.parametrize("how", [("-a",), ("--", "notes/b.md")])
+@pytest.mark.parametrize(("how", "many"), [(("-a",), 0), (("--", "notes/b.md"), 0), (("-a",), 300)])
 def test_a_lock_cut_short_resets_a_staged_edit_the_work_tree_took_back_as_commit_a_did(
-    tmp_path: Path, how: tuple[str, ...]
+    tmp_path: Path, how: tuple[str, ...], many: int
 ) -> None:
     """notes/a.md staged edited, then put back in the work tree as HEAD has it: `git commit -a`
     stages it back as HEAD has it, so the commit does not change it and its paths did not name
     it; reset without it, git's index kept the staged edit the person took back, and their next
     commit committed it. A `git commit <paths>` leaves it staged (git's next-index lock tells
-    the two apart)."""
+    the two apart). `many`: files the commit changed too, past what one command lists."""
     repo = started_memory(tmp_path)
     committed = "# A\n\nThe first words of a note.\n"
+    names = [f"notes/many/a note with a rather long name {n:03}.md" for n in range(many)]
+    for name in names:
+        repo.write(name, "# A note\n\nIts first words.\n")
     repo.write("notes/a.md", committed)
     repo.write("notes/b.md", "# B\n\nThe first words of another.\n")
     repo.commit("two notes")
+    for name in names:
+        repo.write(name, "# A note\n\nIts words, committed by the killed git.\n")
     repo.write("notes/a.md", "# A\n\nThe first words of a note, staged.\n")
     repo.git("add", "notes/a.md")
     repo.write("notes/a.md", committed)  # taken back in the work tree
