@@ -91,11 +91,11 @@ def unlink_if_gone(path: Path, pid: int, only: Callable[[int], bool] | None = No
     still that file: judged, then unlinked, a file a memidx given that pid made between was
     deleted under it (a copy of git's index git was writing); such a one goes back. `only`:
     a look at the file held open (its descriptor), which must say True too."""
-    from memidx.portable import NO_FOLLOW
+    from memidx.portable import OPEN_AS_IS
     from memidx.process_start import owner_gone
 
     try:
-        held = os.open(path, os.O_RDONLY | NO_FOLLOW | os.O_NONBLOCK)
+        held = os.open(path, OPEN_AS_IS)
     except OSError:  # removed meanwhile (its memidx ended), or no file to judge
         return False
     try:
