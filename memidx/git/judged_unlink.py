@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -105,9 +106,15 @@ def unlink_if_gone(path: Path, pid: int, only: Callable[[int], bool] | None = No
             return False
         if only is not None and not only(held):
             return False
+        if sys.platform == "win32":  # pragma: no cover - a file held open is never renamed there
+            os.close(held)
+            held = -1
         return _judged_away(path, judged)
+    except OSError:  # a folder it may not change: left, as before
+        return False
     finally:
-        os.close(held)
+        if held >= 0:
+            os.close(held)
 
 
 def _judged_away(path: Path, judged: os.stat_result) -> bool:
@@ -123,7 +130,7 @@ def _judged_away(path: Path, judged: os.stat_result) -> bool:
             aside.unlink(missing_ok=True)
         return False
     if (moved.st_dev, moved.st_ino) == (judged.st_dev, judged.st_ino):
-        aside.unlink()
+        aside.unlink()  # (an error: left aside, swept by the next memidx once this one is gone)
         return True
     with contextlib.suppress(OSError):  # else left aside: swept once this process is gone
         _put_back(aside, path)
