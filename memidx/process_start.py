@@ -32,6 +32,8 @@ ENDED = ("Z", "X")  # a zombie (not reaped yet) or dead: it holds nothing
 CLOCK = "memidx-clock-{}-{}"  # uid, boot id: the least offset of the wall clock noted this boot
 JITTER = 0.05  # seconds: offsets this near are one (two clocks read one after the other)
 RUNTIME = "/run/user/{}"  # uid: the user's runtime folder (systemd's), XDG_RUNTIME_DIR or not
+SYSTEM_TMP = "/tmp"  # the system's temporary folder, TMPDIR or not (a note in it is read as
+# this user's only when the file is this user's: _read_clock)
 _noted: dict[str, float] = {}  # the least offset this process noted or read, by boot id
 _boot: list[str | None] = []  # this boot's id, once read
 
@@ -138,42 +140,56 @@ def note_clock(*, fresh: bool = False) -> float | None:
     now = wall_clock() - since_boot
     if not fresh and boot in _noted and now >= _noted[boot] - JITTER:
         return _noted[boot]  # this process noted no more than that: nothing to write
-    from memidx.portable import NO_FOLLOW, user_id
+    from memidx.portable import user_id
 
-    folders, name = clock_folders(), CLOCK.format(user_id(), boot)
-    noted = [found for folder in folders if (found := _read_clock(folder / name)) is not None]
-    kept, path = min(noted, default=None), folders[0] / name
-    if kept is not None and kept <= now + JITTER:
-        _noted[boot] = kept
+    name = CLOCK.format(user_id(), boot)
+    noted = {folder: _read_clock(folder / name) for folder in clock_folders()}
+    kept = min((found for found in noted.values() if found is not None), default=None)
+    least = kept if kept is not None and kept <= now + JITTER else now
+    # noted in every folder a memidx of another environment may read alone (one made with a
+    # custom XDG_RUNTIME_DIR or TMPDIR was read by none run without it)
+    short = [folder / name for folder, found in noted.items() if found is None or found > least]
+    written = [path for path in short if _write_clock(path, least)]
+    if least != kept and not written:  # none to be had: a start is read on the wall clock alone
         return kept
+    _noted[boot] = least
+    return least
+
+
+def _write_clock(path: Path, offset: float) -> bool:
+    """Note `offset` at `path`, whole or not there: made anew (never through a link another user
+    put there); False when it cannot be."""
+    from memidx.portable import NO_FOLLOW
+
     part = path.with_name(f"{path.name}.{os.getpid()}")
-    try:  # whole or not there: made anew (never through a link another user put there)
+    try:
         part.unlink(missing_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o600)
         try:
-            os.write(fd, f"{now!r}\n".encode("ascii"))
+            os.write(fd, f"{offset!r}\n".encode("ascii"))
         finally:
             os.close(fd)
         os.replace(part, path)  # noqa: PTH105 (not Path.replace, which tests kill a memidx in)
-    except OSError:  # none to be had: a start is read on the wall clock alone, as before
-        return kept
-    _noted[boot] = now
-    return now
+    except OSError:
+        return False
+    return True
 
 
 def clock_folders() -> list[Path]:
-    """Where the least offset of this boot is noted, the first where it is written: the user's
-    runtime folder (emptied at each boot), else the temporary folder (the boot id in the
-    file's name). Each is read: a memidx run without XDG_RUNTIME_DIR (cron, `sudo -u`, a
-    service) read only the temporary folder, missed the note of one run with it, and noted
-    the offset after a step since, under which a live memidx's file looked a killed one's."""
+    """Where the least offset of this boot is noted, each read and written: the user's runtime
+    folder as XDG_RUNTIME_DIR names it and as systemd makes it (emptied at each boot), the
+    temporary folder as TMPDIR names it and the system's own (the boot id in the file's name).
+    A memidx run without XDG_RUNTIME_DIR or TMPDIR (cron, `sudo -u`, a service) read only the
+    folders its environment named, missed the note of one run with them, and noted the offset
+    after a step since, under which a live memidx's file looked a killed one's: the folders
+    named by no environment are written by every memidx."""
     import tempfile  # not at import: read by agents' hooks, which start lean (embed.running)
 
     from memidx.portable import user_id
 
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     named = [Path(runtime)] if runtime else []
-    named += [Path(RUNTIME.format(user_id())), Path(tempfile.gettempdir())]
+    named += [Path(RUNTIME.format(user_id())), Path(tempfile.gettempdir()), Path(SYSTEM_TMP)]
     found = [folder for folder in dict.fromkeys(named) if folder.is_dir()]
     return found or [Path(tempfile.gettempdir())]
 

@@ -87,7 +87,7 @@ def write_status(out: TextIO, status: Status) -> None:
     rows += [("git lock", _git_lock(status))] if status.git_lock is not None else []
     rows.append(("uncommitted", uncommitted_row(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
-    rows += [*_pending_rows(status), *_aside_rows(status)]
+    rows += [*_pending_rows(status), *_aside_rows(status), *_git_aside_rows(status)]
     failure = status.hook_failure
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
@@ -112,6 +112,20 @@ def _git_lock(status: Status) -> str:
     lock = status.git_lock
     assert lock is not None
     return lock.in_full()
+
+
+def _git_aside_rows(status: Status) -> list[tuple[str, str]]:
+    """What a killed memidx moved aside in the git folder and left (memidx.git.folder_asides)."""
+    if not status.git_asides:
+        return []
+    from shlex import quote
+
+    said = (
+        f"{counted(len(status.git_asides), 'file')} in the git folder a memidx killed as it "
+        "removed a lock or a copy of git's index moved aside and left; nothing reads them, "
+        f"remove them: rm {' '.join(quote(path) for path in status.git_asides)}"
+    )
+    return [("git aside", said)]
 
 
 def _pending_rows(status: Status) -> list[tuple[str, str]]:

@@ -82,22 +82,22 @@ def remove_dead_copies(git_dir: Path) -> None:
     in the git folder (`memidx-*-index-<pid>[.seen|.lock]`, that pid gone). Asked of the
     system, not of /proc: where there is none (macOS) each was left for good, a copy of the
     whole index and a hard link keeping an old one alive. A pid given again to a process
-    started since the file was made does not keep it (memidx.process_start)."""
-    from memidx.process_start import made_at, owner_gone
+    started since the file was made does not keep it (memidx.process_start). What a memidx
+    killed as it judged a lock or a copy moved aside goes too (memidx.git.folder_asides)."""
+    from memidx.git.folder_asides import sweep_asides
+    from memidx.git.judged_unlink import unlink_if_gone
+
+    sweep_asides(git_dir)
 
     try:
         names = [entry.name for entry in os.scandir(git_dir) if entry.name.startswith("memidx-")]
         for name in names:
             prefix, _, rest = name.partition("-index-")
             pid = rest.split(".", 1)[0]
-            if prefix not in _PREFIXES or not pid.isdigit():
-                continue
-            try:
-                gone = owner_gone(int(pid), made_at(git_dir / name))
-            except FileNotFoundError:  # removed meanwhile (its memidx ended)
-                continue
-            if gone:
-                (git_dir / name).unlink(missing_ok=True)
+            if prefix in _PREFIXES and pid.isdigit():
+                # judged and moved aside as one file: looked at, then unlinked, a copy a
+                # memidx given that pid made between was removed while its git wrote it
+                unlink_if_gone(git_dir / name, int(pid))
     except OSError:
         return
 

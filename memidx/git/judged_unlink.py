@@ -8,6 +8,8 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from memidx.git.killed_edit import ASIDE
@@ -81,6 +83,58 @@ def _still(found: os.stat_result, seen: os.stat_result | None) -> bool:
         seen.st_ino,
         seen.st_mtime_ns,
     )
+
+
+def unlink_if_gone(path: Path, pid: int, only: Callable[[int], bool] | None = None) -> bool:
+    """Delete the regular file at `path`, named by `pid`, when that pid's process is gone
+    (memidx.process_start.owner_gone): True when it went. Judged on the file held open (its
+    inode given to no other file meanwhile), then moved aside and deleted only while it is
+    still that file: judged, then unlinked, a file a memidx given that pid made between was
+    deleted under it (a copy of git's index git was writing); such a one goes back. `only`:
+    a look at the file held open (its descriptor), which must say True too."""
+    from memidx.portable import OPEN_AS_IS
+    from memidx.process_start import owner_gone
+
+    try:
+        held = os.open(path, OPEN_AS_IS)
+    except OSError:  # removed meanwhile (its memidx ended), or no file to judge
+        return False
+    try:
+        judged = os.fstat(held)
+        made = max(judged.st_ctime, judged.st_mtime)  # as memidx.process_start.made_at
+        if not stat.S_ISREG(judged.st_mode) or not owner_gone(pid, made):
+            return False
+        if only is not None and not only(held):
+            return False
+        if sys.platform == "win32":  # pragma: no cover - a file held open is never renamed there
+            os.close(held)
+            held = -1
+        return _judged_away(path, judged)
+    except OSError:  # a folder it may not change: left, as before
+        return False
+    finally:
+        if held >= 0:
+            os.close(held)
+
+
+def _judged_away(path: Path, judged: os.stat_result) -> bool:
+    """Move `path` aside and delete it when it is the file `judged` (still held open), else
+    put it back."""
+    if (aside := room_aside(path)) is None:
+        return False
+    try:
+        path.rename(aside)  # over the empty file made for it: never over another
+        moved = aside.lstat()
+    except OSError:
+        with contextlib.suppress(OSError):
+            aside.unlink(missing_ok=True)
+        return False
+    if (moved.st_dev, moved.st_ino) == (judged.st_dev, judged.st_ino):
+        aside.unlink()  # (an error: left aside, swept by the next memidx once this one is gone)
+        return True
+    with contextlib.suppress(OSError):  # else left aside: swept once this process is gone
+        _put_back(aside, path)
+    return False
 
 
 def _put_back(aside: Path, path: Path) -> None:

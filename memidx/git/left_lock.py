@@ -53,14 +53,15 @@ class LeftLock:
         return f"{self.said}{fails}: check that no git command is running, then {self.todo()}"
 
 
-def left_lock(root: Path) -> LeftLock | None:
+def left_lock(root: Path, folder: Path | None = None) -> LeftLock | None:
     """The first lock of the clone at `root` left behind (no process holds it, no git runs in
-    the clone: memidx.git.lock_holders.left_behind), else None."""
+    the clone: memidx.git.lock_holders.left_behind), else None. `folder`: its git folder, when
+    known (else asked of git)."""
     from memidx.git.head_lock import head_locks
     from memidx.git.lock_holders import left_behind
     from memidx.git.underway import git_dir
 
-    folder = git_dir(root)
+    folder = folder or git_dir(root)
     if folder is None:
         return None
     for lock in [folder / "index.lock", *head_locks(folder), *sorted(folder.glob(NEXT))]:
@@ -118,6 +119,11 @@ def _cut_short(root: Path, lock: Path, moved_from: str, said_rm: tuple[str, str]
     since = [was.decode(), "HEAD"] if was else ["--root", "HEAD"]
     listed = repo.run("diff-tree", "-r", "-z", "--no-commit-id", "--name-only", *since)
     paths = [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
+    whole = not _of_paths(lock)  # `commit -a`: git's index was to be the commit's, all of it
+    if whole:  # a staged edit taken back in the work tree, which the commit did not change
+        staged = repo.run("diff-index", "--cached", "--no-renames", "-z", "--name-only", "HEAD")
+        paths += [p for p in staged.decode("utf-8", "surrogateescape").split("\0") if p]
+    paths = list(dict.fromkeys(paths))
     said = (
         f"{killed} once its commit moved HEAD, cut short: git's index was not brought to that "
         "commit (removed alone, your next commit undoes it)"
@@ -127,10 +133,23 @@ def _cut_short(root: Path, lock: Path, moved_from: str, said_rm: tuple[str, str]
     git, quoted = f"git -C {quote(str(root))}", " ".join(quote(f":(literal){p}") for p in paths)
     if len(quoted) <= LISTED:
         return LeftLock(lock, COMMITTED, said, f"{rm} && {git} reset -q HEAD -- {quoted}")
+    if whole:  # thousands of paths: git's index brought to the commit whole, as git would have
+        return LeftLock(lock, COMMITTED, said, f"{rm} && {git} reset -q HEAD")
     # a commit of thousands of files: listed by git (xargs -r: none listed resets none)
     listing = f"{git} diff-tree -r -z --no-commit-id --name-only {' '.join(since)}"
     reset = f"git --literal-pathspecs -C {quote(str(root))} reset -q HEAD --"
     return LeftLock(lock, COMMITTED, said, f"{rm} && {listing} | xargs -0 -r {reset}")
+
+
+def _of_paths(lock: Path) -> bool:
+    """Whether the commit that left `lock` was a `git commit <paths>` (or -i, -o): git writes
+    the index it builds for such a commit in `next-index-<pid>.lock` after `lock`, and a kill
+    or power cut before its end leaves both; a `git commit -a` writes none."""
+    try:
+        written = lock.stat().st_mtime_ns
+        return any(left.stat().st_mtime_ns >= written for left in lock.parent.glob(NEXT))
+    except OSError:
+        return True  # unknown: as a commit of paths, whose reset keeps all else staged
 
 
 def _committed(root: Path, lock: Path) -> bool:

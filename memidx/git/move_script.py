@@ -138,9 +138,11 @@ def take_index_lock(git_dir: Path, token: str) -> bool:
     """Take git's index lock as git does (created, never opened if it exists), `token` in it;
     False when another git holds it."""
     from memidx.git import move_trace as trace
+    from memidx.git.index_copy import remove_dead_copies
     from memidx.process_start import note_clock
 
     note_clock()  # before a lock naming a pid: a clock step since keeps it (owner_gone)
+    remove_dead_copies(git_dir)  # and what a killed memidx's judge of a lock left aside
     try:
         held = os.open(git_dir / "index.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:

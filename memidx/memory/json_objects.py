@@ -39,13 +39,14 @@ def record_data(ref: str, record: Record) -> dict[str, object]:
     return {"schema": "memidx.record/1", "ref": ref, **record.to_json()}
 
 
-def _git_lock(status: Status) -> dict[str, str] | None:
-    """A git lock left behind (memidx.git.left_lock): where, which kind, in words, and the
-    command that clears it once no git command runs."""
+def _git_lock(status: Status) -> dict[str, object] | None:
+    """A git lock left behind (memidx.git.left_lock): where, which kind, in words, the
+    command that clears it once no git command runs, and whether every git command fails."""
     lock = status.git_lock
     if lock is None:
         return None
-    return {"path": str(lock.path), "kind": lock.kind, "said": lock.said, "clear": lock.clear}
+    return {"path": str(lock.path), "kind": lock.kind, "said": lock.said, "clear": lock.clear,
+            "blocks": lock.blocks}  # fmt: skip
 
 
 def status_data(status: Status) -> dict[str, object]:
@@ -84,6 +85,7 @@ def status_data(status: Status) -> dict[str, object]:
         "damaged": status.damaged,
         "hooks_outdated": status.hooks_outdated,
         "git_lock": _git_lock(status),
+        "git_asides": status.git_asides,
         "vectors": {
             "model": status.model,
             "chunks": status.chunks,

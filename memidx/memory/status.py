@@ -78,7 +78,9 @@ class Status:
     upgrade_waits: RoomWait | None = None  # the upgrade from schema 5 waits for room
     # memidx's git hooks missing or not its current shims (set by the CLI: githooks.outdated)
     hooks_outdated: list[str] = field(default_factory=list[str])
-    git_lock: LeftLock | None = None  # a git lock left behind: every git of the person fails
+    git_lock: LeftLock | None = None  # a git lock left behind (blocks: every git fails)
+    # what a killed memidx moved aside in the git folder and left (memidx.git.folder_asides)
+    git_asides: list[str] = field(default_factory=list[str])
 
     @property
     def embed_restarts_stopped(self) -> bool:
@@ -89,7 +91,9 @@ class Status:
     def healthy(self) -> bool:
         drifted = self.drift is None or self.drift.total > 0 or bool(self.segments_changed)
         broken = self.index_problem is not None or bool(self.damaged)
-        stuck = self.git_lock is not None  # every git command of the clone fails
+        # every git command of the clone fails; a next-index lock fails only a `git commit
+        # <paths>` run by a git given its pid (memidx.git.left_lock.NEXT_INDEX): named, not stuck
+        stuck = self.git_lock is not None and self.git_lock.blocks
         return not broken and not drifted and not stuck and self.hook_failure is None
 
 
@@ -116,7 +120,7 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.memory, status.found_by = str(config.root), config.found_by
     status.index_remedy = run_hint(config.root, "ingest")  # `make ingest` only with its Makefile
-    status.unwritable, status.git_lock = unwritable(config), _left_lock(config)
+    status.unwritable, (status.git_lock, status.git_asides) = unwritable(config), _left(config)
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
@@ -200,8 +204,15 @@ def moving_head(root: Path, wait: float) -> bool:
     return False
 
 
-def _left_lock(config: Config) -> LeftLock | None:
-    return left_lock(config.root) if config.in_git else None
+def _left(config: Config) -> tuple[LeftLock | None, list[str]]:
+    """A git lock left behind, and what a killed memidx moved aside in the git folder."""
+    from memidx.git.folder_asides import asides_left
+    from memidx.git.underway import git_dir
+
+    folder = git_dir(config.root) if config.in_git else None
+    if folder is None:
+        return None, []
+    return left_lock(config.root, folder), [str(path) for path in asides_left(folder)]
 
 
 def _committed(config: Config, segments: Iterable[str], changed: set[str]) -> list[str]:

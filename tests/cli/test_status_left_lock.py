@@ -48,6 +48,7 @@ def test_status_names_a_lock_a_killed_git_left_and_how_to_clear_it(
     assert data["healthy"] is False
     assert data["git_lock"] == {
         "path": str(lock), "kind": kind, "said": data["git_lock"]["said"], "clear": f"rm {lock}",
+        "blocks": True,
     }  # fmt: skip
 
 

@@ -108,3 +108,34 @@ def test_a_judge_without_the_makers_runtime_folder_reads_its_note(
     monkeypatch.setattr(process_start, "wall_clock", lambda: time.time() + HOUR)  # NTP's step
 
     assert not owner_gone(os.getpid(), made)
+
+
+@LINUX
+@pytest.mark.parametrize("variable", ["XDG_RUNTIME_DIR", "TMPDIR"])
+def test_a_judge_without_the_makers_own_folder_reads_its_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """The maker ran with a folder of its own (XDG_RUNTIME_DIR, not systemd's /run/user/<uid>:
+    a container, a CI runner; or TMPDIR), the judge without it: the maker noted the offset
+    only there, the judge read only systemd's folder and the system's temporary one, found no
+    note, and took the live maker's file for a killed memidx's after a step of the clock."""
+    own, system = tmp_path / "own", tmp_path / "system-tmp"
+    own.mkdir()
+    system.mkdir()
+    monkeypatch.setattr(process_start, "RUNTIME", str(tmp_path / "no-run-{}"))  # none made
+    monkeypatch.setattr(process_start, "SYSTEM_TMP", str(system))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(process_start, "_noted", {})
+    if variable == "XDG_RUNTIME_DIR":
+        monkeypatch.setattr(tempfile, "tempdir", str(system))
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(own))
+    else:
+        monkeypatch.setattr(tempfile, "tempdir", str(own))  # as TMPDIR=own makes it
+    note_clock()  # the maker's, before its file
+    made = time.time()
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)  # the judge: another environment
+    monkeypatch.setattr(tempfile, "tempdir", str(system))  # its temporary folder the system's
+    monkeypatch.setattr(process_start, "_noted", {})
+    monkeypatch.setattr(process_start, "wall_clock", lambda: time.time() + HOUR)  # NTP's step
+
+    assert not owner_gone(os.getpid(), made)
