@@ -136,9 +136,11 @@ def _remembered(
         if (ref := done.renamed.get(ref, ref)) != kept.ref:  # a file took its path: renamed
             kept = replace(kept, ref=ref)
         rebase_said(done, ref, rebased)
-    if done.busy and not gone and ref not in done.commits:
-        # it commits the pending notes too: one may have moved HEAD, then failed
-        done = after_a_hook(config, kept, say, since) or done
+    # the retry commits the pending notes too: one may have moved HEAD, then failed
+    retried = done.busy and not gone and ref not in done.commits
+    if retried and (again := after_a_hook(config, kept, say, since)) is not None:
+        # its entry dropped there (a person edited the note meanwhile): no pending answer
+        done, gone = again, not kept.entry.exists()
     elsewhere = done.elsewhere.get(ref)  # HEAD went to another branch since it was read
     commit = (
         done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)
