@@ -190,11 +190,8 @@ def commit_pending(
             notice(f"warning: {exc.message} ({exc.hint}; {KEPT})")
             left = True
             continue
-        except MemidxError as exc:
-            if only_commit:
-                notice(f"warning: {note.ref} was not committed: {exc} (it stays pending)")
-            else:
-                failed(config, note, here, exc, notice, raise_for=raise_for)
+        except MemidxError as exc:  # past the move too: said committed when HEAD holds it
+            failed(config, note, here, exc, notice, raise_for=raise_for, only_commit=only_commit)
             continue
         done.commits[note.ref] = added_by(config, commit, note.ref)
         note.entry.unlink(missing_ok=True)
