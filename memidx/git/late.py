@@ -49,8 +49,13 @@ def settle(
     or when HEAD no longer holds `commit`'s `paths` as the commit does. `purge`: `commit` is a
     purge's rewrite of HEAD, said in its words (it said "memidx's commit of <segment> ... is
     not counted as committed yet" of forgotten bytes that may be staged again)."""
+    from pathlib import Path
+
+    from memidx.git.late_waits import waiting_for
+
     what = ", ".join(map(display, paths))  # a name with a line break: on one line, as elsewhere
-    running = wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
+    with waiting_for(Path(str(repo.git_dir)), late):  # its drift check does not wait for memidx
+        running = wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
     did = "the purge's rewrite of HEAD" if purge else f"memidx's commit of {what}"
     by = f"{did} ({commit[:12]})"
     if running and purge:

@@ -15,6 +15,11 @@ from memidx.index.following import followed_now
 from memidx.waited_lock import SAY_AFTER, say_waiting
 
 FOLLOW_WAIT = 10.0  # seconds a commit waits for memidx's follow before it goes on unblocked
+WAITED_FOR = (  # a commit begun as memidx moved HEAD: each waited 10 s for the other
+    "a memidx command of this clone waits for this commit to end before it brings the index to "
+    "HEAD: the commit goes on without the drift check (`memidx status` says any drift once "
+    "it ends)"
+)
 POLL = 0.05
 
 
@@ -30,11 +35,17 @@ def follow_ended(config: Config) -> bool:
     of this clone brings the index to HEAD any more, or the index is at HEAD (a command that goes
     on after its sync, or waits for this commit's git, is not waited for).
     False, said in a warning, when one still is after FOLLOW_WAIT: the commit goes on."""
-    start = time.monotonic()
+    from memidx.git.late_waits import waited_for
+    from memidx.git.underway import git_dir
+
+    start, folder = time.monotonic(), git_dir(config.root)
     said = False
     for _ in range(100_000):  # bounded by FOLLOW_WAIT
         if not following_head(config) or _at_head(config):
             return True
+        if folder is not None and waited_for(folder):  # memidx follows once this git ended
+            warn(config, f"memidx: {WAITED_FOR}")
+            return False
         waited = time.monotonic() - start
         if waited >= FOLLOW_WAIT:
             break

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
@@ -19,12 +19,14 @@ HOOK_MARK_AGE = 600.0  # seconds a hook shell's mark is believed: its memidx hol
 
 
 @contextmanager
-def following(config: Config, *, at_the_move: bool = False) -> Generator[None]:
+def following(config: Config, *, at_the_move: bool = False) -> Generator[Callable[[], ExitStack]]:
     """Hold this command's lock file for the block: it moves HEAD and brings the index to it.
     `at_the_move`: taken only once memidx is about to move HEAD (memidx.head_move), not while
     it waits for a person's git before that. A state folder it cannot be made in (read-only,
     no file of memidx's) holds none: a search meanwhile may then say the index is behind, as
-    before."""
+    before. Yields `keep`: the lock as held now, kept past the block in the stack it returns
+    (the MCP server's follow after its answer: a lock taken anew then is younger than the move,
+    which a person's drift check does not wait for, memidx.githooks.drift_wait)."""
     from memidx.head_move import told
 
     path = config.state_dir / FOLDER / f"{os.getpid()}-{time.monotonic_ns()}.lock"
@@ -50,7 +52,7 @@ def following(config: Config, *, at_the_move: bool = False) -> Generator[None]:
         if not at_the_move:
             take()
         with told(take, drop):
-            yield
+            yield held.pop_all
 
 
 def followed_now(config: Config, head_moved: float | None = None) -> bool:

@@ -5,6 +5,8 @@ open their own connections, as a CLI process does."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from functools import partial
 
 from memidx.config import Config
 from memidx.errors import MemidxError, NewerIndex, UsageError
@@ -175,9 +177,13 @@ def remember(
     folder: str | None = None,
     say: Say | None = None,
     deadline: float | None = None,
+    later: Callable[[Callable[[], None]], None] | None = None,
 ) -> dict[str, object]:
     """memidx.remember/1: the note written, checked and committed as `memidx remember` does,
-    kept pending rather than waited for past `deadline` (memidx/memory/answer_by.py)."""
+    kept pending rather than waited for past `deadline` (memidx/memory/answer_by.py). `later`
+    (the server's writing thread) runs the index's follow of older notes committed before
+    this one once the answer is sent, `following` held until it ends: it ran in the answer's
+    time, whatever was left of it (a large index's sync takes seconds)."""
     from memidx.index.following import following
     from memidx.memory.json_objects import remember_data
     from memidx.memory.killed_leftovers import settle_killed
@@ -187,18 +193,31 @@ def remember(
     refuse_nul("title", title)
     refuse_nul("folder", folder or "")
     settle_killed(config, say or _unsaid, asides=False)  # its lock would hold the note up
-    with following(config, at_the_move=True):  # from HEAD's move: a search is told
-        done = write_note(
-            config,
-            title,
-            body,
-            tags=parse_tags(",".join(tags)),
-            directory=folder or None,
-            directory_arg="folder",
-            notice=say,
-            deadline=deadline,
-        )
+    follows: list[Callable[[], None]] = []
+    with following(config, at_the_move=True) as keep:  # from HEAD's move: a search is told
+        try:
+            done = write_note(
+                config,
+                title,
+                body,
+                tags=parse_tags(",".join(tags)),
+                directory=folder or None,
+                directory_arg="folder",
+                notice=say,
+                deadline=deadline,
+                later=None if later is None else follows.append,
+            )
+        finally:  # an error too: HEAD moved by the notes committed before it is followed
+            if later is not None and follows:
+                later(partial(_follow_after, follows, keep()))
     return remember_data(done)
+
+
+def _follow_after(follows: Sequence[Callable[[], None]], lock: ExitStack) -> None:
+    """What a remember left to follow after its answer, its `following` lock let go after."""
+    with lock:
+        for follow in follows:
+            follow()
 
 
 def file_turn(

@@ -124,6 +124,25 @@ class Workers:
     async def write(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await self._run(self._writer, name, fn, *args, **kwargs)
 
+    def after(self, name: str, fn: Callable[[], None]) -> None:
+        """Run `fn` on the writing thread once the call that runs there now has answered (a
+        remember's follow of the HEAD it moved: its answer time is spent), its time and any
+        failure logged; at once when the server stops (no thread takes it any more)."""
+        try:
+            self._writer.submit(self._after, name, fn)
+        except RuntimeError:  # shut down: the follow is not lost
+            self._after(name, fn)
+
+    def _after(self, name: str, fn: Callable[[], None]) -> None:
+        started = time.perf_counter()
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - no one waits for it: the log says it
+            line = error_line(exc, self.config) or repr(exc)
+            log.warning("%s failed in %.1f ms: %s", name, _ms(started), line)
+            return
+        log.info("%s done in %.1f ms", name, _ms(started))
+
     async def file(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """A turn or fact appended to the log: never queued behind a note's commit."""
         return await self._run(self._filer, name, fn, *args, **kwargs)

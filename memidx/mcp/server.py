@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -191,7 +192,7 @@ def _write_tools(server: MCPServer[Any], workers: Workers) -> None:
         by = time.monotonic() + REMEMBER_WITHIN  # from its arrival: one queued waits less
         return await _answer(workers.write(
             "remember", answers.remember, config, title, body, tags=tags or (), folder=folder,
-            say=_say, deadline=by,
+            say=_say, deadline=by, later=partial(workers.after, "remember: the index follows"),
         ))  # fmt: skip
 
     @server.tool(annotations=WRITE)

@@ -13,15 +13,15 @@ or revert is stopped on a conflict, or a sequence of them is in progress (but it
 A `remember` killed mid-commit leaves its entry too.
 
 An entry is committed only while its file is the very note remembered (note_state's
-the_same_note): one a person edited, staged otherwise or deleted from HEAD is theirs, its
-entry gone; one committed makes no second commit; one gone (a reset took it) is written again
-(memory/pending_vanished.py). It is committed only on the branch it was remembered on (not on
-a detached HEAD, which the next `git switch` leaves behind, taking the file off the disk): with
-another checked out, on its own by plumbing, its file taken out of this work tree
-(memory/pending_elsewhere.py; it waited for its branch, for ever on one never checked out
-again), while that branch is there (renamed or deleted, it never comes back). Deleting .memidx/
-loses no entry (they are kept in the git folder); one an older memidx kept there is moved
-once read.
+the_same_note): one a person edited, staged otherwise or deleted from HEAD is theirs, its entry
+gone (memory/pending_failed.py, as one whose commit failed); one committed makes no second
+commit; one gone (a reset took it) is written again (memory/pending_vanished.py). It is
+committed only on the branch it was remembered on (not on a detached HEAD, which the next `git
+switch` leaves behind, taking the file off the disk): with another checked out, on its own by
+plumbing, its file taken out of this work tree (memory/pending_elsewhere.py; it waited for its
+branch, for ever on one never checked out again), while that branch is there (renamed or
+deleted, it never comes back). Deleting .memidx/ loses no entry (they are kept in the git
+folder); one an older memidx kept there is moved once read.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, IndexLockLeft, MemidxError
 from memidx.git.underway import git_dir, holding, stopped_pick
 from memidx.hashes import sha256_hex
-from memidx.memory.note_state import added_by, the_same_note
+from memidx.memory.note_state import added_by
 from memidx.memory.pending_branch import head_branch
 from memidx.memory.pending_mark import FOLDER, any_pending, entries_dir, entry_files, legacy_dir
 from memidx.portable import file_lock
@@ -54,11 +54,6 @@ SUBJECT = "memidx remember: "
 KEPT = "the note is kept, and committed once it is removed; do not remember it again"
 STOPPED = "the pending notes were not committed, so that its --abort goes back where it began"
 STOPPED_HINT = "they are once it is continued, skipped or aborted"
-STAYS = "the note stays pending, committed once that is fixed (`memidx forget {ref}` drops it)"
-CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
-    "changed or was removed since it was remembered, so it was not committed: it is left as "
-    "it is (commit it yourself to keep it)"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +152,7 @@ def commit_pending(
     the notes to look at (status: those HEAD holds already), the others left as they are."""
     from memidx.memory.fresh_note import commit_note, landed_late, renamed, written_now
     from memidx.memory.pending_elsewhere import elsewhere
+    from memidx.memory.pending_failed import failed, to_commit
 
     done = Committed({})
     notes = [note for note in pending(config) if only is None or only(note)]
@@ -174,7 +170,7 @@ def commit_pending(
             continue
         raise_for = renamed(done, kept, note, raise_for)
         said = note == raise_for
-        if not note.unwritten and not _to_commit(
+        if not note.unwritten and not to_commit(
             config, note, notice, only_commit=only_commit, said=said
         ):
             continue  # a person's now, or stashed
@@ -194,67 +190,12 @@ def commit_pending(
             notice(f"warning: {exc.message} ({exc.hint}; {KEPT})")
             left = True
             continue
-        except MemidxError as exc:
-            if only_commit:
-                notice(f"warning: {note.ref} was not committed: {exc} (it stays pending)")
-            else:
-                _failed(config, note, here, exc, notice, raise_for=raise_for)
+        except MemidxError as exc:  # past the move too: said committed when HEAD holds it
+            failed(config, note, here, exc, notice, raise_for=raise_for, only_commit=only_commit)
             continue
         done.commits[note.ref] = added_by(config, commit, note.ref)
         note.entry.unlink(missing_ok=True)
     return done
-
-
-def _failed(
-    config: Config,
-    note: PendingNote,
-    here: str,
-    exc: MemidxError,
-    notice: Callable[[str], None],
-    *,
-    raise_for: PendingNote | None,
-) -> None:
-    """A note whose commit failed (a hook that refuses, no author identity): its file kept
-    (written now if it was not), its entry gone, said (raised for `raise_for`). One that is
-    still unwritten (its branch is not checked out) stays pending: its entry is all there is."""
-    from memidx.memory.fresh_note import written_now  # it imports this module
-
-    kept = written_now(config, note, here, notice, write=True)
-    if kept is None or kept.unwritten:
-        stays = MemidxError(exc.message, f"{exc.hint}; {STAYS.format(ref=note.ref)}")
-        if note == raise_for:
-            raise stays from None
-        notice(f"warning: {note.ref} was not committed: {stays}")
-        return
-    note.entry.unlink(missing_ok=True)
-    if note == raise_for:
-        raise exc
-    notice(f"warning: {note.ref} was not committed: {exc} (the file is kept)")
-
-
-def _to_commit(
-    config: Config,
-    note: PendingNote,
-    notice: Callable[[str], None],
-    *,
-    only_commit: bool,
-    said: bool,
-) -> bool:
-    """Whether the file is the very note (or, gone, written again from its entry). One a person
-    edited, staged otherwise or removed: its entry goes, said unless its `remember` says it
-    (`said`), kept by the finisher (`only_commit`); one a stash took waits for the pop."""
-    from memidx.memory.pending_elsewhere import committed_there  # they import this module
-    from memidx.memory.pending_vanished import written_again
-
-    if the_same_note(config, note.ref, note.text):
-        return True
-    back = written_again(config, note, notice, quiet=only_commit)
-    if back is not None or only_commit:
-        return bool(back)
-    note.entry.unlink(missing_ok=True)
-    if not said:
-        notice(f"warning: {note.ref} {committed_there(config, note) or CHANGED}")
-    return False
 
 
 def finish_now(

@@ -3,6 +3,7 @@ plumbing (memidx.git.commit), so a concurrent edit of any other file is never to
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -11,11 +12,11 @@ from datetime import UTC, datetime
 
 from memidx.config import Config
 from memidx.errors import IndexLockLeft, MemidxError, SwitchedAway, UsageError
-from memidx.git.refs import read_head
 from memidx.index.ownership import keep_out_of_git
 from memidx.memory.answer_by import branch_for, left, rebase_said
 from memidx.memory.fresh_note import commit_kept, keep_fresh
 from memidx.memory.lock_holder import stopped_holder
+from memidx.memory.moved_head import Later, Moves
 from memidx.memory.new_note import note_text
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_placed import placed, telling
@@ -65,11 +66,14 @@ def remember(
     extra: dict[str, str] | None = None,
     notice: Callable[[str], None] | None = None,
     deadline: float | None = None,
+    later: Later | None = None,
 ) -> Remembered:
     """Write the note, check it as the pre-commit checks do, commit it without touching the
     rest of the work tree, and index it; kept pending (`commit` None), not failed, while
     another git command holds the clone past the wait (memory/pending_notes.py), or past
-    `deadline` (time.monotonic(): when to answer, memory/answer_by.py), a running rebase too."""
+    `deadline` (time.monotonic(): when to answer, memory/answer_by.py), a running rebase too.
+    `later` (the MCP server's): takes the index's follow of older notes committed here, to run
+    after the answer (memory/moved_head.py)."""
     # a byte-order mark first (a title or body read from a file Notepad saved) is no text:
     # the title was stored with it, `"\uFEFFWSL memory grows"`, and the MCP tool's body too
     title, body = " ".join(title.removeprefix("\ufeff").split()), body.removeprefix("\ufeff")
@@ -82,51 +86,68 @@ def remember(
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
     note = redact_note(title, tags, body, dict(extra or {}))
-    title, found = note.title, note.redactions
+    title = note.title
     created = datetime.now(UTC).date().isoformat()  # the day it is remembered: its front matter
     text = note_text(title, note.tags, note.body, created, **note.fields)
     note_folder(config, directory, directory_arg)  # a bad name refused now, not after a wait
     keep_out_of_git(config.state_dir)  # its locks and pending marks: no index made it ignored
+    moves = Moves(None, notice, later)  # HEAD once read: the index is brought to it, whatever ends
+    try:
+        return _remembered(config, (directory, directory_arg, text), note, moves, deadline)
+    except BaseException:  # fail safe: a full disk's OSError too, past an older note's commit
+        with contextlib.suppress(MemidxError, OSError):  # the error raised is the one to say
+            moves.follow(config)
+        raise
+
+
+def _remembered(
+    config: Config,
+    place: tuple[str | None, str, str],
+    note: RedactedNote,
+    moves: Moves,
+    deadline: float | None,
+) -> Remembered:
+    """remember's note, checked, written and committed or kept pending (`place`: its --dir as
+    typed, the argument's name, its text); `moves` reads HEAD before the first commit is tried,
+    and the caller brings the index to HEAD when this raises."""
+    notice, (_, _, text), title, found = moves.notice, place, note.title, note.redactions
     say = notice or _unsaid
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with in_turn(config.state_dir / LOCK, left(deadline, LOCK_WAIT)) as held:  # MCP: 3 s
         if held:  # others in line past the wait, not hung: kept pending (memory/queued_note.py)
-            return _in_line(config, (directory, directory_arg, text), note, say, held)
+            return _in_line(config, place, note, say, held)
         # read here, not before the wait: a person's `git switch` meanwhile left the note in
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
         branch, rebasing = branch_for(config, "the note was not written", deadline)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         rebased = branch if rebasing else None  # HEAD detached: no commit tried, no file
-        kept, older = _kept(config, (directory, directory_arg, text), note, branch, rebased)
+        kept, older = _kept(config, place, note, branch, rebased)
         ref = kept.ref
-        head = read_head(config.root)  # an older note's commit moves it too, this one's held up
+        moves.look(config)  # HEAD before its commit is tried: an older note's moves it too
         try:
             done = commit_kept(config, kept, say, older, deadline, rebasing=rebasing)
         except MemidxError as exc:  # written: no author identity, a full disk, a killed git
             if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
                 start_finisher(config, say)
-            _follow_moved(config, head, notice)
             telling(exc, ref, found)
             raise
         gone = not kept.entry.exists()  # while no one else commits pending notes
         if (ref := done.renamed.get(ref, ref)) != kept.ref:  # a file took its path: renamed
             kept = replace(kept, ref=ref)
         rebase_said(done, ref, rebased)
-    if done.busy and not gone and ref not in done.commits:
-        try:  # it commits the pending notes too: one may have moved HEAD, then failed
-            done = after_a_hook(config, kept, say, since) or done
-        except MemidxError:
-            _follow_moved(config, head, notice)
-            raise
+    # the retry commits the pending notes too: one may have moved HEAD, then failed
+    retried = done.busy and not gone and ref not in done.commits
+    if retried and (again := after_a_hook(config, kept, say, since)) is not None:
+        # its entry dropped there (a person edited the note meanwhile): no pending answer
+        done, gone = again, not kept.entry.exists()
     elsewhere = done.elsewhere.get(ref)  # HEAD went to another branch since it was read
     commit = (
         done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)
     )
     if commit is None and gone:  # not the note it wrote by its commit
-        _follow_moved(config, head, notice)
         raise telling(_changed(ref), ref, found)
-    said = _answer(config, done, commit, (ref, branch, head), (notice, say))
+    said = _answer(config, done, commit, (ref, branch), moves)
     return Remembered(ref, commit, title, found, said)
 
 
@@ -134,21 +155,20 @@ def _answer(
     config: Config,
     done: Committed,
     commit: str | None,
-    place: tuple[str, str, str | None],
-    tell: tuple[Callable[[str], None] | None, Callable[[str], None]],
+    place: tuple[str, str],
+    moves: Moves,
 ) -> str | None:
-    """What is said of a note left pending (`place`: its ref, its branch, HEAD before its
-    commit was tried), and the index brought to HEAD: to the note's commit, else to what else
-    this remember committed."""
-    (ref, branch, head), (notice, say) = place, tell
+    """What is said of a note left pending (`place`: its ref, its branch), and the index
+    brought to HEAD: to the note's commit, else to what else this remember committed."""
+    (ref, branch), say = place, moves.notice or _unsaid
     said = None
     if commit is None:
         say(said := _pending_said(config, done, ref, branch))
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
     if commit is not None and not done.elsewhere.get(ref):  # on a branch not checked out:
-        _index(config, ref, commit, notice)  # indexed once it is
+        moves.index(config, ref, commit)  # indexed once it is
     else:
-        _follow_moved(config, head, notice)
+        moves.follow(config)
     return said
 
 
@@ -219,33 +239,3 @@ def _changed(ref: str) -> MemidxError:
         "committed: it is left as it is",
         "commit it yourself, or remember the note again",
     )
-
-
-def _follow_moved(config: Config, head: str | None, notice: Callable[[str], None] | None) -> None:
-    """The index brought to HEAD when it moved since `head` though this note was not committed
-    here: the older pending notes committed before it was held up (or failed). It let go of
-    its `following` lock with the index behind, and a person's commit begun then was refused
-    as drift (chaos.py, seed 5). A failure is a warning: the note's answer stands."""
-    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
-
-    if read_head(config.root) == head:
-        return
-    why = follow_commit(config, notice)
-    if why is not None and notice is not None:
-        notice(f"warning: the index did not follow the notes committed before this one: {why} "
-               f"({FOLLOW_HINT})")  # fmt: skip
-
-
-def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] | None) -> None:
-    """Index the commit (no hook runs for a plumbing commit). Once committed the note is
-    remembered: an index that cannot follow (a full disk, a lock) is a warning, not an error an
-    agent answers by remembering the same note again."""
-    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
-
-    why = follow_commit(config, notice)
-    if why is None:
-        return
-    said = f"{ref} is committed ({commit[:12]}), but the index did not follow: {why}"
-    if notice is None:
-        raise MemidxError(said, FOLLOW_HINT)
-    notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")

@@ -144,3 +144,39 @@ def test_a_remember_whose_retry_after_a_hook_failed_past_the_move_brings_the_ind
     assert "git's index stayed locked" in done.err
     assert repo.git("log", "-1", "--format=%s") == "memidx remember: Gradle heap\n"
     assert repo.memidx("check", "drift").code == 0  # was: the index has drifted from HEAD
+
+
+def test_a_remember_whose_own_commit_failed_with_an_os_error_brings_the_index_to_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error that is no MemidxError (a full disk's OSError) raised after the older pending
+    note's commit moved HEAD went past the index's follow, which only a MemidxError had: the
+    index stayed behind that HEAD (no hook follows a plumbing commit) until the next hook, and
+    a person's next commit was refused as drift."""
+    import errno
+
+    from memidx.memory import fresh_note
+
+    repo: NotesRepo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+    repo.write(OLDER_REF, OLDER)  # as a `remember` leaves it while git is busy
+    keep(config, OLDER_REF, "Disk full", OLDER, "refs/heads/main")
+    real = fresh_note.commit_note
+    calls: list[str] = []
+
+    def commit_note(config_: object, note: object, wait: object, branch: str) -> str:
+        calls.append(branch)
+        if len(calls) > 1:  # the older note committed, HEAD moved: this one finds a full disk
+            raise OSError(errno.ENOSPC, "No space left on device", str(repo.root / ".git"))
+        return real(config_, note, wait, branch)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fresh_note, "commit_note", commit_note)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+
+    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+    assert done.code == 1, done.err
+    assert "No space left on device" in done.err and "Traceback" not in done.err
+    assert repo.git("log", "-1", "--format=%s") == "memidx remember: Disk full\n"
+    assert repo.memidx("check", "drift").code == 0  # was: the index has drifted from HEAD

@@ -1,0 +1,63 @@
+"""Which gits memidx waits for to end (memidx/git/late.py: one that started as memidx moved
+HEAD), said in a mark in the git folder while it waits, so that a git's own hook can tell that
+memidx waits for it. A person's `git commit` begun at the move has its drift check wait for
+memidx to bring the index to HEAD, which memidx does only once that git ended: each waited for
+the other, 10 s (memidx/githooks/drift_wait.py goes on at once instead)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Generator, Mapping
+from pathlib import Path
+
+FOLDER = ("memidx", "late-waits")  # in the work tree's git folder: `<pid>-<ns>` each
+
+
+@contextlib.contextmanager
+def waiting_for(git_dir: Path, late: Mapping[str, str]) -> Generator[None]:
+    """A mark saying this process waits for the gits `late` (pid -> `<command> <start>`) to
+    end, for the block; none when it cannot be written (nothing yields to it then)."""
+    mark = git_dir.joinpath(*FOLDER) / f"{os.getpid()}-{time.monotonic_ns()}"
+    lines = "".join(f"{pid} {said.split()[-1]}\n" for pid, said in late.items())
+    try:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.write_text(lines, encoding="utf-8")
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            mark.unlink()
+
+
+def waited_for(git_dir: Path) -> bool:
+    """Whether a running memidx waits for a git this process runs under (its pid and start,
+    as the mark says) to end. A mark whose writer ended (killed) is removed."""
+    from memidx.git.newcomers import parents
+    from memidx.portable import process_alive
+    from memidx.process_start import running_since
+
+    folder = git_dir.joinpath(*FOLDER)
+    try:
+        marks = sorted(folder.iterdir())[:64] if folder.is_dir() else []
+    except OSError:
+        return False
+    mine: set[str] | None = None
+    for mark in marks:
+        writer = mark.name.partition("-")[0]
+        if not writer.isdigit() or not process_alive(int(writer)):
+            with contextlib.suppress(OSError):
+                mark.unlink()
+            continue
+        try:
+            named = [line.split() for line in mark.read_text(encoding="utf-8").splitlines()]
+        except (OSError, ValueError):
+            continue
+        mine = set(parents(str(os.getpid()))) if mine is None else mine
+        if any(len(w) == 2 and w[0] in mine and running_since(w[0]) == w[1] for w in named):
+            return True
+    return False
