@@ -1,24 +1,25 @@
-"""`memidx share`'s fetch, which never writes a ref of the person's while a git of theirs fetches.
+"""`memidx share`'s fetch, which never writes a ref of the person's while a git of theirs
+fetches.
 
-git's fetch reads each remote-tracking ref's old value before the pack comes and updates it
-with that value checked: share's plain `git fetch` moved `refs/remotes/origin/main` under a
-person's `git pull` at the same moment, which failed with "cannot lock ref
-'refs/remotes/origin/main': is at X but expected Y" (the chaos bench, seeds 1 and 4). So share
-fetches the branch's upstream into a ref of memidx's own (`refs/memidx/fetched/<branch>`,
-`--refmap=` so git's opportunistic update of the configured ref is off, no tags, no
-FETCH_HEAD), then brings the person's remote-tracking ref to it when no git of theirs that
-reads it before it writes it (CHECKED) runs in the clone, only from the value it had before
-(a fetch of theirs since is theirs to keep): `git status`'s ahead/behind says what the
-remote holds, as after a plain `git fetch`. One look, no wait: a fetch of theirs that runs
-then brings the ref itself, and share's push writes it too. It waited 10 s for any `git
-fetch`, `pull`, `push` or `remote` of theirs: a push whose pre-push hook ran the tests held
-every share 10 s, though a push writes its ref unchecked and a pull's fetch is a `git fetch`
-child, looked for as such (tests/cli/test_share_beside_a_persons_push.py). share merges its
-own ref (share_check.fetched_of), never the person's: one held back by a fetch of theirs
-was merged stale, and each push was refused until share gave up (300 s). An upstream with no remote-tracking ref (a single-branch clone) or gone from the
-remote is fetched as before (memidx's own ref of it deleted: merged, it would be stale), so
-share's merge says what is wrong in git's words. memidx's own refs of branches gone are
-pruned (_prune)."""
+git's fetch reads each remote-tracking ref's old value before the pack comes and updates it with
+that value checked: share's plain `git fetch` moved `refs/remotes/origin/main` under a person's
+`git pull` at the same moment, which failed with "cannot lock ref 'refs/remotes/origin/main': is
+at X but expected Y" (the chaos bench, seeds 1 and 4). So share fetches the branch's upstream
+into a ref of memidx's own (`refs/memidx/fetched/<branch>`, `--refmap=` so git's opportunistic
+update of the configured ref is off, no tags, no FETCH_HEAD), then brings the person's
+remote-tracking ref to it when no git of theirs that reads it before it writes it (CHECKED) runs
+in the clone, only from the value it had before (a fetch of theirs since is theirs to keep):
+`git status`'s ahead/behind says what the remote holds, as after a plain `git fetch`. One look,
+no wait: a fetch of theirs that runs then brings the ref itself, and share's push writes it too.
+It waited 10 s for any `git fetch`, `pull`, `push` or `remote` of theirs: a push whose pre-push
+hook ran the tests held every share 10 s, though a push writes its ref unchecked and a pull's
+fetch is a `git fetch` child, looked for as such
+(tests/cli/test_share_beside_a_persons_push.py). share merges its own ref
+(share_check.fetched_of), never the person's: one held back by a fetch of theirs was merged
+stale, and each push was refused until share gave up (300 s). An upstream with no
+remote-tracking ref (a single-branch clone) or gone from the remote is fetched as before
+(memidx's own ref of it deleted: merged, it would be stale), so share's merge says what is wrong
+in git's words. memidx's own refs of branches gone are pruned (_prune)."""
 
 from __future__ import annotations
 
