@@ -77,22 +77,44 @@ def _drop(config: Config, own: str) -> None:
 def _prune(config: Config, own: str) -> None:
     """Delete memidx's own fetched refs (only those, under OWN) of branches gone: the local
     branch deleted, or its upstream gone from the remote-tracking refs (`git fetch --prune`
-    after a deletion on the remote); each was kept for good. And those in `own`'s way, left
-    for a branch since deleted: of `fix` for `fix/login`, of `main/old` for `main`. git cannot
-    create a ref beside one named as its folder or under it ("cannot lock ref ... exists"):
-    every share failed its fetch. Two such branches never live at once (refs/heads/ holds the
-    same names), so no share of another work tree is using one."""
-    form = "--format=%(refname)"
+    after a deletion on the remote); each was kept for good. Not for the upstream alone one of
+    a branch checked out in another work tree: that one's share may be between its fetch and
+    bringing `origin/<branch>` along, and prunes it at its own start. And those in `own`'s way,
+    left for a branch since deleted: of `fix` for `fix/login`, of `main/old` for `main`. git
+    cannot create a ref beside one named as its folder or under it ("cannot lock ref ...
+    exists"): every share failed its fetch. Two such branches never live at once (refs/heads/
+    holds the same names), so no share of another work tree is using one. Each is deleted
+    from the value judged: one another share fetched since stays."""
+    form = "--format=%(refname)%00%(objectname)"
     listed = run_git(config, "for-each-ref", form, OWN)
     mine = listed.stdout.splitlines() if listed.returncode == 0 else []
-    heads = run_git(config, "for-each-ref", f"{form}%00%(upstream)", "refs/heads/").stdout
-    followed = {ref: up for ref, _, up in (line.partition("\0") for line in heads.splitlines())}
-    remotes = run_git(config, "for-each-ref", form, "refs/remotes/").stdout.splitlines()
-    for ref in mine:
+    followed, elsewhere = _heads(config)
+    remotes = run_git(config, "for-each-ref", "--format=%(refname)", "refs/remotes/").stdout
+    tracked = set(remotes.splitlines())
+    for ref, _, value in (line.partition("\0") for line in mine):
         branch = "refs/heads/" + ref.removeprefix(OWN)
-        gone = followed.get(branch, "") not in remotes
+        up = followed.get(branch)
+        gone = up is None or (up not in tracked and branch not in elsewhere)
         if gone or own.startswith(f"{ref}/") or ref.startswith(f"{own}/"):
-            run_git(config, "update-ref", "-d", ref)
+            run_git(config, "update-ref", "-d", ref, value)
+
+
+def _heads(config: Config) -> tuple[dict[str, str], set[str]]:
+    """The local branches with the upstream each follows ("" for none), and those checked out
+    in a work tree other than this one (none known before git 2.23: no %(worktreepath))."""
+    from pathlib import Path
+
+    form = "--format=%(refname)%00%(upstream)%00"
+    done = run_git(config, "for-each-ref", f"{form}%(worktreepath)%00", "refs/heads/")
+    if done.returncode != 0:
+        done = run_git(config, "for-each-ref", f"{form}%00", "refs/heads/")
+    here, followed, elsewhere = Path(config.root).resolve(), dict[str, str](), set[str]()
+    for record in done.stdout.split("\0\n"):  # a work tree's path may hold a newline
+        ref, up, there = (*record.split("\0"), "", "")[:3]
+        followed[ref] = up
+        if there and Path(there).resolve() != here:
+            elsewhere.add(ref)
+    return followed, elsewhere
 
 
 def _standing_in(fetched: subprocess.CompletedProcess[str]) -> bool:
