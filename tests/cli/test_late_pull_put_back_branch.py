@@ -1,12 +1,20 @@
-"""The put-back for a late `git pull` (memidx.git.late_pull) puts back the ref memidx moved.
-That ref's name was read before the move (memidx.git.commit.publish), not while git held
+"""The put-back for a late `git pull` (memidx.git.late_pull) puts back the ref memidx moved,
+and git's index with it only while HEAD names that ref.
+
+The ref's name was read before the move (memidx.git.commit.publish), not while git held
 HEAD's lock: a person's `git checkout -b other` in between had the move take `other` (HEAD
 names it) while the put-back named `main`, which was never moved: its compare-and-swap
 refused, nothing was put back, and the pull failed on memidx's note ("untracked working tree
 files would be overwritten by merge"). The name is read under HEAD's lock now.
 
-The checkout is made, deterministically, right before the move; the pull as in
-tests/cli/test_late_pull_fetch.py (started at the move, held in its fetch)."""
+The put-back looked at HEAD, then reset git's index at memidx's paths: a person's `git
+checkout x` in between, x holding memidx's note byte for byte, had the reset stage its deletion
+on x and its file removed (`D  notes/agent.md`). The reset is made under git's index lock now,
+HEAD looked at under it (such a checkout is refused, as beside any git that holds the index).
+
+Each checkout is made, deterministically, at that point (a `git` first on PATH for the one
+in the put-back); the pull as in tests/cli/test_late_pull_fetch.py (started at the move,
+held in its fetch)."""
 
 from __future__ import annotations
 
@@ -18,7 +26,16 @@ import pytest
 
 from memidx.git import publish as publish_module
 from tests.cli.test_late_pull_fetch import NOTE, _commit_beside_a_late_pull  # pyright: ignore[reportPrivateUsage]
-from tests.helpers import clean_env
+from tests.git_shims import put_git_first
+from tests.helpers import GIT_IDENTITY, clean_env
+
+# the person's `git checkout x` run once, right before the first `git reset` after it is armed
+CHECKOUT_AT_THE_RESET = """#!/bin/sh
+if [ "$1" = reset ] && [ -e "$ARMED" ]; then
+  rm -f "$ARMED"; "$REAL_GIT" checkout -q x >>"$LOG" 2>&1; echo "checkout: $?" >>"$LOG"
+fi
+exec "$REAL_GIT" "$@"
+"""
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
@@ -46,3 +63,51 @@ def test_a_checkout_before_the_move_has_the_branch_moved_put_back(
     assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "other").split()
     assert one.git("rev-parse", "main").strip() == one.git("rev-parse", "origin/main~1").strip()
     assert one.git("status", "--porcelain").strip() == ""  # nothing of memidx's left half-made
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_checkout_at_the_put_back_s_reset_leaves_that_branch_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    armed, log = tmp_path / "armed", tmp_path / "log"
+    put_git_first(monkeypatch, tmp_path / "bin", CHECKOUT_AT_THE_RESET, ARMED=str(armed),
+                  LOG=str(log))  # fmt: skip
+    real = publish_module.move_head
+
+    def x_first(root: Path, *args: Any, **kwargs: Any) -> str:
+        if not log.exists():  # x holds memidx's note as it will commit it
+            for step in (["switch", "-q", "-c", "x"], ["add", "notes/agent.md"],
+                         ["commit", "-q", "-m", "x"], ["switch", "-q", "main"]):  # fmt: skip
+                if step[0] == "add":
+                    (root / "notes" / "agent.md").write_bytes(NOTE.encode())
+                done = subprocess.run(["git", *GIT_IDENTITY, *step], cwd=root, env=clean_env(),
+                                      capture_output=True, check=False)  # fmt: skip
+                assert done.returncode == 0, done.stderr
+            log.write_text("")
+        return real(root, *args, **kwargs)
+
+    looked = publish_module.arrived
+
+    def arm(*args: Any) -> bool:
+        armed.touch()  # under HEAD's lock: the next reset is the put-back's (not the move's)
+        return looked(*args)
+
+    monkeypatch.setattr(publish_module, "move_head", x_first)
+    monkeypatch.setattr(publish_module, "arrived", arm)
+    seen: list[str] = []  # the clone once memidx is done, before the pull goes on
+
+    def look() -> None:
+        argv = ["git", "status", "--porcelain"]
+        done = subprocess.run(argv, cwd=tmp_path / "one", env=clean_env(), capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        seen.append(done.stdout.strip())
+
+    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+                                             NOTE.encode(), before=look)  # fmt: skip
+
+    assert "checkout:" in log.read_text(), log.read_text()
+    assert seen == [""], seen  # was: D  notes/agent.md, staged on x, its file removed
+    assert one.git("status", "--porcelain").strip() == ""
+    if one.git("symbolic-ref", "HEAD").strip() == "refs/heads/main":  # checkout refused
+        assert pulled.returncode == 0, pulled.stderr
+        assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
