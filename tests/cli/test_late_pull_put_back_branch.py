@@ -29,10 +29,12 @@ from tests.cli.test_late_pull_fetch import NOTE, _commit_beside_a_late_pull  # p
 from tests.git_shims import put_git_first
 from tests.helpers import GIT_IDENTITY, clean_env
 
-# the person's `git checkout x` run once, right before the first `git reset` after it is armed
+# the person's `git checkout x` (in the person's environment: git's own index) run once,
+# right before the first `git reset` after it is armed
 CHECKOUT_AT_THE_RESET = """#!/bin/sh
 if [ "$1" = reset ] && [ -e "$ARMED" ]; then
-  rm -f "$ARMED"; "$REAL_GIT" checkout -q x >>"$LOG" 2>&1; echo "checkout: $?" >>"$LOG"
+  rm -f "$ARMED"; ( unset GIT_INDEX_FILE; "$REAL_GIT" checkout -q x ) >>"$LOG" 2>&1
+  echo "checkout: $?" >>"$LOG"
 fi
 exec "$REAL_GIT" "$@"
 """
@@ -75,14 +77,21 @@ def test_a_checkout_at_the_put_back_s_reset_leaves_that_branch_as_it_was(
     real = publish_module.move_head
 
     def x_first(root: Path, *args: Any, **kwargs: Any) -> str:
-        if not log.exists():  # x holds memidx's note as it will commit it
-            for step in (["switch", "-q", "-c", "x"], ["add", "notes/agent.md"],
-                         ["commit", "-q", "-m", "x"], ["switch", "-q", "main"]):  # fmt: skip
-                if step[0] == "add":
-                    (root / "notes" / "agent.md").write_bytes(NOTE.encode())
-                done = subprocess.run(["git", *GIT_IDENTITY, *step], cwd=root, env=clean_env(),
-                                      capture_output=True, check=False)  # fmt: skip
-                assert done.returncode == 0, done.stderr
+        if not log.exists():  # x holds memidx's note as it will commit it (with plumbing:
+            # the index and the work tree untouched, or the pull's start wrote a racy index)
+            def git(*step: str, given: bytes = b"", index: str = "") -> str:
+                env = clean_env(GIT_INDEX_FILE=index) if index else clean_env()
+                done = subprocess.run(["git", *GIT_IDENTITY, *step], cwd=root, env=env,
+                                      input=given, capture_output=True, check=True)  # fmt: skip
+                return done.stdout.decode().strip()
+
+            blob = git("hash-object", "-w", "--stdin", given=NOTE.encode())
+            index = str(tmp_path / "x.index")
+            git("read-tree", "HEAD", index=index)
+            git("update-index", "--add", "--cacheinfo", f"100644,{blob},notes/agent.md",
+                index=index)  # fmt: skip
+            tree = git("write-tree", index=index)
+            git("branch", "x", git("commit-tree", tree, "-p", "HEAD", "-m", "x"))
             log.write_text("")
         return real(root, *args, **kwargs)
 
