@@ -45,10 +45,10 @@ PUT_BACK = (
     'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
     'fi; git update-ref $deref -m "$said" "$ref" "$old" "$new" || exit 91; '
     'at() { [ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; }; at; '
-    'dir=$(git rev-parse --absolute-git-dir) || exit 0; '
-    'lock=$dir/index.lock copy=$dir/memidx-put-back-$$; '
+    "dir=$(git rev-parse --absolute-git-dir) || exit 0; "
+    "lock=$dir/index.lock copy=$dir/memidx-put-back-$$; "
     '( set -C; printf "memidx %s %s" "$$" "$new" >"$lock" ) 2>/dev/null || exit 0; '
-    "trap 'rm -f \"$copy\" \"$lock\"' EXIT; at; "
+    'trap \'rm -f "$copy" "$lock"\' EXIT; at; '
     'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git reset -q "$old" -- "$@"; '
     'at; mv -f "$copy" "$dir/index"'
 )
