@@ -161,8 +161,7 @@ def publish(
     a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone).
     `ready`, `files`, `gone`: move_head's, the index brought to the commit before the move.
     `moved`: given the ref HEAD named at the move (refs/heads/<name>, or DETACHED)."""
-    from memidx.git.head_name import head_names
-    from memidx.git.publish import BUSY, DETACHED, DONE, SWITCHED, HookRefused, move_head
+    from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
     from memidx.head_move import about_to_move
 
     head = head_of()
@@ -177,10 +176,11 @@ def publish(
             continue
         try:
             about_to_move()  # a `following` lock taken now, not through the waits before
-            named = head_names(git_dir) or DETACHED  # what the move moves, in an instant
+            named: list[str] = []  # what the move moves, read under HEAD's lock
             outcome = move_head(
                 root, git_dir, commit, head, message, then=then(commit), branch=branch,
                 back=back, ready=ready(commit), files=files, gone=gone, tried=attempt,
+                named=named,
             )  # fmt: skip
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
@@ -188,7 +188,7 @@ def publish(
             raise switched_away(git_dir, branch, undone)
         if outcome == DONE or (now := head_of()) == commit:  # or only git's answer was lost
             if moved is not None:
-                moved[:] = [named]
+                moved[:] = named  # none when git refused before the look: nothing put back
             return commit
         if time.monotonic() > deadline or (outcome == BUSY and at_a_prompt(root)):
             break  # a `git stash -p` at its prompt waits for a person: not waited for

@@ -34,13 +34,23 @@ from memidx.git.publish import committers
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
 NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, HEAD elsewhere
 # $1 the reflog's words, $2 the ref memidx moved (HEAD: a detached one), $3 from, $4 to, then
-# the paths: the ref put back, then git's index at the paths, while HEAD still names that ref
+# the paths: the ref put back, then git's index at the paths, while HEAD still names that ref.
+# The index is reset on a copy under `.git/index.lock` (taken as git takes it, set -C; none
+# when another git holds it, as git's reset refused then), HEAD looked at under it before the
+# reset and before the copy is renamed over the index: looked at once, then reset, a person's
+# `git checkout x` in between had the reset stage the deletion of memidx's note on x (and its
+# file removed) where x holds it (tests/cli/test_late_pull_put_back_branch.py)
 PUT_BACK = (
     "said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; named=$(git symbolic-ref -q HEAD) || "
     'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
     'fi; git update-ref $deref -m "$said" "$ref" "$old" "$new" || exit 91; '
-    '[ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; '
-    'git reset -q "$old" -- "$@"'
+    'at() { [ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; }; at; '
+    "dir=$(git rev-parse --absolute-git-dir) || exit 0; "
+    "lock=$dir/index.lock copy=$dir/memidx-put-back-$$; "
+    '( set -C; printf "memidx %s %s" "$$" "$new" >"$lock" ) 2>/dev/null || exit 0; '
+    'trap \'rm -f "$copy" "$lock"\' EXIT; at; '
+    'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git reset -q "$old" -- "$@"; '
+    'at; mv -f "$copy" "$dir/index"'
 )
 
 

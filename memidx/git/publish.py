@@ -85,6 +85,7 @@ def move_head(
     files: Sequence[str] = (),
     gone: Mapping[str, bytes | None] | None = None,
     tried: int = COPY_AGAIN,
+    named: list[str] | None = None,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
@@ -97,7 +98,8 @@ def move_head(
     memidx holds index.lock only for a rename (`files`: those `then` writes in the work tree,
     written then from `new`; `gone`: the files it deletes, each only while it holds the bytes
     judged) while no git of the person that takes the index runs (memidx.git.index_swap); a
-    copy a git of the person's changed the index since is BUSY while `tried` < COPY_AGAIN."""
+    copy a git of the person's changed the index since is BUSY while `tried` < COPY_AGAIN.
+    `named`: given the ref the move moves, read under HEAD's lock (_switched)."""
     from memidx.children import SHELL, start_piped
     from memidx.git.index_swap import discard, prepare
 
@@ -124,7 +126,7 @@ def move_head(
             ):
                 since = last_pid()  # a git that starts during the look is looked at last
                 with invocation.holding(root):  # no `git config` run under HEAD's lock
-                    switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
+                    switched = _switched(git_dir, branch, named)
                     busy = switched or (git_dir / "index.lock").exists()
                     busy = busy or in_the_way(root, waited) or lately(root, waited)
                     busy = busy or arrived(root, since, waited)
@@ -152,6 +154,16 @@ def move_head(
     if back and FAILED in errors:
         raise Undone(errors, head_at(root) == old)
     return outcome
+
+
+def _switched(git_dir: Path, branch: str | None, named: list[str] | None) -> bool:
+    """Whether HEAD names another ref than `branch` (when given), read while git holds HEAD's
+    lock: the ref the move moves (refs/heads/<name>, or DETACHED), `named`'s when given (read
+    before the lock, a person's `git checkout -b` between had another moved: late_pull)."""
+    at = head_names(git_dir) or DETACHED
+    if named is not None:
+        named[:] = [at]
+    return branch is not None and at != branch
 
 
 def _follow(

@@ -99,8 +99,8 @@ def share(
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
-        # the network, before the look: moves no HEAD; a person's fetch is waited for once
-        fetched = fetch(config, _git, wait=None if attempt == 1 else 0.0)
+        # the network, before the look: moves no HEAD nor waits for a person's fetch
+        fetched = fetch(config, _git)
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
             failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
             if unfetched >= FETCH_TRIES:

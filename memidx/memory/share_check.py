@@ -17,7 +17,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
-from memidx.memory.share_git import run_git
+from memidx.memory.share_git import PULL, run_git
 
 NOTHING = "so nothing was merged, pulled or pushed"
 # git refuses a merge itself, before it touches anything, while one of these is in progress
@@ -77,15 +77,14 @@ def merge_look(config: Config, branch: str, head: str | None = None) -> Merge | 
         if merged.returncode == 1:
             raise MemidxError(
                 f"git merge would stop on a merge conflict in {_named(conflicted)}, {NOTHING}",
-                "a person must resolve it: git merge @{upstream}, edit the files git status "
-                "lists, git add them, git commit, then make sync again",
+                f"a person must resolve it: {PULL}, edit the files git status lists, git "
+                "add them, git commit, then make sync again",
             )
         if ff == "only":
             raise MemidxError(
                 "git merge may only fast-forward here (merge.ff = only) and the branches have "
                 f"diverged, {NOTHING}",
-                "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make "
-                "sync again",
+                f"merge by hand ({PULL} --no-ff) or unset merge.ff, then make sync again",
             )
     in_the_way, absent = _in_the_way(config, head, tree)
     if in_the_way:

@@ -11,6 +11,10 @@ from collections.abc import Mapping
 from memidx.config import Config
 from memidx.errors import GitError
 
+# the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
+# merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
+# whatever pull.rebase says (tests/cli/test_share_hint_runs.py)
+PULL = "git pull --no-rebase"
 OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message of its own
 # never echoed: a failed fetch is named; the rest are share's looks before its merge, and
 # its merge commit's (an id)

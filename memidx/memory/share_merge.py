@@ -9,7 +9,7 @@ from shlex import quote
 
 from memidx.config import Config
 from memidx.errors import MemidxError
-from memidx.memory.share_git import reason, run_git
+from memidx.memory.share_git import PULL, reason, run_git
 
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
 # git's refusals for what the clone holds: trying again cannot mend them
@@ -42,8 +42,8 @@ def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None
         raise MemidxError(
             f"git merge stopped on a merge conflict: {reason(done)} share undid its merge "
             "(git merge --abort), so nothing was pulled or pushed",
-            "a person must resolve it: git merge @{upstream}, edit the files git status "
-            "lists, git add them, git commit, then make sync again",
+            f"a person must resolve it: {PULL}, edit the files git status lists, git add "
+            "them, git commit, then make sync again",
         )
     if "not possible because you have unmerged files" in text or "concluded your merge" in text:
         raise MemidxError(
@@ -60,21 +60,21 @@ def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None
         raise MemidxError(
             "the branch's upstream shares no history with this clone (replaced on the remote "
             "by another memory?), so nothing was pulled or pushed",
-            "look at both (git log @{upstream}), then merge by hand with git merge "
-            "--allow-unrelated-histories @{upstream}, or follow another branch",
+            "look at both (git fetch, then git log @{upstream}), then merge by hand with "
+            f"{PULL} --allow-unrelated-histories, or follow another branch",
         )
     if "Not possible to fast-forward" in text:
         raise MemidxError(
             "git merge may only fast-forward here (merge.ff = only) and the branches have "
             "diverged, so nothing was pulled or pushed",
-            "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make sync again",
+            f"merge by hand ({PULL} --no-ff) or unset merge.ff, then make sync again",
         )
     if any(said in text for said in UNSIGNED):
         raise MemidxError(
             f"git merge refused the upstream's commit: {reason(done)} (merge.verifySignatures "
             "is set), so nothing was pulled or pushed",
-            "look at who made it (git log --show-signature -1 @{upstream}); if you trust it, "
-            "git merge --no-verify-signatures @{upstream}, then make sync again",
+            "look at who made it (git fetch, then git log --show-signature -1 @{upstream}); "
+            f"if you trust it, {PULL} --no-verify-signatures, then make sync again",
         )
     if any(line in text for line in IN_THE_WAY):
         named = " ".join(files_listed(text))

@@ -25,7 +25,7 @@ from memidx.git.underway import git_holds
 from memidx.memory.share_check import NOTHING, Merge, fetched_of, merge_look, refuse_staged
 from memidx.memory.share_commit import UNDONE, merge_commit
 from memidx.memory.share_files import merge_files
-from memidx.memory.share_git import run_git
+from memidx.memory.share_git import PULL, run_git
 
 NO_FF = ("ours", "subtree")  # git's strategies that make a merge commit where it could ff
 BUSY = "git held the index"  # share's loop tries again
@@ -147,8 +147,8 @@ def _refuse_strategy(config: Config, *, forward: bool) -> None:
     raise MemidxError(
         f"pull.twohead names the merge strategy {named[0]}, with which git merge would merge "
         f"here; share merges as git's default strategy (ort) does, {NOTHING}",
-        "merge with it by hand (git merge @{upstream}), or unset it for this clone (git "
-        "config --unset pull.twohead), then make sync again",
+        f"merge with it by hand ({PULL}), or unset it for this clone (git config --unset "
+        "pull.twohead), then make sync again",
     )
 
 

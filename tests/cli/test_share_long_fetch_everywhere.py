@@ -18,7 +18,6 @@ import pytest
 
 from memidx.config import load_config
 from memidx.memory import share as share_module
-from memidx.memory import share_fetch
 from memidx.memory.share import Shared, share
 from tests.cli.test_forget import clones
 from tests.cli.test_share_fetch_race import wait_for
@@ -32,9 +31,8 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="gits se
 def _share_beside(
     tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Shared | BaseException:
-    """share in `root` while a person's `git fetch` there is held (past share's short wait),
-    then let go once share waits for it before its push (or ended): share's outcome."""
-    monkeypatch.setattr(share_fetch, "WAIT", 0.3)  # the person's fetch outlasts share's wait
+    """share in `root` while a person's `git fetch` there is held, then let go once share
+    waits for it before its push (or ended): share's outcome."""
     monkeypatch.setattr(share_module, "ATTEMPTS", 3)  # was: 40 tries over 300 s, then failed
     waiting = threading.Event()
     real = share_module._no_fetch_under_the_push  # pyright: ignore[reportPrivateUsage]
