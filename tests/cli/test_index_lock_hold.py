@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git import publish
+from memidx.git import move_follow
 from memidx.git.publish import DONE, move_head
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
@@ -85,7 +85,7 @@ def test_memidx_copies_the_index_once_head_s_lock_is_let_go(
     new = git(repo, temp, *GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "agent")
     git_dir = repo.root / ".git"
     seen: list[tuple[bool, bool, str]] = []  # HEAD's lock held, index.lock held, HEAD
-    copy = publish.copy_index
+    copy = move_follow.copy_index
 
     def looked_at(at: Path) -> None:
         head_locked = (at / "HEAD.lock").exists() or any((at / "refs").rglob("*.lock"))
@@ -93,7 +93,7 @@ def test_memidx_copies_the_index_once_head_s_lock_is_let_go(
         seen.append((head_locked, (at / "index.lock").exists(), head))
         return copy(at)  # what the copy says (the move went on without one)
 
-    monkeypatch.setattr(publish, "copy_index", looked_at)
+    monkeypatch.setattr(move_follow, "copy_index", looked_at)
     then = ("reset", "-q", new, "--", f":(literal){ref}")
 
     assert move_head(repo.root, git_dir, new, old, "memidx: test", then=then) == DONE
