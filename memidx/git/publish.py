@@ -138,7 +138,7 @@ def move_head(
                 said = moved or git.stdout.readline().strip() == "commit: ok"
                 outcome = SWITCHED if switched else BUSY if busy else DONE if said else MOVED
                 if outcome == DONE and locks:  # the shell waits for EOF
-                    follow_move(root, git_dir, token, (prepared, gone), fast)
+                    follow_move(root, git_dir, token, (prepared, gone), fast, then=(then, files))
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:
