@@ -62,11 +62,25 @@ def set_aside(root: Path, git_dir: Path, gone: Mapping[str, bytes | None]) -> Se
     return done
 
 
+def deleted_judged(root: Path, git_dir: Path, gone: Mapping[str, bytes | None]) -> dict[str, bytes]:
+    """Delete each file of `gone` that still holds the bytes judged (set aside in one folder,
+    then judged), the others left or put back: the paths deleted, with those bytes. Where no
+    folder can be had (a git folder on another file system), each file is judged on its own
+    (memidx.git.judged_unlink)."""
+    from memidx.git import move_trace as trace
+    from memidx.git.judged_unlink import unlink_judged
+
+    aside = set_aside(root, git_dir, gone)
+    if aside is None:
+        return {p: b for p, b in gone.items() if b is not None and unlink_judged(root / p, b)}
+    trace.mark("aside")
+    return {path: aside.moved[path][1] for path in judge(root, aside)}
+
+
 def judge(root: Path, aside: SetAside) -> list[str]:
     """Delete each file set aside that holds the bytes judged; put each other back (_back) and
-    remove the folder: the paths deleted."""
-    from memidx.git.index_swap import remove_emptied
-
+    remove the folder: the paths deleted (their emptied folders left for the caller to remove
+    once the move's files are written: index_swap.remove_emptied)."""
     deleted: list[str] = []
     for path, (file, judged) in aside.moved.items():
         try:
@@ -80,8 +94,6 @@ def judge(root: Path, aside: SetAside) -> list[str]:
         _back(file, root / path, os.getpid())
     if aside.folder is not None:
         _remove(aside.folder)
-    for path in deleted:
-        remove_emptied(root, (root / path).parent)
     return deleted
 
 

@@ -89,17 +89,14 @@ def _copied(git_dir: Path, copy: Path) -> bool:
 
 
 def _ran(root: Path, args: Sequence[str], copy: Path) -> bool:
-    """Whether `git <args>` succeeded on `copy` (its own session: a Ctrl-C stops memidx alone)."""
+    """Whether `git <args>` succeeded on `copy` (the stop signals held: a Ctrl-C waits for it)."""
     import subprocess
 
     from memidx.git.repo import git_env
 
     env = {**git_env(), "GIT_INDEX_FILE": str(copy)}
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=root, env=env, capture_output=True, check=False,
-            start_new_session=True,
-        )  # fmt: skip
+        done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=False)
     except OSError:
         return False
     trace.mark("ran")
@@ -109,25 +106,23 @@ def _ran(root: Path, args: Sequence[str], copy: Path) -> bool:
 def _work_tree_and_index(
     root: Path, git_dir: Path, copy: Path, files: Sequence[str], gone: Mapping[str, bytes | None]
 ) -> bool:
-    """The files the move deletes set aside, those it writes checked out from `copy` where
-    nothing is (one git), the set-aside judged, then `copy` renamed over git's index."""
-    from memidx.git.move_aside import judge, set_aside
+    """The files the move deletes set aside and judged (memidx.git.move_aside), those it writes
+    checked out from `copy` where nothing is (one git), then `copy` renamed over git's index."""
+    from memidx.git.index_swap import remove_emptied
+    from memidx.git.move_aside import deleted_judged
 
-    aside = set_aside(root, git_dir, gone)
-    if aside is None:
-        return False
-    trace.mark("aside")
-    if files and not _checked_out(root, copy, files):
-        judge(root, aside)  # each file set aside back, or gone as the move would have it
-        return False
-    trace.mark("written")
-    judge(root, aside)
+    deleted = deleted_judged(root, git_dir, gone)
     trace.mark("judged")
+    if files and not _checked_out(root, copy, files):
+        return False  # the shell does it again: the files deleted stay so
+    trace.mark("written")
     try:
         copy.replace(git_dir / "index")
-    except OSError:  # the shell does it again: its files are there, those deleted stay so
+    except OSError:  # the shell does it again, as above
         return False
     trace.mark("renamed")
+    for path in deleted:  # as git's restore does
+        remove_emptied(root, (root / path).parent)
     return True
 
 
@@ -142,10 +137,7 @@ def _checked_out(root: Path, copy: Path, files: Sequence[str]) -> bool:
     listed = b"".join(os.fsencode(path) + b"\0" for path in files)
     argv = ["git", "checkout-index", "-q", "-z", "--stdin"]
     try:
-        subprocess.run(
-            argv, cwd=root, env=env, input=listed, capture_output=True, check=False,
-            start_new_session=True,
-        )  # fmt: skip
+        subprocess.run(argv, cwd=root, env=env, input=listed, capture_output=True, check=False)
     except OSError:
         return False
     return True
