@@ -21,7 +21,7 @@ from pathlib import Path
 HELD = 3  # another git holds git's index, or kept changing it: wait and try again
 TRIES = 5  # copies made in one call while other gits keep writing the index
 COPIED = "memidx-copied-index"  # in the git folder, `-<pid>` after it
-_PREFIXES = ("memidx-copied", "memidx-edit")  # this module's, memidx.git.index_edit's
+_PREFIXES = ("memidx-copied", "memidx-edit", "memidx-follow")  # and index_edit's, move_follow's
 _CHANGED = -1  # git's index changed since it was copied: copied again
 SWAP = "copy"  # the word after the pid in the index.lock _swapped takes
 MAX_TOKEN = 64  # bytes: `memidx <pid> copy`, read from an index.lock no longer than that

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.git.judged_unlink import unlink_judged
+from memidx.git.move_aside import deleted_judged
 
 READY = "memidx-ready-index"  # in the git folder: the index brought to the new commit
 SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
@@ -145,10 +146,8 @@ def swap(
         return False  # nothing changed: the follow does it all
     deleted: dict[str, bytes] = {}
     placed: dict[str, bytes] = {}
-    try:
-        for path, judged in (gone or {}).items():
-            if judged is not None and unlink_judged(root / path, judged):
-                deleted[path] = judged
+    try:  # set aside in one folder (no rename over a file: ext4 wrote each out, ~3.5 ms a file)
+        deleted = deleted_judged(root, git_dir, gone or {})
         for (path, data), staged in zip(files.items(), aside, strict=True):
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             _place(staged, root / path)

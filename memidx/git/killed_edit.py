@@ -29,12 +29,16 @@ def settle_killed_edit(root: Path, notes: Path, *, asides: bool = True) -> list[
     """Put right what a memidx killed while it changed git's index left in the clone at `root`:
     what was done, one line each. `asides`: look under `notes` for files moved aside even when
     no lock was left (a walk of the notes folder: `remember` does it only after a lock)."""
-    from memidx.git.index_copy import killed_swap_let_go
+    from memidx.git.index_copy import killed_swap_let_go, remove_dead_copies
+    from memidx.git.move_aside import folders_back
 
     folder = _git_folder(root)
     swapped = None if folder is None else killed_swap_let_go(root, folder)
     copy = [] if swapped is None or folder is None else [_swap_line(folder, swapped)]
     token = None if folder is None else _lock_let_go(root, folder)
+    if folder is not None:  # the move's own follow's (move_follow): its set-aside, its copy
+        copy += folders_back(root, folder)
+        remove_dead_copies(folder)
     found = _asides_back(root, notes, token) if token is not None or asides else []
     if token is None or folder is None:
         return [*copy, *(line for _, line in found)]
@@ -148,9 +152,9 @@ def _asides_back(root: Path, notes: Path, token: tuple[int, str] | None) -> list
     lines: list[tuple[int, str]] = []
     for aside in sorted(notes.rglob(f".*.md{ASIDE}*")):
         pid, path = _owner(aside)
-        if pid is None or not _gone(pid, aside):
+        if pid is None or not gone_owner(pid, aside):
             continue
-        line = _aside_back(root, aside, path)
+        line = aside_back(root, aside, path)
         if line is not None and token is not None and token[0] == pid and not aside.exists():
             line = _taken_out(root, path, token[1]) or line
         if line is not None:
@@ -167,8 +171,8 @@ def shell_asides_back(root: Path, refs: Iterable[str], pid: int) -> None:
     for ref in refs:
         path = root / ref
         aside = path.with_name(f".{path.name}{ASIDE}{pid}")
-        if "\n" not in ref and os.path.lexists(aside) and _gone(pid, aside):
-            _aside_back(root, aside, path)
+        if "\n" not in ref and os.path.lexists(aside) and gone_owner(pid, aside):
+            aside_back(root, aside, path)
 
 
 def _owner(aside: Path) -> tuple[int | None, Path]:
@@ -178,12 +182,14 @@ def _owner(aside: Path) -> tuple[int | None, Path]:
     return (int(pid) if pid.isdigit() else None), aside.with_name(name.removeprefix("."))
 
 
-def _aside_back(root: Path, aside: Path, path: Path) -> str | None:
+def aside_back(root: Path, aside: Path, path: Path, *, made: bool = True) -> str | None:
+    """Put `path`'s file a memidx now gone left at `aside` right, and say so; None when kept.
+    `made`: an empty file there is the place made for it, nothing moved in yet."""
     if aside.is_symlink() or not aside.is_file():
         return None
     shown, at = display(_shown(root, aside)), display(_shown(root, path))  # one line each
     try:
-        if aside.stat().st_size == 0:  # its place made, nothing moved into it yet
+        if made and aside.stat().st_size == 0:  # its place made, nothing moved into it yet
             aside.unlink()
             return None
         if not path.exists() and not path.is_symlink():
@@ -246,7 +252,7 @@ def _taken_out(root: Path, path: Path, blob: str) -> str | None:
     )
 
 
-def _gone(pid: int, aside: Path) -> bool:
+def gone_owner(pid: int, aside: Path) -> bool:
     """Whether the memidx that moved `aside` there, `pid`, is gone: no process has that pid, or
     the one that has it started after the move (the pid given again: memidx.process_start);
     never said on Windows."""

@@ -30,6 +30,8 @@ COPY = "memidx-follow-index"  # in the git folder: the index the git command run
 # copy of the index that replaces it once the command did its work (update-ref's answers go
 # to memidx; its exit status does not tell a commit from an abort)
 _FOLLOW = (
+    # (memidx follows the move itself the moment HEAD's ref shows it, memidx.git.move_follow:
+    # what follows runs when memidx was killed first, or its own follow could not be done)
     # the work tree once git's index follows ($5: a line per file, move_lines): `+ <path>` is
     # written from the index where nothing is; `<blob> <path>`, committed as deleted, removed
     # only while it is still that blob byte for byte (an edit since is the person's). One git

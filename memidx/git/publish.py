@@ -39,12 +39,12 @@ from memidx.git.head_watch import moved_file, moved_first
 from memidx.git.hunk_prompts import PROMPTERS, asks
 from memidx.git.index_swap import Gone, Prepared
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
+from memidx.git.move_follow import follow_move
 from memidx.git.move_outcome import HOOK_REFUSED, HookRefused, Undone, close, head_at
 from memidx.git.move_script import (
     FAILED,
     THEN,
     THEN_OR_BACK,
-    copy_index,
     index_token,
     let_go,
     move_lines,
@@ -140,7 +140,7 @@ def move_head(
                 said = moved or git.stdout.readline().strip() == "commit: ok"
                 outcome = SWITCHED if switched else BUSY if busy else DONE if said else MOVED
                 if outcome == DONE and locks:  # the shell waits for EOF
-                    _follow(root, git_dir, token, (prepared, gone), fast)
+                    follow_move(root, git_dir, token, (prepared, gone), fast, then=(then, files))
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:
@@ -164,22 +164,6 @@ def _switched(git_dir: Path, branch: str | None, named: list[str] | None) -> boo
     if named is not None:
         named[:] = [at]
     return branch is not None and at != branch
-
-
-def _follow(
-    root: Path, git_dir: Path, token: str, copied: tuple[Prepared | None, Gone], fast: bool
-) -> None:
-    """Once HEAD moved (index.lock memidx's, HEAD's let go): the READY copy renamed over git's
-    index and the lock let go (the shell finds it not its own: done), else git's index copied
-    for the git command the shell runs once update-ref ended."""
-    from memidx.git.index_swap import swap
-
-    prepared, gone = copied
-    if fast and prepared and swap(root, git_dir, prepared[1], gone):
-        let_go(git_dir, token)
-        trace.mark("let-go")
-    else:
-        copy_index(git_dir)
 
 
 def _copy_looked(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git import index_swap
+from memidx.git import index_swap, move_follow
 from tests.helpers import clean_env, started_memory
 
 REF = "notes/ops/deploy.md"
@@ -33,7 +33,8 @@ def _save_after_the_last_read(
 
     def read_bytes(self: Path) -> bytes:
         data = real(self)
-        if saved or data != before or not self.name.lstrip(".").startswith("deploy.md"):
+        aside = self.parent.name.startswith("memidx-aside-")  # the move's folder aside
+        if saved or data != before or not (aside or self.name.lstrip(".").startswith("deploy.md")):
             return data
         listed = subprocess.run(
             ["git", "ls-tree", "--name-only", "HEAD", "--", REF], cwd=root, env=clean_env(),
@@ -93,10 +94,11 @@ exec {real} "$@"
 def test_an_edit_saved_after_the_move_s_shell_hashed_the_note_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The move's own shell follows when index_swap cannot (git's index changed since its
-    copy): it hashed the note at its path, then removed it, and an edit saved in between was
-    deleted with it, `forgot ...`, exit 0. Now it moves the file aside first, as
-    memidx.git.judged_unlink does: the save makes a file of its own, which stays, said."""
+    """The move's own shell follows when neither index_swap (git's index changed since its
+    copy) nor memidx itself (memidx.git.move_follow) can: it hashed the note at its path, then
+    removed it, and an edit saved in between was deleted with it, `forgot ...`, exit 0. Now it
+    moves the file aside first, as memidx.git.judged_unlink does: the save makes a file of its
+    own, which stays, said."""
     repo = started_memory(tmp_path)
     repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
     repo.commit("deploy")
@@ -118,6 +120,7 @@ def test_an_edit_saved_after_the_move_s_shell_hashed_the_note_is_kept(
     (shim / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setattr(index_swap, "usable", _never)
+    monkeypatch.setattr(move_follow, "followed", _never)  # nor memidx's own follow: the shell
 
     said = repo.memidx("forget", REF)
 

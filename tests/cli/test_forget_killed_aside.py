@@ -1,5 +1,6 @@
-"""`memidx forget` killed (`kill -9`) after it moved the note's file aside
-(`.<name>.memidx-<pid>`, memidx.git.judged_unlink) and found it unchanged, before its
+"""`memidx forget` killed (`kill -9`) after it moved the note's file aside (into the move's
+folder in the git folder, `memidx-aside-<pid>/<n>`, memidx.git.move_aside; before,
+`.<name>.memidx-<pid>` beside it, memidx.git.judged_unlink) and found it unchanged, before its
 unlink: the next `memidx status` put the file back at its path, as it does an edit a killed
 memidx left aside, and the forgotten note came back untracked, for the person's next `git add
 -A`. A file aside with exactly the bytes HEAD's last commit of that path deleted is dropped:
@@ -21,7 +22,9 @@ REF = "notes/ops/deploy.md"
 KILLING_UNLINK = """import os, pathlib, signal
 _real = pathlib.Path.unlink
 def _unlink(self, missing_ok=False):
-    if os.environ.get("KILL_AT_ASIDE") and self.name.startswith(".deploy.md.memidx-"):
+    if os.environ.get("KILL_AT_ASIDE") and self.parent.name.startswith("memidx-aside-") and (
+        self.name.isdigit()
+    ):
         os.kill(os.getpid(), signal.SIGKILL)
     return _real(self, missing_ok)
 pathlib.Path.unlink = _unlink
@@ -29,7 +32,8 @@ pathlib.Path.unlink = _unlink
 
 
 def _asides(repo: NotesRepo) -> list[str]:
-    return sorted(p.name for p in (repo.root / "notes").rglob(".*memidx-*"))
+    beside = (p.name for p in (repo.root / "notes").rglob(".*memidx-*"))
+    return sorted([*beside, *(p.name for p in (repo.root / ".git").glob("memidx-aside-*/*"))])
 
 
 @pytest.fixture
@@ -46,7 +50,7 @@ def killed(tmp_path: Path) -> NotesRepo:
     said = repo.memidx_process("forget", REF, KILL_AT_ASIDE="1", PYTHONPATH=path)
     assert said.code == -9, said
     assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")  # forgotten
-    assert not (repo.root / REF).exists() and len(_asides(repo)) == 1
+    assert not (repo.root / REF).exists() and _asides(repo) == ["0", "paths"]
     deadline = time.monotonic() + 20  # the move's shell lets git's index go
     while (repo.root / ".git" / "index.lock").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -59,13 +63,14 @@ def test_the_note_a_killed_forget_left_aside_stays_forgotten(killed: NotesRepo) 
     assert status.code == 0, status
     assert not (killed.root / REF).exists(), status.err
     assert _asides(killed) == []
+    assert not list((killed.root / ".git").glob("memidx-aside-*"))  # the folder too
     assert f"{REF} stays forgotten" in status.err + status.out, status
     assert killed.git("status", "--porcelain", "-uall") == ""
     assert REF not in killed.git("ls-tree", "-r", "--name-only", "HEAD")
 
 
 def test_an_edit_a_killed_forget_left_aside_still_goes_back(killed: NotesRepo) -> None:
-    (aside,) = (killed.root / "notes" / "ops").glob(".deploy.md.memidx-*")
+    (aside,) = (killed.root / ".git").glob("memidx-aside-*/0")
     aside.write_bytes(aside.read_bytes() + b"An edit saved into the file aside.\n")
 
     status = killed.memidx("status")
@@ -73,4 +78,5 @@ def test_an_edit_a_killed_forget_left_aside_still_goes_back(killed: NotesRepo) -
     assert status.code == 0, status
     assert (killed.root / REF).read_bytes().endswith(b"An edit saved into the file aside.\n")
     assert _asides(killed) == []
+    assert not list((killed.root / ".git").glob("memidx-aside-*"))  # the folder too
     assert killed.git("status", "--porcelain", "-uall") == f"?? {REF}\n"

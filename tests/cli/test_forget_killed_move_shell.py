@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git import index_swap
+from memidx.git import index_swap, move_follow
 from tests.helpers import NotesRepo, started_memory
 
 REF = "notes/ops/deploy.md"
@@ -59,7 +59,8 @@ def _killed_forget(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, edit: bytes
     (shim / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("EDIT", edit.decode())
-    monkeypatch.setattr(index_swap, "usable", _never)  # the shell follows the move
+    monkeypatch.setattr(index_swap, "usable", _never)  # no copy made before the move stands,
+    monkeypatch.setattr(move_follow, "followed", _never)  # nor memidx's own: the shell follows
 
     said = repo.memidx("forget", REF)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git import publish
+from memidx.git import move_follow
 from memidx.git.publish import DONE, move_head
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
@@ -74,7 +74,8 @@ def test_memidx_copies_the_index_once_head_s_lock_is_let_go(
 ) -> None:
     """memidx's copy of git's index was made while git held HEAD's lock (before `commit`): a
     34 MB index (400,000 files) held that lock 41-84 ms more, where a person's git waits for it
-    100 ms at most. It is made once HEAD moved, index.lock still memidx's, its time kept."""
+    100 ms at most. It is made once HEAD moved, index.lock still memidx's, its time kept (by
+    memidx's own follow now: memidx.git.move_follow)."""
     repo.note("welcome.md", "Welcome", "the shared memory")
     old = repo.commit("notes")
     ref = repo.note("agent.md", "Agent's note", "remembered")
@@ -85,15 +86,15 @@ def test_memidx_copies_the_index_once_head_s_lock_is_let_go(
     new = git(repo, temp, *GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "agent")
     git_dir = repo.root / ".git"
     seen: list[tuple[bool, bool, str]] = []  # HEAD's lock held, index.lock held, HEAD
-    copy = publish.copy_index
+    copy = move_follow._copied  # pyright: ignore[reportPrivateUsage]
 
-    def looked_at(at: Path) -> None:
+    def looked_at(at: Path, to: Path) -> bool:
         head_locked = (at / "HEAD.lock").exists() or any((at / "refs").rglob("*.lock"))
         head = git(repo, {}, "rev-parse", "HEAD")
         seen.append((head_locked, (at / "index.lock").exists(), head))
-        return copy(at)  # what the copy says (the move went on without one)
+        return copy(at, to)
 
-    monkeypatch.setattr(publish, "copy_index", looked_at)
+    monkeypatch.setattr(move_follow, "_copied", looked_at)
     then = ("reset", "-q", new, "--", f":(literal){ref}")
 
     assert move_head(repo.root, git_dir, new, old, "memidx: test", then=then) == DONE

@@ -77,16 +77,18 @@ def test_share_undoes_its_own_writes_when_a_file_comes_in_their_way_at_the_move(
     two = _behind_by_three_notes(tmp_path)
     seed = (two.root / "notes" / "seed.md").read_bytes()
     deleted: list[str] = []
-    unlink = index_swap.unlink_judged
+    delete = index_swap.deleted_judged
 
-    def saved_meanwhile(path: Path, judged: bytes) -> bool:  # the person saves b.md then
-        deleted.append(path.name)
-        gone = unlink(path, judged)
+    def saved_meanwhile(  # the person saves b.md as the swap deletes the merge's old files
+        root: Path, git_dir: Path, gone: dict[str, bytes | None]
+    ) -> dict[str, bytes]:
+        deleted.extend(Path(path).name for path in gone)
+        done = delete(root, git_dir, gone)
         if not (two.root / "notes" / "b.md").exists():
             (two.root / "notes" / "b.md").write_text("the person's own b\n")
-        return gone
+        return done
 
-    monkeypatch.setattr(index_swap, "unlink_judged", saved_meanwhile)
+    monkeypatch.setattr(index_swap, "deleted_judged", saved_meanwhile)
 
     with pytest.raises(MemidxError, match=r"notes/b\.md"):
         share(load_config(two.root, env={}), sleep=lambda _: None)

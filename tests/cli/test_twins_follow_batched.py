@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
-from memidx.git import index_swap
+from memidx.git import index_swap, move_follow
 from memidx.memory.twins import part_twins
 from tests.helpers import NotesRepo
 
@@ -67,11 +67,20 @@ def _never(*_: object) -> bool:
     return False
 
 
+@pytest.mark.parametrize(
+    ("by", "gits"),
+    [
+        ("memidx", ["checkout-index"]),  # memidx.git.move_follow: the old names judged in memidx
+        ("shell", ["checkout-index", "hash-object"]),  # memidx's own follow could not be done
+    ],
+)
 def test_the_follow_moves_all_twins_with_one_git_each_and_keeps_the_edit(
-    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, by: str, gits: list[str]
 ) -> None:
     _diverged(repo)
     monkeypatch.setattr(index_swap, "usable", _never)  # the move's follow does the work tree
+    if by == "shell":
+        monkeypatch.setattr(move_follow, "followed", _never)
     log = _counting_git(tmp_path, monkeypatch, repo.root)
 
     moved = part_twins(load_config(repo.root, env={}))
@@ -84,4 +93,5 @@ def test_the_follow_moves_all_twins_with_one_git_each_and_keeps_the_edit(
         [repo.root / EDITED, *(repo.root / f"notes/{name}-2.md" for name in NAMES)]
     )  # every other old name gone
     assert repo.git("status", "--porcelain", "-uall") == f'?? "{EDITED}"\n'
-    assert sorted(log.read_text().split()) == ["checkout-index", "hash-object"]  # under the lock
+    assert sorted(log.read_text().split()) == gits  # under the lock
+    assert not list((repo.root / ".git").glob("memidx-aside-*"))

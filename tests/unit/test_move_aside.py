@@ -1,0 +1,79 @@
+"""The files a move deletes, set aside in one folder of the git folder and judged there
+(memidx.git.move_aside): the bytes judged go, an edit comes back (beside its path when a file
+was saved there since), and a folder a killed memidx left is put right by the next status."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memidx.git.move_aside import PREFIX, deleted_judged, folders_back, judge, set_aside
+from tests.helpers import NotesRepo, dead_pid
+
+SAME, EDITED = b"# A\n\nas judged\n", b"# B\n\nas judged\n"
+
+
+def _two_notes(root: Path) -> dict[str, bytes | None]:
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    (root / "notes").mkdir(exist_ok=True)
+    (root / "notes" / "a.md").write_bytes(SAME)
+    (root / "notes" / "b.md").write_bytes(EDITED + b"the person's edit\n")
+    return {"notes/a.md": SAME, "notes/b.md": EDITED}
+
+
+def test_the_bytes_judged_go_and_an_edit_comes_back(tmp_path: Path) -> None:
+    gone = _two_notes(tmp_path)
+
+    deleted = deleted_judged(tmp_path, tmp_path / ".git", gone)
+
+    assert deleted == {"notes/a.md": SAME}
+    assert not (tmp_path / "notes" / "a.md").exists()
+    assert (tmp_path / "notes" / "b.md").read_bytes() == EDITED + b"the person's edit\n"
+    assert list((tmp_path / ".git").iterdir()) == []  # the folder went
+    assert sorted(p.name for p in (tmp_path / "notes").iterdir()) == ["b.md"]
+
+
+def test_an_edit_whose_path_was_saved_again_stays_beside_it(tmp_path: Path) -> None:
+    gone = _two_notes(tmp_path)
+    aside = set_aside(tmp_path, tmp_path / ".git", gone)
+    assert aside is not None and aside.folder is not None
+    (tmp_path / "notes" / "b.md").write_bytes(b"saved at its path since\n")
+
+    assert judge(tmp_path, aside) == ["notes/a.md"]
+
+    assert (tmp_path / "notes" / "b.md").read_bytes() == b"saved at its path since\n"
+    beside = tmp_path / "notes" / f".b.md.memidx-{os.getpid()}"
+    assert beside.read_bytes() == EDITED + b"the person's edit\n"
+    assert not aside.folder.exists()
+
+
+def test_with_no_folder_to_be_had_each_file_is_judged_where_it_is(tmp_path: Path) -> None:
+    gone = _two_notes(tmp_path)
+    (tmp_path / ".git").rmdir()  # no git folder to make one in
+
+    deleted = deleted_judged(tmp_path, tmp_path / ".git", gone)
+
+    assert deleted == {"notes/a.md": SAME}
+    assert (tmp_path / "notes" / "b.md").read_bytes() == EDITED + b"the person's edit\n"
+
+
+def test_a_killed_memidx_s_folder_is_put_right(repo: NotesRepo) -> None:
+    repo.write("notes/a.md", SAME)
+    repo.write("notes/b.md", EDITED)
+    repo.commit("notes")
+    repo.git("rm", "-q", "notes/a.md", "notes/b.md")
+    repo.git("commit", "-q", "--no-verify", "-m", "forget")  # the files deleted with HEAD
+    folder = repo.root / ".git" / f"{PREFIX}{dead_pid()}"
+    folder.mkdir()
+    (folder / "paths").write_bytes(b"0 notes/a.md\n1 notes/b.md\n")
+    (folder / "0").write_bytes(SAME)  # the bytes the commit deleted: the note stays forgotten
+    (folder / "1").write_bytes(EDITED + b"the person's edit\n")  # an edit: back at its path
+
+    said = folders_back(repo.root, repo.root / ".git")
+
+    assert len(said) == 2, said
+    assert "notes/a.md stays forgotten" in said[0]
+    assert said[1].startswith("put notes/b.md back")
+    assert not (repo.root / "notes" / "a.md").exists()
+    assert (repo.root / "notes" / "b.md").read_bytes() == EDITED + b"the person's edit\n"
+    assert not folder.exists()
