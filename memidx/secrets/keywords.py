@@ -20,6 +20,7 @@ from memidx.secrets import library
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
 from memidx.secrets.encoded import decodings, has_encoded_pairs
+from memidx.secrets.folded import folded_values
 from memidx.secrets.labels import plain_labels
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
@@ -98,6 +99,7 @@ def assigned(text: str) -> Iterable[Finding]:
     short: dict[str, list[tuple[int, int]]] = {}  # each SHORT_ASSIGNMENT line's, read once
     for start, done in _candidate_lines(text):
         line = text[start:done]
+        yield from folded_values(text, start, done, KEYWORD_KIND)  # `password: v4` over `  lue`
         if SHORT_ASSIGNMENT.fullmatch(line):  # `password=1`: a short password at most
             found = _short(line, short) if gives_a_secret_name(line) else []
             yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
