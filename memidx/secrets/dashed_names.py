@@ -8,8 +8,9 @@ names (`default`, `center`) made four words a passphrase, and fewer words were j
 their entropy. A diceware passphrase's words are drawn at random from a list of common words
 (EFF's 7,776: `correct-horse-battery-staple`), of which few are such terms (30 of TERMS'
 124, 0.4 %): 26 of 200,000 random passphrases of four words (0.013 %; 12 of three words, 2
-of two) are read as names, where the names above have three or four TERMS. So a value whose words are at least half TERMS, two at
-least, is a name; a passphrase under any key is still judged as before.
+of two) are read as names, where the names above have three or four TERMS. So a value whose
+words are at least half TERMS, two at least, is a name; a passphrase under any key is still
+judged as before.
 """
 
 from __future__ import annotations

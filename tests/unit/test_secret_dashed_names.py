@@ -66,11 +66,13 @@ def test_few_diceware_passphrases_read_as_names() -> None:
     """Words of diceware's kind (common words, few a cloud's) drawn at random are read as a
     name rarely: the rule's cost in passphrases let through (0.013 % of 4 words drawn from
     EFF's list, measured; here words of a small list of common ones)."""
-    words = (
-        "correct horse battery staple orbit lantern pickle fjord tundra maple velvet canyon "
-        "copper meadow ribbon saddle timber walnut cactus harbor jungle pepper quartz rocket "
-        "summit violet anchor bucket candle dragon engine falcon garden hammer island jacket"
-    ).split()
+    words = [
+        "correct", "horse", "battery", "staple", "orbit", "lantern", "pickle", "fjord",
+        "tundra", "maple", "velvet", "canyon", "copper", "meadow", "ribbon", "saddle", "timber",
+        "walnut", "cactus", "harbor", "jungle", "pepper", "quartz", "rocket", "summit",
+        "violet", "anchor", "bucket", "candle", "dragon", "engine", "falcon", "garden",
+        "hammer", "island", "jacket",
+    ]  # fmt: skip
     draw = random.Random(54)
     passphrases = ["-".join(draw.choice(words) for _ in range(4)) for _ in range(2000)]
     assert sum(dashed_name(p) for p in passphrases) <= 20
@@ -80,7 +82,7 @@ def test_random_letters_with_a_secret_word_are_rarely_names() -> None:
     """Acronyms read as words let a placeholder through; random letters with a `Key` in them
     are read as a variable's name no more often than before (3 % of 16 letters then)."""
     draw = random.Random(54)
-    values = []
+    values: list[str] = []
     for _ in range(4000):
         letters = "".join(draw.choice(string.ascii_letters) for _ in range(16))
         at = draw.randrange(16)

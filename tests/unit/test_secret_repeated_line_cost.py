@@ -48,9 +48,13 @@ def test_reading_each_line_once_changes_no_finding(monkeypatch: pytest.MonkeyPat
     text = "\n".join(lines * 3)
     once = find_secrets(text, allow=True)
     line_values = keywords._line_values  # pyright: ignore[reportPrivateUsage]
-    monkeypatch.setattr(
-        keywords, "_values_once", lambda line, judge, read: list(line_values(line, judge))
-    )
+
+    def every_time(
+        line: str, judge: Callable[[str], bool], read: dict[str, list[Finding]]
+    ) -> list[Finding]:
+        return list(line_values(line, judge))
+
+    monkeypatch.setattr(keywords, "_values_once", every_time)
     assert find_secrets(text, allow=True) == once
     assert len(once) > 30
 
@@ -67,6 +71,13 @@ def _library_shannon(text: str, charset: str) -> float:
     return total
 
 
+def _symbol(char: str) -> bool:
+    return not char.isalnum()
+
+
+CLASSES: tuple[Callable[[str], bool], ...] = (str.islower, str.isupper, str.isdigit, _symbol)
+
+
 def test_the_entropy_and_classes_are_the_same() -> None:
     rng = random.Random(54)
     charset = string.ascii_letters + string.digits + "+/="
@@ -74,5 +85,4 @@ def test_the_entropy_and_classes_are_the_same() -> None:
     for _ in range(20_000):
         value = "".join(rng.choices(alphabet, k=rng.randint(0, 40)))
         assert shannon(value, charset) == _library_shannon(value, charset)
-        tests = (str.islower, str.isupper, str.isdigit, lambda c: not c.isalnum())
-        assert character_classes(value) == sum(any(t(c) for c in value) for t in tests)
+        assert character_classes(value) == sum(any(t(c) for c in value) for t in CLASSES)
