@@ -184,7 +184,7 @@ def _table_units(table: list[str]) -> list[list[str]]:
     glossary: a Japanese UI glossary passes as a table as it does as a list). A column of
     shorter cells that is prose cut in cells is read as one paragraph (prose_columns)."""
     cells = [[clean_inline(cell) for cell in _cells(line)] for line in table]  # once: 1 MB
-    if translated := translated_columns(cells[0], cells[2:]):  # `| EN | DE |`: the English votes
+    if translated := translated_columns(cells[0], cells[2:]):  # `| EN | DE |`: data, no vote
         cells = [[c for at, c in enumerate(row) if at not in translated] for row in cells]
     weights = [[letter_bytes(cell) for cell in row] for row in cells]
     units = [

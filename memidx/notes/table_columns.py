@@ -67,17 +67,19 @@ _HEADER_WORD = re.compile(r"[^\W\d_]+")
 
 
 def translated_columns(header: list[str], rows: list[list[str]]) -> set[int]:
-    """The columns of a table of translations that do not vote: under a header naming English
-    and other languages (`| EN | DE |`, `| English | German |`), whose English column's cells
-    are English (_english), the other languages' columns. A note documenting translations is
-    English: its German cells, longer than their English, were refused (65 % to 77 % German)."""
+    """The columns of a table of translations, which do not vote: under a header naming English
+    and other languages alone (`| EN | DE |`, `| English | German |`), whose English column's
+    cells are English (_english), every column. Such a table is a note's data, documenting
+    translations, and its prose outside the table decides: its German cells, longer than their
+    English, refused an English note (65 % to 77 % German), and its English column alone voting
+    let a German paragraph beside it through."""
     named = [_language_named(cell) for cell in header]
     english = [at for at, name in enumerate(named) if name == "en"]
     others = {at for at, name in enumerate(named) if name not in (None, "en")}
-    if len(english) != 1 or not others:
-        return set()
+    if len(english) != 1 or len(others) != len(named) - 1:
+        return set()  # a column of keys or notes beside them: a glossary, read as before
     cells = [row[english[0]] for row in rows if english[0] < len(row) and row[english[0]]]
-    return others if len(cells) >= 2 and _english(cells) else set()
+    return {*others, *english} if len(cells) >= 2 and _english(cells) else set()
 
 
 def _language_named(cell: str) -> str | None:
