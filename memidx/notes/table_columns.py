@@ -13,6 +13,7 @@ from memidx.notes.function_words import (
     ENGLISH_FUNCTION_WORDS,
     FUNCTION_WORDS,
 )
+from memidx.notes.language_names import LANGUAGE_NAMES
 from memidx.notes.letters import runs
 
 MIN_CELL_BYTES = 30  # a cell with as many bytes of letters votes alone, as a paragraph does
@@ -49,6 +50,45 @@ def prose_columns(rows: list[list[str]], weights: list[list[int]]) -> list[str]:
     if not common and not any(map(_pieces, prose)):
         return []  # a glossary's translations
     return ["\n".join(run) for cells in prose for run in runs(cells)]
+
+
+# A column's header naming a language: its code (`de`, `de-DE`, `pt_BR`), its English name or
+# its own (`Deutsch`, `Français`); English's (`en`, `en-US`, `English`, `EN (source)`)
+ENGLISH_NAMES = frozenset({"en", "eng", "english"})
+ENDONYMS = frozenset(
+    {"deutsch", "français", "francais", "español", "espanol", "italiano", "português",
+     "portugues", "nederlands", "polski", "svenska", "dansk", "norsk", "suomi", "türkçe",
+     "čeština", "русский", "українська", "日本語", "中文", "한국어"}
+)  # fmt: skip
+LANGUAGE_WORDS = (
+    ENGLISH_NAMES | ENDONYMS | set(LANGUAGE_NAMES) | {n.lower() for n in LANGUAGE_NAMES.values()}
+)
+_HEADER_WORD = re.compile(r"[^\W\d_]+")
+
+
+def translated_columns(header: list[str], rows: list[list[str]]) -> set[int]:
+    """The columns of a table of translations, which do not vote: under a header naming English
+    and other languages alone (`| EN | DE |`, `| English | German |`), whose English column's
+    cells are English (_english), every column. Such a table is a note's data, documenting
+    translations, and its prose outside the table decides: its German cells, longer than their
+    English, refused an English note (65 % to 77 % German), and its English column alone voting
+    let a German paragraph beside it through."""
+    named = [_language_named(cell) for cell in header]
+    english = [at for at, name in enumerate(named) if name == "en"]
+    others = {at for at, name in enumerate(named) if name not in (None, "en")}
+    if len(english) != 1 or len(others) != len(named) - 1:
+        return set()  # a column of keys or notes beside them: a glossary, read as before
+    cells = [row[english[0]] for row in rows if english[0] < len(row) and row[english[0]]]
+    return {*others, *english} if len(cells) >= 2 and _english(cells) else set()
+
+
+def _language_named(cell: str) -> str | None:
+    """`en` when a header's cell names English, `other` when another language, else None: its
+    first word a language's code or name (a code's region after it: `de-DE`, `pt_BR`)."""
+    words = _HEADER_WORD.findall(cell.lower())
+    if not words or words[0] not in LANGUAGE_WORDS:
+        return None
+    return "en" if words[0] in ENGLISH_NAMES else "other"
 
 
 def _cut_in_cells(cells: list[str]) -> bool:

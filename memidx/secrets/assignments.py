@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from memidx.secrets.candidates import WorthReading
+from memidx.secrets.candidates import LEADING_PW, WorthReading
 from memidx.secrets.held import auth_passphrase, held_values
 from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.members import NAME_WORD, random_letters
@@ -22,13 +22,15 @@ from memidx.secrets.weak import common_password
 # `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
 # `api_key`, `apikey`), Azure's `Ocp-Apim-Subscription-Key:`; `pass`, `pw` and `auth` as a
 # name's word (JSON's `"pass":`, `login_pw=`, `auth=`, `basic_auth=`; not `bypass`, `oauth`,
-# `pass_through`, nor `pwd`, the shell's working directory), a digit after `pass` or `pw`
+# `pass_through`, nor `pwd`, the shell's working directory), `pw` first in a name of more
+# words (candidates.LEADING_PW: `pwConfirm`), a digit after `pass` or `pw`
 # (`pw1=`, `PASS2:`, let through; not `auth0`), camelCase's too (`loginPw`,
 # `basicAuth`: a small letter before; not `bypass`, `oauth`, `BASICAUTH`)
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
 EXTRA_WORDS = re.compile(
     r"(?i)token|credential|access[_-]?key|secret[_-]?key|(?:api|private)-key|subscription[_-]?key"
     r"|(?<![A-Za-z0-9])(?:pass[0-9]?+|pw[0-9]?+|auth)\b"
+    rf"|{LEADING_PW}"
     r"|(?-i:(?<=[a-z])(?:Pw[0-9]?+|Pass[0-9]?+|Auth)\b)"
 )
 # A run of name characters, then an assignment; VALUE its value (group 1), read only after a

@@ -28,6 +28,14 @@ RUN = re.compile(r"[\w.-]*+")  # a run of name characters (read backwards in the
 # Stems of every secret-sounding word, each found by str.find in the line in small letters
 # (windows.secret_words: each word holds one; keywords.STEMS)
 STEMS = ("pass", "pw", "auth", "secret", "key", "token", "credential", "bearer", "contrase")
+# `pw` first in a name of more words (`pwConfirm`, `pw_confirm`, `PW_CONFIRM`; not `pwd`, the
+# shell's working directory, nor `PWDir`), `pass` so only asking for a password again
+# (`passConfirm`, `pass_repeat`; not `pass_through`): each was let through, `\b` wanting a
+# sign after the word (assignments.EXTRA_WORDS and windows' secret words read it)
+LEADING_PW = (
+    r"(?<![A-Za-z0-9])(?:pw[0-9]?+|pass[0-9]?+(?=[_-]?+(?i:confirm|repeat|again|retype)))"
+    r"(?=[_-]|(?-i:(?<=[a-z0-9])[A-Z][a-z]))"
+)
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # how far after a stem's start an `&` may open a pair its name gave: 200 characters back
 # (linear.opened_by_name), and the longest stem's length

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.dashed_names import AUTH_NAME_WORDS, dashed_name
 from memidx.secrets.identifiers import WORD
 from memidx.secrets.members import NAME_WORD
 from memidx.secrets.signs import personal
@@ -138,18 +139,12 @@ PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++){2,}+")
 # Given to `auth` alone, four words of letters or more joined by `-`, capitalised or not
 # (`Correct-Horse-Battery-Staple`, `correct-horse-battery-staple`: let through as a method's
 # name) are a passphrase; a method's or a grant's name has fewer (`Client-Credentials`,
-# `Resource-Owner-Password`) or only words of AUTH_NAME_WORDS; with a number, a directory's or
+# `Resource-Owner-Password`) or mostly a cloud's terms (dashed_names: `azure-active-directory-
+# default`, refused for its `default`); with a number, a directory's or
 # a server's name and version only (`Active-Directory-2019`, `Windows-Server-2022`, DIRECTORY_
 # WORDS) is no passphrase of two words and a number: any name's words (`Password-Token-2024`,
 # `Service-Account-2024`, `Active-Directory-Password-2019`) were let through so
 WORDS_ALONE = re.compile(r"[A-Za-z]{3,}+(?:-[A-Za-z]{3,}+){3,}+")
-AUTH_NAME_WORDS = frozenset(
-    {"active", "directory", "windows", "server", "azure", "entra", "federation", "services",
-     "resource", "owner", "password", "credentials", "client", "authorization", "code",
-     "implicit", "device", "refresh", "token", "grant", "bearer", "basic", "digest", "negotiate",
-     "kerberos", "ldap", "saml", "oidc", "openid", "connect", "mutual", "service", "account",
-     "managed", "identity", "workload", "single", "sign", "google", "workspace", "okta"}
-)  # fmt: skip
 DIRECTORY_WORDS = frozenset(
     {"active", "directory", "windows", "server", "azure", "entra", "federation", "services",
      "ldap", "google", "workspace", "okta"}
@@ -165,7 +160,7 @@ def auth_passphrase(value: str) -> bool:
     names = DIRECTORY_WORDS if numbered else AUTH_NAME_WORDS
     if words and all(word in names for word in words):
         return False
-    return numbered or WORDS_ALONE.fullmatch(value) is not None
+    return numbered or (WORDS_ALONE.fullmatch(value) is not None and not dashed_name(value))
 
 
 # An algorithm a call that hashes or encrypts is given after the secret (`"aes-256-gcm"`,

@@ -53,7 +53,7 @@ def names_a_secret(value: str) -> bool:
         if not (STORE_NAME.fullmatch(value) and ("-" in value or "/" in value)):
             return False
         words = PARTS.findall(value)
-    elif random_letters(value):
+    elif random_letters(value, acronyms=True):
         return False  # `bPxRfiCYzqWmTLKeyQxv`: its case cuts out a `Key`, and no other word
     else:
         words = WORD.findall(value)

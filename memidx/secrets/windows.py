@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
 
 from memidx.secrets import library
-from memidx.secrets.candidates import stem_starts
+from memidx.secrets.candidates import LEADING_PW, stem_starts
 
 # Characters a name runs on (`db.password`, `PASSWORD"]`): a name ends where they do.
 NAME_RUN = r"[\w\"'\]\[.-]"
@@ -40,7 +40,7 @@ def _secret_words() -> re.Pattern[str]:
     extra = ["token", "credential", "access[_-]?key", "(?:api|private)-key", "subscription[_-]?key"]
     # EXTRA_WORDS's short names, numbered too (`pw1=`), and camelCase's (`loginPw`)
     extra += ["bearer", r"(?<![A-Za-z0-9])(?:pass[0-9]?+|pw[0-9]?+|auth)\b"]
-    extra += [r"(?-i:(?<=[a-z])(?:Pw[0-9]?+|Pass[0-9]?+|Auth)\b)"]
+    extra += [r"(?-i:(?<=[a-z])(?:Pw[0-9]?+|Pass[0-9]?+|Auth)\b)", LEADING_PW]
     return re.compile("(?i)(?:" + "|".join([*library.keyword_words(), *extra]) + ")")
 
 

@@ -1,0 +1,56 @@
+"""A value of words joined by `-` that names a thing of a cloud or of an identity service, not
+a passphrase (pure).
+
+A note names such things by their words: `auth: azure-active-directory-default`,
+`auth: aws-iam-identity-center`, `credentials: gcp-service-account-impersonation`,
+`token: read-write`. Each was refused as a passphrase: one word outside a list of method
+names (`default`, `center`) made four words a passphrase, and fewer words were judged by
+their entropy. A diceware passphrase's words are drawn at random from a list of common words
+(EFF's 7,776: `correct-horse-battery-staple`), of which few are such terms (30 of TERMS'
+124, 0.4 %): 26 of 200,000 random passphrases of four words (0.013 %; 12 of three words, 2
+of two) are read as names, where the names above have three or four TERMS. So a value whose
+words are at least half TERMS, two at least, is a name; a passphrase under any key is still
+judged as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words of the names of authentication methods, grants and directories (`Resource-Owner-
+# Password`, `Client-Credentials`, `Active-Directory`)
+AUTH_NAME_WORDS = frozenset(
+    {"active", "directory", "windows", "server", "azure", "entra", "federation", "services",
+     "resource", "owner", "password", "credentials", "client", "authorization", "code",
+     "implicit", "device", "refresh", "token", "grant", "bearer", "basic", "digest", "negotiate",
+     "kerberos", "ldap", "saml", "oidc", "openid", "connect", "mutual", "service", "account",
+     "managed", "identity", "workload", "single", "sign", "google", "workspace", "okta"}
+)  # fmt: skip
+# Words of a cloud's, a vendor's or a permission's names (`aws-iam-identity-center`,
+# `application-default`, `read-only-access`)
+CLOUD_WORDS = frozenset(
+    {"aws", "gcp", "gke", "eks", "aks", "amazon", "microsoft", "github", "gitlab", "iam",
+     "sso", "mfa", "sts", "oauth", "jwt", "mtls", "tls", "ssl", "cert", "certificate",
+     "center", "accounts", "impersonation", "impersonate", "default", "application", "app",
+     "credential", "federated", "role", "roles", "principal", "tenant", "subscription",
+     "project", "key", "keys", "access", "read", "write", "only", "admin", "scope", "scopes",
+     "profile", "instance", "metadata", "env", "environment", "vault", "secret", "secrets",
+     "manager", "provider", "chain", "web", "api", "assume", "session", "cli", "sdk",
+     "cloud", "platform", "compute", "engine", "cluster", "kubernetes", "pod", "node",
+     "user", "users", "group", "groups", "personal", "machine", "pool", "auth",
+     "authentication", "login", "interactive", "browser", "msi", "ad", "entra", "aad"}
+)  # fmt: skip
+TERMS = AUTH_NAME_WORDS | CLOUD_WORDS
+# words of letters joined by `-`, each in small letters, a capital and small letters, or an
+# acronym in capitals (`Azure-AD-Default`)
+DASHED = re.compile(r"(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++)(?:-(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++))++")
+
+
+def dashed_name(value: str) -> bool:
+    """Whether `value`, words of letters joined by `-`, names a thing (see the module): two of
+    its words or more are TERMS, and at least half of them."""
+    if DASHED.fullmatch(value) is None:
+        return False
+    words = value.lower().split("-")
+    terms = sum(word in TERMS for word in words)
+    return terms >= 2 and 2 * terms >= len(words)
