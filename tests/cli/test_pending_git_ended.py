@@ -32,20 +32,20 @@ def _stopped(tmp_path: Path, start: str) -> Machine:
     env = hook_env(tmp_path / "pre-commit-home")
     machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     machine.note("start.md", "start.md", "the first line")
-    machine.commit("start")
+    machine.commit("start", checks=False)
     machine.git("checkout", "-q", "-b", "topic")
     machine.note("start.md", "start.md", "the topic's line")
-    machine.commit("topic")
+    machine.commit("topic", checks=False)
     machine.git("format-patch", "-q", "-1", "-o", str(tmp_path / "patches"))
     machine.git("checkout", "-q", "main")
     machine.note("start.md", "start.md", "main's line")
-    machine.commit("main")
+    machine.commit("main", checks=False)
     if start == "am":
         [patch] = (tmp_path / "patches").iterdir()
         stopped = machine.run_git("am", "-3", str(patch))
     elif start == "revert":
         machine.note("start.md", "start.md", "main's second line")
-        machine.commit("main two")
+        machine.commit("main two", checks=False)
         stopped = machine.run_git("revert", "--no-edit", "HEAD~1")  # "main": the line changed
     else:
         stopped = machine.run_git("cherry-pick", "topic")
@@ -96,7 +96,7 @@ def test_a_reset_or_stash_with_a_note_pending_starts_no_memidx(
     env = hook_env(tmp_path / "pre-commit-home")
     machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     machine.note("start.md", "start.md", "the first line")
-    machine.commit("start")
+    machine.commit("start", checks=False)
     config = load_config(machine.root, env={})
     text = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
     machine.write("notes/disk-full.md", text)
@@ -123,7 +123,7 @@ def test_the_finisher_a_git_end_starts_is_not_told_git_ended(
     env = hook_env(tmp_path / "pre-commit-home")
     machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     machine.note("start.md", "start.md", "the first line")
-    machine.commit("start")
+    machine.commit("start", checks=False)
     config = load_config(machine.root, env={})
     text = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
     machine.write("notes/disk-full.md", text)
