@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.machines import Machine, clone, hook_env, in_two_parts, make_template
 
 TOKEN = "ghp_" + "Zk9xQ7mL2pWq8xR4tY6u" * 2
-STEM = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
 
 
 @pytest.fixture
@@ -23,13 +22,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
     root = tmp_path_factory.mktemp("parts")
     env = hook_env(root / "pre-commit-home")
     machine = clone(make_template(root, env), root / "a", env)
-    for i in range(900):  # ~150 KiB of names: two parts
-        (machine.root / "notes" / f"{STEM}{i:04d}.md").write_text(
-            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
-            encoding="utf-8",
-        )
-    machine.git("add", "-A")
-    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+    in_two_parts(machine)
     return machine
 
 
