@@ -149,6 +149,19 @@ def clone(remote: Path, root: Path, env: dict[str, str]) -> Machine:
     return machine
 
 
+def in_two_parts(machine: Machine) -> None:
+    """900 notes committed (no hook run) whose ~150 KiB of names the pre-commit framework
+    passes in two parts, a process each (past 128 KiB of arguments)."""
+    stem = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
+    for i in range(900):
+        (machine.root / "notes" / f"{stem}{i:04d}.md").write_text(
+            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
+            encoding="utf-8",
+        )
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+
+
 def install_hooks(root: Path, env: dict[str, str]) -> None:
     """`make hooks`: memidx's own shims (pre-commit's checks on the staged files, post-*).
     `memidx hooks install` runs in this process, in the environment a process of it would

@@ -15,17 +15,24 @@ def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *GIT_IDENTITY, *args], cwd=cwd, env=clean_env(), check=True)
 
 
+def _worktree(user_home: Path, name: str) -> tuple[Path, Path]:
+    """A repository `project` in `user_home` with one commit, and its linked work tree `name`
+    on branch topic: both their paths."""
+    main, tree = user_home / "project", user_home / name
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    return main, tree
+
+
 def test_a_worktree_of_a_project_codex_trusts_is_not_said_untrusted(user_home: Path) -> None:
     """Codex 0.171.0 reads the MCP servers of a `git worktree`'s .codex/ when the user trusts
     its main work tree: install warned `... is not trusted yet`, and status called memidx's
     server there not started, which `codex mcp list` listed. Its hooks Codex takes from the
     main work tree's .codex/hooks.json, never the worktree's (`codex exec` ran those alone):
     install says so, and status names that file as what switches the worktree's off."""
-    main, tree = user_home / "project", user_home / "project-topic"
-    main.mkdir()
-    _git(main, "init", "-q", "-b", "main")
-    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
-    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    main, tree = _worktree(user_home, "project-topic")
     user = user_home / ".codex" / "config.toml"
     user.parent.mkdir()
     user.write_text(f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n')
@@ -59,11 +66,7 @@ def test_codex_block_whose_markers_an_editor_indented_is_still_memidx_s(user_hom
 
 def test_the_main_work_tree_of_a_worktree_keeps_its_codex_hooks_on(user_home: Path) -> None:
     """Only a linked work tree's hooks are another's: the main one's run (trusted)."""
-    main = user_home / "project"
-    main.mkdir()
-    _git(main, "init", "-q", "-b", "main")
-    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
-    _git(main, "worktree", "add", "-q", "-b", "topic", str(user_home / "topic"))
+    main, _ = _worktree(user_home, "topic")
     (user_home / ".codex").mkdir()
     (user_home / ".codex" / "config.toml").write_text(
         f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n'
@@ -81,11 +84,7 @@ def test_a_worktree_marked_untrusted_in_a_trusted_repository_is_said_untrusted(
     """Codex 0.171.0 takes a linked work tree's own trust_level before its main work tree's:
     marked untrusted, it reads no .codex/ there (`codex mcp list` listed none), while install
     warned of nothing and status called memidx's server there installed."""
-    main, tree = user_home / "project", user_home / "project-topic"
-    main.mkdir()
-    _git(main, "init", "-q", "-b", "main")
-    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
-    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    main, tree = _worktree(user_home, "project-topic")
     user = user_home / ".codex" / "config.toml"
     user.parent.mkdir()
     user.write_text(
@@ -111,11 +110,7 @@ def test_a_worktree_of_a_repository_marked_untrusted_is_said_marked(user_home: P
     Codex takes the main work tree's mark, and `codex exec --trust` does not override it, but
     install said the worktree was "not trusted yet", to trust it when Codex asks or with
     `codex exec --trust`, and status that Codex did not trust it, as if never asked."""
-    main, tree = user_home / "project", user_home / "project-topic"
-    main.mkdir()
-    _git(main, "init", "-q", "-b", "main")
-    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
-    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    main, tree = _worktree(user_home, "project-topic")
     user = user_home / ".codex" / "config.toml"
     user.parent.mkdir()
     user.write_text(f'[projects."{main.resolve()}"]\ntrust_level = "untrusted"\n')
@@ -142,11 +137,7 @@ def test_status_in_a_worktree_whose_main_tree_has_no_codex_hooks_says_so(
     """Status said `installed, but hooks are switched off in <main>/.codex/hooks.json`, a
     file that did not exist: Codex runs none of the worktree's hooks, and the main work
     tree has none to run. It says so, and what to do; once memidx's are there, that they are."""
-    main, tree = user_home / "project", user_home / "project-topic"
-    main.mkdir()
-    _git(main, "init", "-q", "-b", "main")
-    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
-    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    main, tree = _worktree(user_home, "project-topic")
     assert run_in_process(tree, "agent", "install", "codex").code == 0
     hooks = main / ".codex" / "hooks.json"
 
@@ -168,11 +159,7 @@ def test_a_codex_dry_run_warns_as_the_install_would(user_home: Path) -> None:
     project Codex does not trust, nor of a worktree's hooks Codex never runs, which the
     real install then said. A dry run says both, and writes nothing; a user-scope one, whose
     files are not the project's, says neither."""
-    main, tree = user_home / "project", user_home / "project-topic"
-    main.mkdir()
-    _git(main, "init", "-q", "-b", "main")
-    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
-    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    _, tree = _worktree(user_home, "project-topic")
 
     dry = run_in_process(tree, "agent", "install", "codex", "--dry-run")
     user = run_in_process(tree, "agent", "install", "codex", "--scope", "user", "--dry-run")

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.machines import Machine, clone, hook_env, in_two_parts, make_template
 
 TOKEN = "ghp_" + "Zk9xQ7mL2pWq8xR4tY6u" * 2
-STEM = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
 
 
 @pytest.fixture
@@ -23,13 +22,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
     root = tmp_path_factory.mktemp("parts")
     env = hook_env(root / "pre-commit-home")
     machine = clone(make_template(root, env), root / "a", env)
-    for i in range(900):  # ~150 KiB of names: two parts
-        (machine.root / "notes" / f"{STEM}{i:04d}.md").write_text(
-            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
-            encoding="utf-8",
-        )
-    machine.git("add", "-A")
-    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+    in_two_parts(machine)
     return machine
 
 
@@ -45,13 +38,31 @@ def run_all_files(machine: Machine) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_staged_secret_gone_from_the_work_tree_is_said_once(machine: Machine) -> None:
+def _secret_staged_and_deleted(machine: Machine) -> None:
+    """notes/deploy.md with a token at line 5, staged, then deleted: in no part's share."""
     (machine.root / "notes" / "deploy.md").write_text(
         f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
         encoding="utf-8",
     )
     machine.git("add", "notes/deploy.md")
-    (machine.root / "notes" / "deploy.md").unlink()  # staged, then deleted: no part's share
+    (machine.root / "notes" / "deploy.md").unlink()
+
+
+def _in_a_pre_commit(machine: Machine, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """`argv` run in the clone as git runs a pre-commit hook (PRE_COMMIT=1), ROOT the clone."""
+    return subprocess.run(
+        argv,
+        cwd=machine.root,
+        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_a_staged_secret_gone_from_the_work_tree_is_said_once(machine: Machine) -> None:
+    _secret_staged_and_deleted(machine)
 
     done = run_all_files(machine)
 
@@ -61,12 +72,7 @@ def test_a_staged_secret_gone_from_the_work_tree_is_said_once(machine: Machine) 
 
 def test_each_run_says_it_again(machine: Machine) -> None:
     """The marker is the run's: a second `pre-commit run` refuses the secret again."""
-    (machine.root / "notes" / "deploy.md").write_text(
-        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
-        encoding="utf-8",
-    )
-    machine.git("add", "notes/deploy.md")
-    (machine.root / "notes" / "deploy.md").unlink()
+    _secret_staged_and_deleted(machine)
 
     first, second = run_all_files(machine), run_all_files(machine)
 
@@ -91,22 +97,11 @@ def test_the_index_drifting_from_head_is_said_once(machine: Machine) -> None:
 def test_a_shell_running_the_checks_twice_is_no_run_of_parts(machine: Machine) -> None:
     """Only the framework's process makes parts of one run: a script that runs `check all`
     twice with PRE_COMMIT=1 from one shell has each run refuse the secret."""
-    (machine.root / "notes" / "deploy.md").write_text(
-        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
-        encoding="utf-8",
-    )
-    machine.git("add", "notes/deploy.md")
-    (machine.root / "notes" / "deploy.md").unlink()
+    _secret_staged_and_deleted(machine)
     check = '"$MEMIDX_PYTHON" -m memidx -C "$ROOT" check all'
 
-    done = subprocess.run(
-        ["sh", "-c", f'{check}; echo "code $?"; {check}; echo "code $?"'],
-        cwd=machine.root,
-        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+    done = _in_a_pre_commit(
+        machine, ["sh", "-c", f'{check}; echo "code $?"; {check}; echo "code $?"']
     )
 
     assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
@@ -117,27 +112,14 @@ def test_a_git_hook_of_ones_own_named_pre_commit_is_no_run_of_parts(machine: Mac
     """A hook script of one's own, .git/hooks/pre-commit, running `check all` twice with
     PRE_COMMIT=1 (which the README says makes it read the staged names): its name is the
     framework's, but it is a shell, not the framework; each run refuses the secret."""
-    (machine.root / "notes" / "deploy.md").write_text(
-        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
-        encoding="utf-8",
-    )
-    machine.git("add", "notes/deploy.md")
-    (machine.root / "notes" / "deploy.md").unlink()
+    _secret_staged_and_deleted(machine)
     hook = machine.root.parent / "own-hooks" / "pre-commit"
     hook.parent.mkdir()
     check = '"$MEMIDX_PYTHON" -m memidx -C "$ROOT" check all'
     hook.write_text(f'#!/bin/sh\n{check}; echo "code $?"; {check}; echo "code $?"\n')
     hook.chmod(0o755)
 
-    done = subprocess.run(
-        [str(hook)],
-        cwd=machine.root,
-        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = _in_a_pre_commit(machine, [str(hook)])
 
     assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
     assert done.stdout.count("code 1") == 2, done.stdout + done.stderr
@@ -149,12 +131,7 @@ def test_a_python_git_hook_of_ones_own_named_pre_commit_is_no_run_of_parts(
     """Python running a script named pre-commit was taken for the framework's console script:
     a hook of one's own in Python, .git/hooks/pre-commit, running `check all` twice with
     PRE_COMMIT=1 lost the second run's refusal. The framework's script imports pre_commit."""
-    (machine.root / "notes" / "deploy.md").write_text(
-        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
-        encoding="utf-8",
-    )
-    machine.git("add", "notes/deploy.md")
-    (machine.root / "notes" / "deploy.md").unlink()
+    _secret_staged_and_deleted(machine)
     hook = machine.root / ".git" / "hooks" / "pre-commit"
     check = '[os.environ["MEMIDX_PYTHON"], "-m", "memidx", "-C", os.environ["ROOT"], "check"]'
     hook.write_text(
@@ -164,15 +141,7 @@ def test_a_python_git_hook_of_ones_own_named_pre_commit_is_no_run_of_parts(
     )
     hook.chmod(0o755)
 
-    done = subprocess.run(
-        [str(hook)],
-        cwd=machine.root,
-        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = _in_a_pre_commit(machine, [str(hook)])
 
     assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
     assert done.stdout.count("code 1") == 2, done.stdout + done.stderr
@@ -184,12 +153,7 @@ def test_the_frameworks_console_script_makes_a_run_of_parts(machine: Machine) ->
     script = Path(sys.executable).parent / "pre-commit"
     if not script.is_file():
         pytest.skip(f"no console script of the framework at {script}")
-    (machine.root / "notes" / "deploy.md").write_text(
-        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
-        encoding="utf-8",
-    )
-    machine.git("add", "notes/deploy.md")
-    (machine.root / "notes" / "deploy.md").unlink()
+    _secret_staged_and_deleted(machine)
 
     done = subprocess.run(
         [str(script), "run", "--all-files"],

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.machines import Machine, clone, hook_env, in_two_parts, make_template
 
-STEM = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
 REMEDY = "pre-commit run memidx-sync --hook-stage post-commit"
 # the exported hook's keys (.pre-commit-hooks.yaml), memidx run by this interpreter
 CONFIG = f"""\
@@ -38,13 +37,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
     root = tmp_path_factory.mktemp("drift-parts")
     env = hook_env(root / "pre-commit-home")
     machine = clone(make_template(root, env), root / "a", env)
-    for i in range(900):  # ~150 KiB of names: two parts
-        (machine.root / "notes" / f"{STEM}{i:04d}.md").write_text(
-            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
-            encoding="utf-8",
-        )
-    machine.git("add", "-A")
-    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+    in_two_parts(machine)
     return machine
 
 

@@ -11,31 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
-from memidx.errors import GitError
 from memidx.memory import pending_finisher
-from memidx.memory.pending_notes import keep
 from tests.cli.test_following_not_across_waits import indexed_commit
-from tests.helpers import NotesRepo, started_memory
-
-TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
-REF = "notes/disk-full.md"
+from tests.pending_memory import REF, index_held_past_the_move, kept_pending
 
 
 def test_the_finisher_follows_a_pending_notes_commit_that_ended_in_an_error_past_the_move(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memidx.git import commit as commit_module
-
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-    repo.write(REF, TEXT)  # as a `remember` leaves it while git is busy
-    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
-
-    def held(*_: object, **__: object) -> list[str]:
-        raise GitError(f"committed {REF}, but git's index stayed locked", "run `git reset`")
-
-    monkeypatch.setattr(commit_module, "follow", held)
+    repo, config = kept_pending(tmp_path)
+    index_held_past_the_move(monkeypatch)
     said: list[str] = []
 
     pending_finisher._finish(config, said.append)  # pyright: ignore[reportPrivateUsage]

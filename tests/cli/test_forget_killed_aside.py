@@ -8,27 +8,15 @@ the note stays forgotten. One with other bytes (an edit) still goes back."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.cli.killed_forget import forget_killed_at_its_aside
 from tests.helpers import NotesRepo, started_memory
 
 REF = "notes/ops/deploy.md"
-# in the forget's process alone (KILL_AT_ASIDE): killed as it unlinks the note's file aside,
-# which it does once it found the bytes there the ones it judged
-KILLING_UNLINK = """import os, pathlib, signal
-_real = pathlib.Path.unlink
-def _unlink(self, missing_ok=False):
-    if os.environ.get("KILL_AT_ASIDE") and self.parent.name.startswith("memidx-aside-") and (
-        self.name.isdigit()
-    ):
-        os.kill(os.getpid(), signal.SIGKILL)
-    return _real(self, missing_ok)
-pathlib.Path.unlink = _unlink
-"""
 
 
 def _asides(repo: NotesRepo) -> list[str]:
@@ -43,12 +31,7 @@ def killed(tmp_path: Path) -> NotesRepo:
     repo = started_memory(tmp_path)
     repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
     repo.commit("deploy")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(KILLING_UNLINK)
-    path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
-    said = repo.memidx_process("forget", REF, KILL_AT_ASIDE="1", PYTHONPATH=path)
-    assert said.code == -9, said
+    forget_killed_at_its_aside(repo, REF, tmp_path / "site", folder=True)
     assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")  # forgotten
     assert not (repo.root / REF).exists() and _asides(repo) == ["0", "paths"]
     deadline = time.monotonic() + 20  # the move's shell lets git's index go

@@ -6,23 +6,13 @@ escaped (memidx.text.display: `notes/line\\nbreak.md`)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from tests.cli.killed_forget import forget_killed_at_its_aside
 from tests.helpers import NotesRepo, started_memory
 
 ODD = "notes/line\nbreak.md"
 SHOWN = "notes/line\\nbreak.md"
-# in the forget's process alone: killed as it unlinks the note's file aside, which it does
-# once it found the bytes there the ones it judged (memidx.git.judged_unlink)
-KILLING_UNLINK = """import os, pathlib, signal
-_real = pathlib.Path.unlink
-def _unlink(self, missing_ok=False):
-    if os.environ.get("KILL_AT_ASIDE") and ".memidx-" in self.name:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return _real(self, missing_ok)
-pathlib.Path.unlink = _unlink
-"""
 
 
 def _killed_forget(tmp_path: Path) -> NotesRepo:
@@ -30,12 +20,7 @@ def _killed_forget(tmp_path: Path) -> NotesRepo:
     repo = started_memory(tmp_path)
     repo.write(ODD, "# Line break\n\nA note named with a line break.\n")
     repo.commit("odd")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(KILLING_UNLINK)
-    path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
-    said = repo.memidx_process("forget", ODD, KILL_AT_ASIDE="1", PYTHONPATH=path)
-    assert said.code == -9, said
+    forget_killed_at_its_aside(repo, ODD, tmp_path / "site")
     assert len(list((repo.root / "notes").glob(".line*.memidx-*"))) == 1
     return repo
 

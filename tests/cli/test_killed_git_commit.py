@@ -38,15 +38,27 @@ def _killed_commit(repo: NotesRepo, hook: str, *how: str) -> Path:
     repo.write("notes/a.md", "# A\n\nThe first words of a note, staged.\n")
     repo.git("add", "notes/a.md")
     repo.write("notes/b.md", "# B\n\nThe words committed by the killed git.\n")
+    return _killed(repo, hook, "-m", "killed", *how)
+
+
+def _killed(repo: NotesRepo, hook: str, *args: str) -> Path:
+    """A `git commit -q <args>` killed by `hook`: the index.lock it left, no process holding it."""
     hooks = repo.root / ".git" / "hooks"
     (hooks / hook).write_text(KILLER)
     (hooks / hook).chmod(0o755)
-    repo.git("commit", "-q", "-m", "killed", *how, check=False)
+    repo.git("commit", "-q", *args, check=False)
     (hooks / hook).unlink()
     lock = repo.root / ".git" / "index.lock"
     assert lock.exists()
     _until_left_behind(lock, repo.root)
     return lock
+
+
+def _cut_short(lock: Path) -> None:
+    """The lock as a power cut leaves it before git wrote it out, its times as git wrote it."""
+    written = lock.stat()
+    lock.write_bytes(lock.read_bytes()[:-30])
+    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))
 
 
 @pytest.mark.parametrize("how", [("-a",), ("--", "notes/b.md")])
@@ -94,9 +106,7 @@ def test_a_lock_cut_short_once_head_moved_is_removed_with_the_commit_s_paths_res
     `rm` alone either: that left git's index before the commit, which the next one undid."""
     repo = started_memory(tmp_path)
     lock = _killed_commit(repo, "reference-transaction", *how)
-    written = lock.stat()
-    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out...
-    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))  # ...as git wrote it
+    _cut_short(lock)
 
     data = repo.memidx("status", "--json").json()
 
@@ -168,16 +178,8 @@ def test_an_amend_s_lock_cut_short_resets_the_paths_it_put_back_as_the_parent_ha
     repo.write("notes/b.md", "# B\n\nAnother note.\n")
     repo.commit("amended")
     repo.write("notes/a.md", "# A\n\nThe first words of a note.\n")  # as the parent has it
-    hook = repo.root / ".git" / "hooks" / "reference-transaction"
-    hook.write_text(KILLER)
-    hook.chmod(0o755)
-    repo.git("commit", "-q", "--amend", "-a", "-m", "amended", check=False)
-    hook.unlink()
-    lock = repo.root / ".git" / "index.lock"
-    _until_left_behind(lock, repo.root)
-    written = lock.stat()
-    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out
-    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))
+    lock = _killed(repo, "reference-transaction", "--amend", "-a", "-m", "amended")
+    _cut_short(lock)
 
     data = repo.memidx("status", "--json").json()
 
@@ -205,16 +207,8 @@ def test_a_lock_cut_short_by_a_commit_of_many_files_is_cleared_by_a_short_comman
         repo.write(name, "# A note\n\nIts words, committed by the killed git.\n")
     repo.write("notes/a.md", "# A\n\nStaged, not committed.\n")
     repo.git("add", "notes/a.md")
-    hook = repo.root / ".git" / "hooks" / "reference-transaction"
-    hook.write_text(KILLER)
-    hook.chmod(0o755)
-    repo.git("commit", "-q", "-m", "killed", "--", "notes/many", check=False)
-    hook.unlink()
-    lock = repo.root / ".git" / "index.lock"
-    _until_left_behind(lock, repo.root)
-    written = lock.stat()
-    lock.write_bytes(lock.read_bytes()[:-30])  # a power cut before it was written out
-    os.utime(lock, ns=(written.st_atime_ns, written.st_mtime_ns))
+    lock = _killed(repo, "reference-transaction", "-m", "killed", "--", "notes/many")
+    _cut_short(lock)
 
     data = repo.memidx("status", "--json").json()
 
@@ -269,14 +263,7 @@ def test_a_commit_killed_before_head_moved_whose_lock_holds_head_keeps_what_was_
     repo.write("notes/a.md", "# A\n\nThe first words of a note, staged.\n")
     repo.git("add", "notes/a.md")
     repo.write("notes/a.md", committed)  # the work tree back as HEAD has it
-    hook = repo.root / ".git" / "hooks" / "pre-commit"
-    hook.write_text(KILLER)
-    hook.chmod(0o755)
-    repo.git("commit", "-q", "-a", "-m", "killed", check=False)
-    hook.unlink()
-    lock = repo.root / ".git" / "index.lock"
-    assert lock.exists()
-    _until_left_behind(lock, repo.root)
+    lock = _killed(repo, "pre-commit", "-a", "-m", "killed")
     assert repo.git("log", "-1", "--format=%s").strip() == "a note"  # HEAD unmoved
 
     data = repo.memidx("status", "--json").json()

@@ -12,19 +12,21 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
+from memidx.config import Config, load_config
+from memidx.errors import GitBusy
 from memidx.memory import pending_notes
 from memidx.memory import remember as remember_module
-from memidx.memory.pending_notes import keep
+from memidx.memory.pending_mark import FOLDER
+from memidx.memory.pending_notes import HOOK_CAME, Committed
 from tests.cli.test_share_fetch_race import wait_for
-from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env, started_memory
+from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, Run, clean_env, started_memory
+from tests.pending_memory import REF, index_held_past_the_move, kept_pending
 
-OLDER = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
-OLDER_REF = "notes/disk-full.md"
 BODY = "The Gradle daemon needs two gigabytes of heap on this machine.\n"
 
 
@@ -36,10 +38,7 @@ def _no_finisher(*_: object) -> None:
 def test_a_remember_left_pending_behind_an_older_note_it_committed_brings_the_index_to_head(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-    repo.write(OLDER_REF, OLDER)  # as a `remember` leaves it while git is busy
-    keep(config, OLDER_REF, "Disk full", OLDER, "refs/heads/main")
+    repo, config = kept_pending(tmp_path)  # an older note, left pending by a remember
     hold = tmp_path / "hold"
     hook = repo.root / ".git" / "hooks" / "pre-commit"  # the person's drift check, held first
     hook.parent.mkdir(exist_ok=True)
@@ -64,81 +63,59 @@ def test_a_remember_left_pending_behind_an_older_note_it_committed_brings_the_in
         return real(config, commit, ref)  # type: ignore[arg-type]
 
     monkeypatch.setattr(pending_notes, "added_by", added_by)
-    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
     try:
-        done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+        done = _remember(monkeypatch, repo)
     finally:
         Path(f"{hold}.go").touch()  # the person's check runs once the remember answered
     out, err = persons[0].communicate(timeout=120)
 
     assert done.code == 0, done.err
     assert json.loads(done.out)["commit"] is None  # its own note pending: the person's git ran
-    assert repo.git("log", "-1", "--format=%s", "--", OLDER_REF) == "memidx remember: Disk full\n"
+    assert repo.git("log", "-1", "--format=%s", "--", REF) == "memidx remember: Disk full\n"
     assert persons[0].returncode == 0, out + err  # was: the index has drifted from HEAD
     assert "drifted" not in out + err, out + err
 
 
-@pytest.mark.parametrize("older", [False, True], ids=["alone", "behind-an-older-note"])
+def _remember(monkeypatch: pytest.MonkeyPatch, repo: NotesRepo) -> Run:
+    """`memidx remember --json` of BODY, in this process, with no finisher started."""
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+    return repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+
+def _hook_came_while_busy(config: Config) -> Callable[..., Committed]:
+    """A first try of a remember's commit that found a person's git holding the clone, whose
+    post-* hook came meanwhile (so the remember tries again: pending_notes.after_a_hook)."""
+
+    def busy(*_: object, **__: object) -> Committed:
+        (config.state_dir / FOLDER).mkdir(parents=True, exist_ok=True)
+        (config.state_dir / FOLDER / HOOK_CAME).touch()
+        return Committed({}, GitBusy("a git commit in this clone is still under way", "wait"))
+
+    return busy
+
+
+@pytest.mark.parametrize("how", ["alone", "behind-an-older-note", "retry-after-a-hook"])
 def test_a_remember_whose_commit_failed_past_the_move_brings_the_index_to_head(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, older: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
     """A commit that moved HEAD and then failed (git's index held by a person's git past the
     wait: `committed ..., but git's index stayed locked`) is an error of the remember: it let go
     of its `following` lock with the index behind that HEAD, no hook follows a plumbing commit,
-    and a person's next commit was refused as drift."""
-    from memidx.errors import GitError
-    from memidx.git import commit as commit_module
+    and a person's next commit was refused as drift. retry-after-a-hook: the retry a remember
+    makes once a post-* hook came while it held remember.lock commits the pending notes too,
+    and one whose commit moved HEAD and then failed raised past the index's follow, which the
+    first try's error had."""
+    if how == "behind-an-older-note":
+        repo, config = kept_pending(tmp_path)
+    else:
+        repo = started_memory(tmp_path)
+        config = load_config(repo.root, env={})
+    if how == "retry-after-a-hook":
+        monkeypatch.setattr(remember_module, "commit_kept", _hook_came_while_busy(config))
+    index_held_past_the_move(monkeypatch)
 
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-    if older:
-        repo.write(OLDER_REF, OLDER)  # as a `remember` leaves it while git is busy
-        keep(config, OLDER_REF, "Disk full", OLDER, "refs/heads/main")
-
-    def held(*_: object, **__: object) -> list[str]:
-        raise GitError("committed it, but git's index stayed locked", "run `git reset`")
-
-    monkeypatch.setattr(commit_module, "follow", held)
-    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
-
-    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
-
-    assert done.code == 1, done.err
-    assert "git's index stayed locked" in done.err
-    assert repo.git("log", "-1", "--format=%s") == "memidx remember: Gradle heap\n"
-    assert repo.memidx("check", "drift").code == 0  # was: the index has drifted from HEAD
-
-
-def test_a_remember_whose_retry_after_a_hook_failed_past_the_move_brings_the_index_to_head(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The retry a remember makes once a post-* hook came while it held remember.lock
-    (pending_notes.after_a_hook) commits the pending notes too: one whose commit moved HEAD and
-    then failed raised past the index's follow, which the first try's error had."""
-    from memidx.errors import GitBusy, GitError
-    from memidx.git import commit as commit_module
-    from memidx.memory.pending_mark import FOLDER
-    from memidx.memory.pending_notes import HOOK_CAME, Committed
-
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-
-    def busy(*_: object, **__: object) -> Committed:  # a person's git held the clone
-        (config.state_dir / FOLDER).mkdir(parents=True, exist_ok=True)
-        (config.state_dir / FOLDER / HOOK_CAME).touch()  # and its hook came meanwhile
-        return Committed({}, GitBusy("a git commit in this clone is still under way", "wait"))
-
-    def held(*_: object, **__: object) -> list[str]:
-        raise GitError("committed it, but git's index stayed locked", "run `git reset`")
-
-    monkeypatch.setattr(remember_module, "commit_kept", busy)
-    monkeypatch.setattr(commit_module, "follow", held)
-    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
-
-    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+    done = _remember(monkeypatch, repo)
 
     assert done.code == 1, done.err
     assert "git's index stayed locked" in done.err

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.machines import Machine, clone, hook_env, in_two_parts, make_template
 
 PROJECT = Path(__file__).resolve().parents[2]
 ENGLISH = "# Cafe\n\nThe espresso machine on the third floor needs descaling every week.\n"
@@ -209,14 +209,7 @@ def test_pre_commit_run_all_files_by_hand_says_a_staged_secret_once(machine: Mac
     """Past 128 KiB of names the framework runs the hook in parts: each part read every staged
     name besides its own share, so a staged secret was refused in every part and again in the
     part given its file (3,000 notes: three times)."""
-    stem = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
-    for i in range(900):  # ~150 KiB of names: two parts
-        (machine.root / "notes" / f"{stem}{i:04d}.md").write_text(
-            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
-            encoding="utf-8",
-        )
-    machine.git("add", "-A")
-    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+    in_two_parts(machine)
     token = "ghp_" + "Zk9xQ7mL2pWq8xR4tY6u" * 2
     (machine.root / "notes" / "deploy.md").write_text(
         f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {token[:40]}\n",

@@ -8,38 +8,47 @@ and the hooks do, so the check waits for it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
+from memidx.config import Config
 from memidx.index import sync as index_sync
 from memidx.index.documents import Store
 from memidx.index.following import followed_now
-from memidx.memory.pending_notes import keep
 from memidx.progress import ProgressBar
-from tests.helpers import NotesRepo, started_memory
-
-TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
-REF = "notes/disk-full.md"
+from tests.helpers import NotesRepo
+from tests.pending_memory import REF, index_held_past_the_move, kept_pending
 
 
-def test_sync_follows_the_pending_notes_commit_until_the_index_is_at_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-    repo.write(REF, TEXT)  # as a `remember` leaves it while git is busy
-    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+def _watched_sync(
+    monkeypatch: pytest.MonkeyPatch, repo: NotesRepo, config: Config, followed: Callable[[], bool]
+) -> list[tuple[bool, str, str | None]]:
+    """What `followed()`, HEAD and the indexed commit are as the index's sync begins, each time."""
     real_sync = index_sync.sync
     seen: list[tuple[bool, str, str | None]] = []
 
     def looked_at(config_: object, store: Store, bar: ProgressBar | None = None) -> object:
         head = repo.git("rev-parse", "HEAD").strip()
-        seen.append((followed_now(config), head, store.get_state("indexed_commit")))
+        seen.append((followed(), head, store.get_state("indexed_commit")))
         return real_sync(config, store, bar)
 
     monkeypatch.setattr(index_sync, "sync", looked_at)
+    return seen
+
+
+@pytest.mark.parametrize("failed", [False, True], ids=["committed", "failed-past-the-move"])
+def test_sync_follows_the_pending_notes_commit_until_the_index_is_at_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failed: bool
+) -> None:
+    """failed: a commit that moved HEAD and then failed (git's index held by a person's git past
+    the wait) counts no commit: sync let go of its `following` lock before it indexed, HEAD
+    holding the note, and a person's commit whose drift check came then was refused."""
+    repo, config = kept_pending(tmp_path)
+    seen = _watched_sync(monkeypatch, repo, config, lambda: followed_now(config))
+    if failed:
+        index_held_past_the_move(monkeypatch)
 
     synced = repo.memidx("sync")
 
@@ -49,44 +58,6 @@ def test_sync_follows_the_pending_notes_commit_until_the_index_is_at_it(
     assert indexed != head  # the pending note's commit moved HEAD; the index is behind it
     assert followed  # a person's commit now waits for this sync, never refused as drift
     assert not followed_now(config)  # and no lock is left once the index is at HEAD
-
-
-def test_sync_follows_a_pending_notes_commit_that_ended_in_an_error_past_the_move(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A commit that moved HEAD and then failed (git's index held by a person's git past the
-    wait: `committed ..., but git's index stayed locked`) counts no commit: sync let go of its
-    `following` lock before it indexed, HEAD holding the note, and a person's commit whose drift
-    check came then was refused."""
-    from memidx.errors import GitError
-    from memidx.git import commit as commit_module
-
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-    repo.write(REF, TEXT)
-    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
-    real_sync = index_sync.sync
-    seen: list[tuple[bool, str, str | None]] = []
-
-    def looked_at(config_: object, store: Store, bar: ProgressBar | None = None) -> object:
-        head = repo.git("rev-parse", "HEAD").strip()
-        seen.append((followed_now(config), head, store.get_state("indexed_commit")))
-        return real_sync(config, store, bar)
-
-    def held(*_: object, **__: object) -> list[str]:
-        raise GitError(f"committed {REF}, but git's index stayed locked", "run `git reset`")
-
-    monkeypatch.setattr(index_sync, "sync", looked_at)
-    monkeypatch.setattr(commit_module, "follow", held)
-
-    synced = repo.memidx("sync")
-
-    assert synced.code == 0, synced.err
-    [(followed, head, indexed)] = seen
-    assert repo.git("log", "-1", "--format=%s", "--", REF) == "memidx remember: Disk full\n"
-    assert indexed != head  # the commit moved HEAD, though it ended in an error
-    assert followed  # was: let go, a person's commit refused as drift meanwhile
-    assert not followed_now(config)
 
 
 def test_a_hook_follows_from_before_it_commits_the_pending_notes(
@@ -99,19 +70,8 @@ def test_a_hook_follows_from_before_it_commits_the_pending_notes(
     refused."""
     from memidx.githooks.drift_wait import following_head
 
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-    repo.write(REF, TEXT)
-    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
-    real_sync = index_sync.sync
-    seen: list[tuple[bool, str, str | None]] = []
-
-    def looked_at(config_: object, store: Store, bar: ProgressBar | None = None) -> object:
-        head = repo.git("rev-parse", "HEAD").strip()
-        seen.append((following_head(config), head, store.get_state("indexed_commit")))
-        return real_sync(config, store, bar)
-
-    monkeypatch.setattr(index_sync, "sync", looked_at)
+    repo, config = kept_pending(tmp_path)
+    seen = _watched_sync(monkeypatch, repo, config, lambda: following_head(config))
 
     done = repo.memidx("hook", "post-commit")
 

@@ -26,20 +26,38 @@ from memidx.index.ownership import keep_out_of_git
 from tests.helpers import NotesRepo
 
 
+def _memory(tmp_path: Path, *, first: bool = False) -> tuple[NotesRepo, Config]:
+    """A clone in `tmp_path` (with notes/a.md committed when `first`) whose `.memidx/` git
+    ignores, and its config."""
+    repo = NotesRepo(tmp_path)
+    if first:
+        repo.write("notes/a.md", "a note\n")
+        repo.commit("first")
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    return repo, config
+
+
+def _part_committed(repo: NotesRepo, writer: Writer) -> tuple[Path, bytes, bytes]:
+    """A turn filed, `git add -A`, a turn filed, `git commit`: the segment, of which the commit
+    holds the part (its bytes) and the work tree the whole (its bytes)."""
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    part = segment.read_bytes()
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    whole = segment.read_bytes()
+    repo.git("commit", "-q", "-m", "the part")
+    return segment, part, whole
+
+
 def test_an_end_only_a_reflog_s_commit_holds_is_left_to_git(tmp_path: Path) -> None:
     """A turn filed between `git add -A` and `git commit`, committed whole next, then `git
     reset --hard HEAD~1` back to the commit of the part: git keeps the whole in the reflog
     (`git reset --hard HEAD@{1}` brings it back, and would stop on a changed file), so sync
     writes nothing into the file."""
-    repo = NotesRepo(tmp_path)
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path)
     writer = clone_writer(config)
-    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
-    part = segment.read_bytes()
-    repo.git("add", "-A")
-    writer.append(new_record("turn", "dromedary turn between add and commit"))
-    repo.git("commit", "-q", "-m", "the part")
+    segment, part, _ = _part_committed(repo, writer)
     repo.commit("the whole")
     repo.git("reset", "-q", "--hard", "HEAD~1")
     assert segment.read_bytes() == part
@@ -52,9 +70,7 @@ def test_a_segment_only_a_reflog_s_commit_holds_is_left_to_git(tmp_path: Path) -
     """A segment committed, then `git reset --hard HEAD~1` back to before it: git deleted it
     and keeps it in the reflog (`git reset --hard HEAD@{1}` brings it back, and would stop on
     an untracked file in its way), so sync writes no file in its place."""
-    repo = NotesRepo(tmp_path)
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path)
     repo.note("a.md", "Alpha", "alpha words")
     repo.commit("before the segment")
     segment, _, _ = clone_writer(config).append(new_record("turn", "capybara turn committed"))
@@ -73,15 +89,9 @@ def test_an_end_a_stash_holds_is_walked_for_once_until_a_ref_changes(
     costs ~0.1 ms a commit: its yes is kept until a ref, reflog or autostash changes; then
     the stash dropped, no commit holds the end and sync writes it back."""
     monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
-    repo = NotesRepo(tmp_path)
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path)
     writer = clone_writer(config)
-    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
-    repo.git("add", "-A")
-    writer.append(new_record("turn", "dromedary turn between add and commit"))
-    whole = segment.read_bytes()
-    repo.git("commit", "-q", "-m", "the part")
+    segment, _, whole = _part_committed(repo, writer)
     repo.git("stash", "-q")  # the stash holds the whole, the file is HEAD's part
     walks: list[str] = []
     walk = clone_writer_module._walk_holds  # pyright: ignore[reportPrivateUsage]
@@ -106,14 +116,9 @@ def test_a_copy_left_partly_committed_goes_once_a_plain_commit_holds_it_whole(
     rest is in the work tree alone); `git commit` of the rest is seen by the next sync, and
     git is asked about HEAD again only once a ref changed."""
     monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
-    repo = NotesRepo(tmp_path)
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path)
     writer = clone_writer(config)
-    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
-    repo.git("add", "-A")
-    writer.append(new_record("turn", "dromedary turn between add and commit"))
-    repo.git("commit", "-q", "-m", "the part")
+    segment, _, _ = _part_committed(repo, writer)
     later, _, _ = writer.append(new_record("turn", "the next turn starts a new segment"))
     copy = copy_of(writer.keep or Path(), segment.name)
     assert later != segment and copy.exists()
@@ -142,11 +147,7 @@ def test_a_segment_a_stash_took_is_walked_for_once_until_a_ref_changes(
     """`git stash -u` takes the open segment: every sync asks whether a commit names it, a
     walk of the whole history, until a ref changes; the stash dropped, sync writes it back."""
     monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
-    repo = NotesRepo(tmp_path)
-    repo.write("notes/a.md", "a note\n")
-    repo.commit("first")
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path, first=True)
     segment, _, _ = clone_writer(config).append(new_record("turn", "capybara turn"))
     data = segment.read_bytes()
     repo.git("stash", "-q", "-u")
@@ -172,15 +173,9 @@ def test_an_end_no_commit_holds_is_written_back_each_time_git_cuts_it(
     """Only a yes of a walk is kept: git cutting the end again, no ref changed, has it written
     back again (a kept no would leave it out until a ref changed)."""
     monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
-    repo = NotesRepo(tmp_path)
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path)
     writer = clone_writer(config)
-    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
-    repo.git("add", "-A")
-    writer.append(new_record("turn", "dromedary turn between add and commit"))
-    whole = segment.read_bytes()
-    repo.git("commit", "-q", "-m", "the part")
+    segment, _, whole = _part_committed(repo, writer)
     for _ in range(2):
         repo.git("checkout", "--", "notes")  # the file as HEAD holds it
         assert restore_own(config) == [segment] and segment.read_bytes() == whole
@@ -192,11 +187,7 @@ def test_a_segment_no_commit_names_is_written_back_each_time_git_deletes_it(
     """Only the names a walk found are kept: `git clean` deleting the segment again, no ref
     changed, has it written back again."""
     monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
-    repo = NotesRepo(tmp_path)
-    repo.write("notes/a.md", "a note\n")
-    repo.commit("first")
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path, first=True)
     segment, _, _ = clone_writer(config).append(new_record("turn", "capybara turn"))
     data = segment.read_bytes()
     for _ in range(2):
@@ -210,14 +201,9 @@ def test_a_sync_with_a_gone_segment_and_a_left_copy_reads_the_refs_state_once(
     """The state a walk's answer is tied to stats every ref and reflog: a sync that writes a
     gone segment back and looks at a copy the writer moved on from reads it once."""
     monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
-    repo = NotesRepo(tmp_path)
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path)
     writer = clone_writer(config)
-    writer.append(new_record("turn", "capybara turn before git add"))
-    repo.git("add", "-A")
-    writer.append(new_record("turn", "dromedary turn between add and commit"))
-    repo.git("commit", "-q", "-m", "the part")  # the writer moves on, the copy is left
+    _part_committed(repo, writer)  # the writer moves on, the copy is left
     later, _, _ = writer.append(new_record("turn", "the next turn starts a new segment"))
     repo.git("clean", "-q", "-f", "-d", "notes")  # the new segment gone
     reads: list[Path] = []
@@ -243,9 +229,7 @@ def test_a_frame_a_crash_kept_from_its_segment_is_never_written_back(
     """A filing killed before its segment's write, a plain `git commit` of the segment, the
     agent's hook filing the turn again (into a new segment: HEAD holds the old one): sync
     writes nothing into the committed file, and the turn is in the log once."""
-    repo = NotesRepo(tmp_path)
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path)
     writer = clone_writer(config)
     segment, _, _ = writer.append(new_record("turn", "capybara turn filed whole"))
     committed = segment.read_bytes()
@@ -279,11 +263,7 @@ def test_a_record_a_crash_kept_from_the_copy_is_kept_once_a_retry_finds_it(
     """A filing killed between its segment's write and its copy's: the retry (in the log
     alone, or into the index) finds the record filed, so the copy gets it first, and git
     deleting the segment then has it back."""
-    repo = NotesRepo(tmp_path)
-    repo.write("notes/a.md", "a note\n")
-    repo.commit("first")
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
-    keep_out_of_git(config.state_dir)
+    repo, config = _memory(tmp_path, first=True)
     writer = clone_writer(config)
     filing(config, new_record("turn", "capybara turn filed whole"), writer)
 

@@ -6,7 +6,6 @@ removed under the process that held it, and git's index written by two at once."
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,7 @@ import pytest
 import memidx.git.lock_holders
 from memidx.git.killed_edit import settle_killed_edit
 from tests.helpers import clean_env
-
-
-def _gone_pid() -> int:
-    """The pid of a process that has ended (and been reaped): no process has it now."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
+from tests.unit.killed_lock import TAKEN_ANEW, killed_lock, nobody_holds
 
 
 def _clone(tmp_path: Path) -> tuple[Path, str]:
@@ -35,25 +28,14 @@ def _clone(tmp_path: Path) -> tuple[Path, str]:
     return root, blob
 
 
-def _nobody_holds(found: Path, root: Path) -> bool:
-    del found, root
-    return True
-
-
-@pytest.mark.parametrize(
-    "taken",
-    [b"memidx {pid} {blob}", b"DIRC\x00\x00\x00\x02"],  # a memidx given that pid; a person's git
-    ids=["same-token", "a-git"],
-)
+@TAKEN_ANEW
 def test_a_lock_taken_anew_just_before_its_removal_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, taken: bytes
 ) -> None:
     root, blob = _clone(tmp_path)
-    pid = _gone_pid()
     lock = root / ".git" / "index.lock"
-    lock.write_bytes(f"memidx {pid} {blob}".encode())
-    anew = taken.replace(b"{pid}", str(pid).encode()).replace(b"{blob}", blob.encode())
-    monkeypatch.setattr(memidx.git.lock_holders, "left_behind", _nobody_holds)
+    _, anew = killed_lock(lock, blob, taken)
+    monkeypatch.setattr(memidx.git.lock_holders, "left_behind", nobody_holds)
     swapped: list[Path] = []
 
     def let_go_and_taken_first(path: Path) -> None:
@@ -81,11 +63,10 @@ def test_a_lock_taken_anew_just_before_its_removal_stays(
 
 def test_the_lock_judged_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root, blob = _clone(tmp_path)
-    pid = _gone_pid()
     lock = root / ".git" / "index.lock"
-    lock.write_bytes(f"memidx {pid} {blob}".encode())
+    pid, _ = killed_lock(lock, blob)
     (root / ".git" / f"memidx-edit-index-{pid}").write_bytes(b"DIRC")
-    monkeypatch.setattr(memidx.git.lock_holders, "left_behind", _nobody_holds)
+    monkeypatch.setattr(memidx.git.lock_holders, "left_behind", nobody_holds)
 
     (said,) = settle_killed_edit(root, root / "notes", asides=False)
 

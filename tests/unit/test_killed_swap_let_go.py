@@ -5,35 +5,21 @@ in it), and that one was removed under the process that held it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import memidx.git.lock_holders
 from memidx.git.index_copy import killed_swap_let_go
+from tests.unit.killed_lock import TAKEN_ANEW, killed_lock, nobody_holds
 
 
-def _gone_pid() -> int:
-    """The pid of a process that has ended (and been reaped): no process has it now."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
-
-
-@pytest.mark.parametrize(
-    "taken",
-    [b"memidx {pid} copy", b"DIRC\x00\x00\x00\x02"],  # a memidx given that pid; a person's git
-    ids=["same-token", "a-git"],
-)
+@TAKEN_ANEW
 def test_a_lock_taken_anew_after_the_look_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, taken: bytes
 ) -> None:
-    pid = _gone_pid()
     lock = tmp_path / "index.lock"
-    lock.write_bytes(f"memidx {pid} copy".encode())
-    anew = taken.replace(b"{pid}", str(pid).encode())
+    _, anew = killed_lock(lock, "copy", taken)
 
     def let_go_and_taken(found: Path, root: Path) -> bool:
         found.unlink()  # the killed memidx's lock removed by another memidx's look...
@@ -48,16 +34,9 @@ def test_a_lock_taken_anew_after_the_look_stays(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["index.lock"]  # none aside
 
 
-def _nobody_holds(found: Path, root: Path) -> bool:
-    del found, root
-    return True
-
-
 def test_the_lock_judged_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pid = _gone_pid()
-    lock = tmp_path / "index.lock"
-    lock.write_bytes(f"memidx {pid} copy".encode())
-    monkeypatch.setattr(memidx.git.lock_holders, "left_behind", _nobody_holds)
+    pid, _ = killed_lock(tmp_path / "index.lock", "copy")
+    monkeypatch.setattr(memidx.git.lock_holders, "left_behind", nobody_holds)
 
     assert killed_swap_let_go(tmp_path, tmp_path) == pid
     assert list(tmp_path.iterdir()) == []
