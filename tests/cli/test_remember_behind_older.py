@@ -134,10 +134,7 @@ def test_a_remember_whose_own_commit_failed_with_an_os_error_brings_the_index_to
 
     from memidx.memory import fresh_note
 
-    repo: NotesRepo = started_memory(tmp_path)
-    config = load_config(repo.root, env={})
-    repo.write(OLDER_REF, OLDER)  # as a `remember` leaves it while git is busy
-    keep(config, OLDER_REF, "Disk full", OLDER, "refs/heads/main")
+    repo, _ = kept_pending(tmp_path)  # an older note a `remember` left while git was busy
     real = fresh_note.commit_note
     calls: list[str] = []
 
