@@ -6,13 +6,13 @@ TOML 1.0 forbids (`a = [{` on each line: each was read to the block's end, 1,000
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
 
 from memidx.agents.codex_block import added_to_block
 from memidx.agents.text_install import BEGIN, END
+from tests.cpu_cost import least_ratio
 
 HEAD = '[mcp_servers.memidx]\ncommand = "/clone/.venv/bin/memidx"\nargs = ["mcp"]\n'
 SHAPES: dict[str, Callable[[int], str]] = {
@@ -26,26 +26,16 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
-def _cost(lines: str) -> float:
-    """The least CPU time of reading memidx's block holding `lines`."""
+def _reader(lines: str) -> Callable[[], object]:
+    """Reading memidx's block holding `lines`."""
     text = f"{BEGIN}\n{HEAD}{lines}{END}\n"
-    times: list[float] = []
-    for _ in range(5):
-        started = time.process_time()
-        assert added_to_block(text) == lines
-        times.append(time.process_time() - started)
-        if times[-1] > 1:
-            break
-    return min(times)
+    assert added_to_block(text) == lines
+    return lambda: added_to_block(text)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_memidx_block_is_read_in_linear_time(shape: str) -> None:
     """Linear takes about 16x the time for 16x the lines; quadratic, 256x."""
     make = SHAPES[shape]
-    ratios: list[float] = []
-    for _ in range(3):  # a loaded machine may slow one measure; a quadratic reader fails all 3
-        ratios.append(_cost(make(4_000)) / max(_cost(make(250)), 1e-4))
-        if ratios[-1] < 64:
-            break
-    assert min(ratios) < 64, f"16x the lines took {[round(r) for r in ratios]}x the time"
+    least, ratios = least_ratio(_reader(make(4_000)), _reader(make(250)), below=64, runs=5)
+    assert least < 64, f"16x the lines took {ratios}x the time"

@@ -4,11 +4,10 @@ slower than as much English prose. It runs at every commit (pre-commit) and at e
 
 from __future__ import annotations
 
-import time
-
 from memidx.notes.english import check_text
 from memidx.notes.language_model import detect_language
 from memidx.notes.quotation import words_for_the_model
+from tests.cpu_cost import least_cpu
 
 MB = 1 << 20
 
@@ -79,12 +78,7 @@ def test_a_long_paragraph_is_read_in_pieces() -> None:
 
 def _cpu(text: str, runs: int = 2) -> float:
     """The least CPU time of `runs` checks of text (the other runs absorb a stall)."""
-    best = float("inf")
-    for _ in range(runs):
-        start = time.process_time()
-        check_text(text)
-        best = min(best, time.process_time() - start)
-    return best
+    return least_cpu(lambda: check_text(text), runs)
 
 
 # Linear work takes 16 times as long on 16 times the text (9.8 to 16.1 measured); quadratic

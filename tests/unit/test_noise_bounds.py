@@ -5,27 +5,32 @@ at every commit (four times as long for twice the length); 0.2 s now."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 
 import pytest
 
 from memidx.notes.prose import clean_inline
+from tests.cpu_cost import least_ratio
 
-# a base64url token's letters (no `@`, no `/`), a run of words joined by `-`, one long word
-LINES = {
-    "token": "Qx7-_bZ9" * 4_000,
-    "hyphens": "a-" * 8_000 + "|",
-    "word": "x" * 32_000 + "|",
+# a base64url token's letters (no `@`, no `/`), a run of words joined by `-`, one long word,
+# each as long as `size` characters
+LINES: dict[str, Callable[[int], str]] = {
+    "token": lambda size: "Qx7-_bZ9" * (size // 8),
+    "hyphens": lambda size: "a-" * (size // 2) + "|",
+    "word": lambda size: "x" * size + "|",
 }
 
 
 @pytest.mark.parametrize("shape", sorted(LINES))
 def test_a_long_run_of_letters_is_cleaned_in_linear_time(shape: str) -> None:
-    """1.5 s, 3.5 s and 1 s of CPU before; 3 to 5 ms now: the bound is 50 times that."""
-    start = time.process_time()
-    cleaned = clean_inline(LINES[shape])
-    assert time.process_time() - start < 0.25
-    assert cleaned[:3] == LINES[shape][:3]  # a word, not an address or a path
+    """1.5 s, 3.5 s and 1 s of CPU for 32,000 characters before; 4 to 7 ms now. 16x the line
+    takes ~16x the time, quadratic ~256x: a ratio to the smaller line read just before, not
+    seconds (a bound of 0.25 s held ~35 times today's cost, yet counted a neighbour's load)."""
+    small, large = (LINES[shape](size) for size in (2_000, 32_000))
+    least, ratios = least_ratio(lambda: clean_inline(large), lambda: clean_inline(small), below=64)
+    assert least < 64, f"16x the line took {ratios}x the time"
+    cleaned = clean_inline(large)
+    assert cleaned[:3] == large[:3]  # a word, not an address or a path
 
 
 @pytest.mark.parametrize(

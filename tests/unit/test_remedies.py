@@ -4,12 +4,12 @@ make answers "No rule to make target"."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from memidx.remedies import command_for, run_hint
+from tests.cpu_cost import least_cpu
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_a_long_continued_list_is_read_in_linear_time(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text(
         f"{listed}\nsync: ready\n\t$(MEMIDX) share\nX = a \\\nreconcile: b\n", encoding="utf-8"
     )
-    began = time.monotonic()
     assert command_for(tmp_path, "sync") == "make sync"
-    assert time.monotonic() - began < 2.0
+    # CPU time: the wall clock counts every other process on a busy machine
+    assert least_cpu(lambda: command_for(tmp_path, "sync"), runs=1) < 2.0
     assert command_for(tmp_path, "reconcile") == "memidx reconcile --fix"

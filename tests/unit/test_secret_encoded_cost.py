@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 
 import pytest
 
@@ -17,8 +16,10 @@ from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.detect import find_secrets
 from memidx.secrets.linear import NEXT_NAME, _query_pair, every_match, next_name  # pyright: ignore[reportPrivateUsage]
 from memidx.secrets.windows import secret_word
+from tests.cpu_cost import least_ratio
 
 MB = 1 << 20
+PROSE = "the password is in the vault, so pass it on and keep the auth token safe "
 LINES = [
     'password = "Zq8vT2mW9pL"',
     "password=Zq8vT2mW9pL&token=Xk9mQ2zP7vLq",
@@ -57,19 +58,17 @@ def test_each_rule_finds_what_the_librarys_own_finds(line: str) -> None:
     [("password%3D%26", MB), ("password:|", MB // 4)],
 )
 def test_a_long_line_of_pairs_is_read_in_seconds_of_cpu(unit: str, size: int) -> None:
-    """CPU time (a shared machine's load does not count), the better of two readings: before,
-    7 s for `password%3D%26`; `password:|` read each name's sign-led run to its end before
-    YAML took it for no value (20 s for 256 KB, quadratic)."""
+    """Before, 7 s of CPU for `password%3D%26` (about 37 times as much prose); `password:|`
+    read each name's sign-led run to its end before YAML took it for no value (20 s for
+    256 KB, quadratic). Now 8 and 4.5 times as much prose, weighed against prose read just
+    before it: a bound of 4.5 s of CPU held 1.4-1.7 s, under three times, on a busy machine."""
     find_secrets("password = warm")  # the plugins loaded before timing
     line = unit * (size // len(unit)) + "\n"
-    best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        find_secrets(line)
-        best = min(best, time.process_time() - start)
-        if best < 4.5:
-            break
-    assert best < 4.5, f"{best:.1f} s of CPU"
+    prose = (PROSE * (size // len(PROSE) + 1))[:size] + "\n"
+    least, ratios = least_ratio(
+        lambda: find_secrets(line), lambda: find_secrets(prose), below=16, pairs=2, runs=1
+    )
+    assert least < 16, f"{ratios} times as much prose"
 
 
 def test_each_separator_of_a_line_is_judged_once() -> None:

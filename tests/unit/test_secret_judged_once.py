@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ from memidx.secrets import keywords, library
 from memidx.secrets.detect import find_secrets
 from memidx.secrets.patterns import Finding, merged
 from memidx.secrets.places import FEW, every_place
+from tests.cpu_cost import least_ratio
 from tests.unit import secrets_oracle
 
 NAMES = ["password", "api_key", "token", "secret", "pwd", "db_pass", "GITHUB_TOKEN",
@@ -200,18 +200,13 @@ def test_every_place_reads_a_line_once_not_once_per_value() -> None:
     cost 14 s: 16x the values in a 16x longer line took ~256x the time; read once, ~16x."""
     rnd = random.Random(5)
 
-    def cost(count: int) -> float:
+    def places(count: int) -> Callable[[], object]:
         values = [(secret(rnd) + "Zq9x0000", "k") for _ in range(count)]
         line = " ".join(f'password="{v}"' for v, _ in values)
-        best = float("inf")
-        for _ in range(3):  # the least of 3 in CPU time: the machine is shared
-            start = time.process_time()
-            list(every_place(line, values))
-            best = min(best, time.process_time() - start)
-        return best
+        return lambda: list(every_place(line, values))
 
-    ratios = [cost(16 * 300) / max(cost(300), 1e-4) for _ in range(2)]
-    assert min(ratios) < 64, f"16x the values and the line took {[round(r) for r in ratios]}x"
+    least, ratios = least_ratio(places(16 * 300), places(300), below=64, pairs=2)
+    assert least < 64, f"16x the values and the line took {ratios}x"
 
 
 class CountedSpace:

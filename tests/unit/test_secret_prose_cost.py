@@ -4,31 +4,22 @@ what finding the runs given a value costs; now only a run given a value is read 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
 
 from memidx.secrets import windows
 from memidx.secrets.windows import ASSIGNED_RUN
+from tests.cpu_cost import least_ratio
 
 PROSE = "the password is in the vault, so pass it on and keep the auth token safe " * 14_000
 
 
-def _cpu(work: Callable[[], object]) -> float:
-    spent: list[float] = []
-    for _ in range(3):
-        start = time.process_time()
-        work()
-        spent.append(time.process_time() - start)
-    return min(spent)
-
-
 def test_a_prose_lines_words_are_not_read_at_every_character() -> None:
     windows.gives_a_secret_name("warm = 1")
-    given = _cpu(lambda: windows.gives_a_secret_name(PROSE))
-    runs = _cpu(lambda: ASSIGNED_RUN.search(PROSE))
-    assert given < 3 * runs + 0.01, f"{given:.3f} s against {runs:.3f} s for its runs"
+    # 1.3 times now, 7 before; each measure weighed against the runs read just before it
+    least, ratios = least_ratio(
+        lambda: windows.gives_a_secret_name(PROSE), lambda: ASSIGNED_RUN.search(PROSE), below=3
+    )
+    assert least < 3, f"{ratios} times the CPU time of finding its runs"
 
 
 @pytest.mark.parametrize(

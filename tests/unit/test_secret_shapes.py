@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import random
 import string
-import time
 
 import pytest
 
 from memidx.secrets.detect import find_secrets
+from tests.cpu_cost import least_ratio
 
 
 def found(text: str) -> list[str]:
@@ -126,18 +126,6 @@ def test_a_sign_led_value_over_200_characters_is_found(text: str, size: int) -> 
     assert found(text.format(value)) == [value]
 
 
-def cpu(text: str) -> float:
-    """The least of 3 runs in this process's CPU time, or the first over a second."""
-    times: list[float] = []
-    for _ in range(3):
-        start = time.process_time()
-        find_secrets(text)
-        times.append(time.process_time() - start)
-        if times[-1] > 1:
-            break
-    return min(times)
-
-
 @pytest.mark.parametrize(
     "unit", ["token=!", "password=!", "password:|", "password:&", "password: !", "secret=@a/"]
 )
@@ -146,12 +134,8 @@ def test_sign_led_runs_are_read_in_linear_time(unit: str) -> None:
     value was read again from the next name: `token=!` repeated to 100 KB took 30 s."""
     find_secrets("password=x1")  # the detectors loaded before timing
     small, large = (unit * (n // len(unit)) for n in (2_000, 32_000))
-    ratios: list[float] = []
-    for _ in range(3):  # a loaded machine may slow one measure, never all 3
-        ratios.append(cpu(large) / max(cpu(small), 1e-4))
-        if ratios[-1] < 64:
-            break
-    assert min(ratios) < 64, f"16x the text took {[round(r) for r in ratios]}x the time"
+    least, ratios = least_ratio(lambda: find_secrets(large), lambda: find_secrets(small), below=64)
+    assert least < 64, f"16x the text took {ratios}x the time"
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -24,7 +23,8 @@ from memidx.secrets.windows import (
     secret_word,
     unassigned_name,
 )
-from tests.unit.test_secrets_linear import fastest
+from tests.cpu_cost import least_ratio
+from tests.unit.test_secrets_linear import detection_growth
 
 # the short names memidx adds (`_pass`, `"pass":`, `login_pw=`, `auth=`, `loginPw`), as the old
 # expressions would read them (they read `[_-]pass\b` alone)
@@ -64,8 +64,8 @@ def test_names_on_a_long_line_stay_linear(unit: str, size: int, tail: str) -> No
     library.library_finders()
     find_secrets("password = warm")  # the keyword plugin loaded before timing
     small, large = ((unit * (n // len(unit) + 1))[:n] + tail for n in (size, 16 * size))
-    ratio = fastest(large) / max(fastest(small), 1e-4)
-    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+    least, ratios = detection_growth(small, large)
+    assert least < 64, f"16x the text took {ratios}x the time"
 
 
 @pytest.fixture
@@ -156,31 +156,16 @@ def _judged(values: list[str]) -> list[str]:
 def test_extra_keywords_stay_linear_on_a_long_name(unit: str) -> None:
     """`tokentoken...token=`: the old expression took 1.8 s for 1 KB, minutes for 8 KB; `a:a:...`
     read a value to the end of the line after each name without a word (3 s for 64 KB)."""
-    ratios: list[float] = []
-    for _ in range(3):  # a loaded machine slowed one measure past 64x (66x, once, at load 12);
-        times: list[float] = []  # a quadratic expression (~256x) fails all three
-        for size in (4_000, 64_000):  # a baseline of ~1 ms: smaller is noise on a busy machine
-            line = unit * (size // len(unit)) + "=value"
-            times.append(
-                fastest_of(lambda line=line: list(extra_keyword_values(line, secret_word)))
-            )
-        ratios.append(times[1] / max(times[0], 1e-4))
-        if ratios[-1] < 64:
-            break
-    assert min(ratios) < 64, f"16x the name took {[round(r) for r in ratios]}x the time"
-
-
-def fastest_of(run: Callable[[], object]) -> float:
-    """The least of 5 runs in this process's CPU time (other processes on a loaded machine slow
-    the wall clock, not this), or the first over a second (the old expression took minutes)."""
-    times: list[float] = []
-    for _ in range(5):
-        start = time.process_time()
-        run()
-        times.append(time.process_time() - start)
-        if times[-1] > 1:
-            break
-    return min(times)
+    # a baseline of ~1 ms: smaller is noise on a busy machine; a loaded machine slowed one
+    # measure past 64x (66x, once, at load 12); a quadratic expression (~256x) fails all three
+    small, large = (unit * (size // len(unit)) + "=value" for size in (4_000, 64_000))
+    least, ratios = least_ratio(
+        lambda: list(extra_keyword_values(large, secret_word)),
+        lambda: list(extra_keyword_values(small, secret_word)),
+        below=64,
+        runs=5,
+    )
+    assert least < 64, f"16x the name took {ratios}x the time"
 
 
 ALPHABET = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"

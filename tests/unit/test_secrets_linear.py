@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 
 import pytest
 
@@ -14,6 +13,7 @@ from memidx.secrets import library
 from memidx.secrets.detect import find_secrets
 from memidx.secrets.linear import STAND_INS, linear
 from tests.benchmark.secrets.labeled import samples
+from tests.cpu_cost import least_ratio
 
 SECRETS, LOOK_ALIKES = samples(seed=23, per_kind=4)
 OPENAI_MARK = "T3Blbk" + "FJ"  # assembled: no scanner should take the source for a key
@@ -77,18 +77,10 @@ def detect(text: str) -> None:
         list(spans(text))
 
 
-def fastest(text: str) -> float:
-    """The least of 5 runs in this process's CPU time (the machine is shared: other processes
-    slow the wall clock, not this), or the first that took over a second (the quadratic
-    detector takes seconds each time)."""
-    times: list[float] = []
-    for _ in range(5):
-        start = time.process_time()
-        detect(text)
-        times.append(time.process_time() - start)
-        if times[-1] > 1:
-            break
-    return min(times)
+def detection_growth(small: str, large: str) -> tuple[float, list[float]]:
+    """The least ratio of detect's CPU time on large to that on small measured just before it
+    (each the least of 5): 16x the text takes ~16x the time, a quadratic detector ~256x."""
+    return least_ratio(lambda: detect(large), lambda: detect(small), below=64, runs=5)
 
 
 # A prefix repeated: each library pattern tried at each one scanned to the end of the run,
@@ -100,12 +92,9 @@ def fastest(text: str) -> float:
 def test_the_detectors_stay_linear_on_a_repeated_prefix(unit: str, size: int) -> None:
     library.library_finders()  # loaded before timing
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (size, 16 * size))
-    ratios: list[float] = []
-    for _ in range(3):  # a loaded machine slowed one measure past 64x (once, at load 9); a
-        ratios.append(fastest(large) / max(fastest(small), 1e-4))  # quadratic one fails all 3
-        if ratios[-1] < 64:
-            break
-    assert min(ratios) < 64, f"16x the text took {[round(r) for r in ratios]}x the time"
+    # a loaded machine slowed one measure past 64x (once, at load 9); a quadratic one fails all
+    least, ratios = detection_growth(small, large)
+    assert least < 64, f"16x the text took {ratios}x the time"
 
 
 @pytest.mark.parametrize("tail", ["}", "]", ")", "}.", "})", ")."])
@@ -115,9 +104,5 @@ def test_a_value_before_a_run_of_closing_brackets_is_read_in_linear_time(tail: s
     rest again."""
     library.library_finders()  # loaded before timing
     small, large = (f"token=Zk9{tail * (n // len(tail))}" for n in (4_000, 64_000))
-    ratios: list[float] = []
-    for _ in range(3):  # as above: a loaded machine may slow one measure, never all 3
-        ratios.append(fastest(large) / max(fastest(small), 1e-4))
-        if ratios[-1] < 64:
-            break
-    assert min(ratios) < 64, f"16x the text took {[round(r) for r in ratios]}x the time"
+    least, ratios = detection_growth(small, large)
+    assert least < 64, f"16x the text took {ratios}x the time"
