@@ -165,12 +165,16 @@ def _write_clock(path: Path, offset: float) -> bool:
     try:
         part.unlink(missing_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o600)
+    except OSError:
+        return False
+    try:
         try:
             os.write(fd, f"{offset!r}\n".encode("ascii"))
         finally:
             os.close(fd)
         os.replace(part, path)  # noqa: PTH105 (not Path.replace, which tests kill a memidx in)
-    except OSError:
+    except OSError:  # a disk full, a folder or another user's file at `path` (in /tmp): the
+        part.unlink(missing_ok=True)  # part made goes (left, each memidx run left one more)
         return False
     return True
 

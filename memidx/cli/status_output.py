@@ -115,17 +115,34 @@ def _git_lock(status: Status) -> str:
 
 
 def _git_aside_rows(status: Status) -> list[tuple[str, str]]:
-    """What a killed memidx moved aside in the git folder and left (memidx.git.folder_asides)."""
-    if not status.git_asides:
-        return []
+    """What a killed memidx moved aside in the git folder and left (memidx.git.folder_asides):
+    its own, removed; a git's lock, put back (removed, a killed commit's index was lost)."""
     from shlex import quote
 
+    own = [path for path in status.git_asides if path not in status.git_written]
+    rows = [("git aside", _put_back(path)) for path in status.git_written]
+    if not own:
+        return rows
     said = (
-        f"{counted(len(status.git_asides), 'file')} in the git folder a memidx killed as it "
+        f"{counted(len(own), 'file')} in the git folder a memidx killed as it "
         "removed a lock or a copy of git's index moved aside and left; nothing reads them, "
-        f"remove them: rm {' '.join(quote(path) for path in status.git_asides)}"
+        f"remove them: rm {' '.join(quote(path) for path in own)}"
     )
-    return [("git aside", said)]
+    return [("git aside", said), *rows]
+
+
+def _put_back(path: str) -> str:
+    """Status's line for git's index lock a killed memidx left aside at `path`."""
+    from pathlib import Path
+    from shlex import quote
+
+    aside, lock = quote(path), quote(str(Path(path).with_name("index.lock")))
+    return (
+        f"{aside} is git's index lock, moved aside by a memidx killed as it judged it: it holds "
+        "the index a git wrote (a killed `git commit`'s keeps its commit); check that no git "
+        f"command is running, then put it back: ln {aside} {lock} && rm {aside}, and run "
+        "memidx status again, which says what clears it"
+    )
 
 
 def _pending_rows(status: Status) -> list[tuple[str, str]]:

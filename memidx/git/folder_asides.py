@@ -41,6 +41,25 @@ def asides_left(git_dir: Path) -> list[Path]:
     return left
 
 
+def git_written(path: Path) -> bool:
+    """Whether the lock aside at `path` holds what a git wrote (not memidx's token, not empty):
+    the index a git was committing when a memidx judging it was killed, never to be removed
+    but put back as git's `index.lock`, which `memidx status` then judges (memidx.git.left_lock:
+    a killed `git commit`'s, moved to git's index, keeps its commit)."""
+    from memidx.portable import OPEN_AS_IS
+
+    if _inner(path.name) != "index.lock":
+        return False
+    try:
+        held = os.open(path, OPEN_AS_IS)
+    except OSError:
+        return False
+    try:
+        return not _memidx_lock(held)
+    finally:
+        os.close(held)
+
+
 def _asides(git_dir: Path) -> list[tuple[Path, int, bool]]:
     """Each file memidx moved aside in `git_dir`: its path, the pid of the memidx that moved
     it, and whether it is a copy of git's index (else a lock)."""
@@ -50,12 +69,19 @@ def _asides(git_dir: Path) -> list[tuple[Path, int, bool]]:
         return []
     found: list[tuple[Path, int, bool]] = []
     for name in names:
-        inner, pid = _moved(name)
-        while inner.startswith(".") and _moved(inner)[1] is not None:
-            inner = _moved(inner)[0]  # moved aside again, by a memidx that judged it
+        inner, pid = _inner(name), _moved(name)[1]
         if pid is not None and (inner == "index.lock" or inner.startswith(_COPIES)):
             found.append((git_dir / name, pid, inner != "index.lock"))
     return sorted(found)
+
+
+def _inner(name: str) -> str:
+    """The name a file moved aside as `name` had first (moved aside again, by a memidx that
+    judged it, it is named for each move)."""
+    inner = _moved(name)[0]
+    while inner.startswith(".") and _moved(inner)[1] is not None:
+        inner = _moved(inner)[0]
+    return inner
 
 
 def _moved(name: str) -> tuple[str, int | None]:

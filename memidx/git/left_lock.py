@@ -142,9 +142,10 @@ def _cut_short(root: Path, lock: Path, moved_from: str, said_rm: tuple[str, str]
 
 
 def _of_paths(lock: Path) -> bool:
-    """Whether the commit that left `lock` was a `git commit <paths>` (or -i, -o): git writes
+    """Whether the commit that left `lock` was a `git commit <paths>` (or -o): git writes
     the index it builds for such a commit in `next-index-<pid>.lock` after `lock`, and a kill
-    or power cut before its end leaves both; a `git commit -a` writes none."""
+    or power cut before its end leaves both; a `git commit -a` or `-i <paths>` writes none
+    (its whole index is the commit's)."""
     try:
         written = lock.stat().st_mtime_ns
         return any(left.stat().st_mtime_ns >= written for left in lock.parent.glob(NEXT))

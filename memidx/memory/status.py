@@ -81,6 +81,7 @@ class Status:
     git_lock: LeftLock | None = None  # a git lock left behind (blocks: every git fails)
     # what a killed memidx moved aside in the git folder and left (memidx.git.folder_asides)
     git_asides: list[str] = field(default_factory=list[str])
+    git_written: list[str] = field(default_factory=list[str])  # those of them a git's lock
 
     @property
     def embed_restarts_stopped(self) -> bool:
@@ -120,7 +121,7 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.memory, status.found_by = str(config.root), config.found_by
     status.index_remedy = run_hint(config.root, "ingest")  # `make ingest` only with its Makefile
-    status.unwritable, (status.git_lock, status.git_asides) = unwritable(config), _left(config)
+    status.unwritable, status.git_lock = unwritable(config), _left(config, status)
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
@@ -204,15 +205,19 @@ def moving_head(root: Path, wait: float) -> bool:
     return False
 
 
-def _left(config: Config) -> tuple[LeftLock | None, list[str]]:
-    """A git lock left behind, and what a killed memidx moved aside in the git folder."""
-    from memidx.git.folder_asides import asides_left
+def _left(config: Config, status: Status) -> LeftLock | None:
+    """A git lock left behind; what a killed memidx moved aside in the git folder, and which of
+    those hold what a git wrote, set in `status`."""
+    from memidx.git.folder_asides import asides_left, git_written
     from memidx.git.underway import git_dir
 
     folder = git_dir(config.root) if config.in_git else None
     if folder is None:
-        return None, []
-    return left_lock(config.root, folder), [str(path) for path in asides_left(folder)]
+        return None
+    asides = asides_left(folder)
+    status.git_asides = [str(path) for path in asides]
+    status.git_written = [str(path) for path in asides if git_written(path)]
+    return left_lock(config.root, folder)
 
 
 def _committed(config: Config, segments: Iterable[str], changed: set[str]) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from memidx.git.index_copy import edit_on_copy
+from tests.cli.test_killed_git_commit import _killed_commit  # pyright: ignore[reportPrivateUsage]
 from tests.helpers import NotesRepo, clean_env, started_memory
 
 pytestmark = pytest.mark.skipif(
@@ -70,7 +71,7 @@ def test_a_lock_a_killed_memidx_left_aside_is_named_then_swept(tmp_path: Path) -
 
     assert data["git_asides"] == sorted([str(left), str(git_made)])
     line = next(line for line in status.out.splitlines() if line.startswith("git aside:"))
-    assert line.endswith(f"rm {' '.join(data['git_asides'])}"), line
+    assert line.endswith(f"rm {left}"), line  # memidx's own; a git's is put back (below)
     assert status.code == 0, status.out  # nothing blocked: the lock itself went
 
     assert edit_on_copy(repo.root, git_dir, ["update-index", "--refresh", "-q"]) == (0, "")
@@ -79,3 +80,29 @@ def test_a_lock_a_killed_memidx_left_aside_is_named_then_swept(tmp_path: Path) -
     assert git_made.read_bytes() == b"DIRC\x00\x00\x00\x02 what a git wrote"  # not memidx's
     assert live.exists()  # its memidx runs
     assert repo.memidx("status", "--json").json()["git_asides"] == [str(git_made)]
+
+
+def test_a_killed_commit_s_lock_a_killed_memidx_left_aside_is_put_back_not_removed(
+    tmp_path: Path,
+) -> None:
+    """A `git commit -a` killed once its commit moved HEAD leaves the index it commits in
+    `.git/index.lock`; a memidx judging that lock (a killed memidx's token read, then git's
+    lock taken anew) moved it aside and was killed before it put it back. Status said of it
+    "nothing reads them, remove them: rm": removed, git's index stayed as before the commit,
+    and the person's next commit undid it. Now it says to put it back, and then what clears it:
+    the commit kept, nothing staged."""
+    repo = started_memory(tmp_path)
+    lock = _killed_commit(repo, "reference-transaction", "-a")
+    aside = lock.with_name(f".index.lock.memidx-{_gone_pid()}")
+    lock.rename(aside)  # as a memidx killed between its move aside and its put back left it
+
+    line = next(row for row in repo.memidx("status").out.splitlines() if "git aside" in row)
+    assert f"put it back: ln {aside} {lock} && rm {aside}" in line, line
+    put_back = line.split("put it back: ", 1)[1].split(", and run", 1)[0]
+    assert subprocess.run(["sh", "-c", put_back], env=clean_env(), check=False).returncode == 0
+    data = repo.memidx("status", "--json").json()
+    assert data["git_asides"] == [] and data["git_lock"]["kind"] == "git-commit", data
+    done = subprocess.run(["sh", "-c", data["git_lock"]["clear"]], env=clean_env(), check=False)
+
+    assert done.returncode == 0
+    assert repo.git("status", "--porcelain", "--", "notes").splitlines() == []  # none undone

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from memidx import process_start
+from memidx.portable import boot_id
 from memidx.process_start import note_clock, owner_gone, started_after
 
 LINUX = pytest.mark.skipif(
@@ -139,3 +140,24 @@ def test_a_judge_without_the_makers_own_folder_reads_its_note(
     monkeypatch.setattr(process_start, "wall_clock", lambda: time.time() + HOUR)  # NTP's step
 
     assert not owner_gone(os.getpid(), made)
+
+
+@LINUX
+def test_a_note_that_cannot_replace_what_is_at_its_name_leaves_no_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder, or another user's file in /tmp (sticky: never renamed over), at the note's
+    name: each memidx run wrote its part `<name>.<pid>` beside it, failed to rename it over,
+    and left it there for good (every folder is written now, /tmp too)."""
+    monkeypatch.setattr(process_start, "RUNTIME", str(tmp_path / "no-run-{}"))  # none made
+    monkeypatch.setattr(process_start, "SYSTEM_TMP", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(process_start, "_noted", {})
+    boot = boot_id()
+    held = tmp_path / process_start.CLOCK.format(os.getuid(), boot)
+    held.mkdir()
+
+    assert note_clock(fresh=True) is None  # none to be had
+
+    assert list(tmp_path.iterdir()) == [held]
