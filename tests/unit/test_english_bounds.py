@@ -4,10 +4,12 @@ slower than as much English prose. It runs at every commit (pre-commit) and at e
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from memidx.notes.english import check_text
 from memidx.notes.language_model import detect_language
 from memidx.notes.quotation import words_for_the_model
-from tests.cpu_cost import least_cpu
+from tests.cpu_cost import least_ratio
 
 MB = 1 << 20
 
@@ -76,9 +78,8 @@ def test_a_long_paragraph_is_read_in_pieces() -> None:
     assert reads.calls >= 200 and reads.longest <= 4096, (reads.calls, reads.longest)
 
 
-def _cpu(text: str, runs: int = 2) -> float:
-    """The least CPU time of `runs` checks of text (the other runs absorb a stall)."""
-    return least_cpu(lambda: check_text(text), runs)
+def _checked(text: str) -> Callable[[], object]:
+    return lambda: check_text(text)
 
 
 # Linear work takes 16 times as long on 16 times the text (9.8 to 16.1 measured); quadratic
@@ -95,19 +96,7 @@ GROWTH, MAX_GROWTH = 16, 20
 # against prose read just before it, the least of two such pairs; 4 still fails the defect
 # (about 6.7 times today's prose)
 MAX_OVER_PROSE = 4.0
-SLACK = 0.02  # seconds: what a timer and a scheduler add to a short run
 SIZE = MB // 2  # bytes: growth shows at any size; at half a MB, half the cost
-PAIRS = 2
-
-
-def _over_prose(text: str, prose: str) -> tuple[float, float]:
-    """The least CPU time of text and its least ratio to prose read just before it."""
-    whole, over = float("inf"), float("inf")
-    for _ in range(PAIRS):
-        before = _cpu(prose, runs=1)
-        spent = _cpu(text, runs=1)
-        whole, over = min(whole, spent), min(over, spent / (before + SLACK))
-    return whole, over
 
 
 def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
@@ -124,13 +113,16 @@ def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
         "Die Größe wurde geprüft. ",
         "- Role AAA: Олег Бартунов\n",
     ]
-    slow: list[tuple[str, float, float]] = []
+    slow: list[tuple[str, list[float], list[float]]] = []
     for unit in notes:
-        whole, over = (
-            (_cpu(prose), 1.0) if unit == english else _over_prose(_filled(unit, SIZE), prose)
+        whole, part = _checked(_filled(unit, SIZE)), _checked(_filled(unit, SIZE // GROWTH))
+        growth, growths = least_ratio(whole, part, below=MAX_GROWTH, runs=2)
+        over, overs = (
+            (1.0, [1.0])
+            if unit == english
+            else least_ratio(whole, _checked(prose), below=MAX_OVER_PROSE, pairs=2, runs=1)
         )
-        part = _cpu(_filled(unit, SIZE // GROWTH), runs=3)
-        if whole > MAX_GROWTH * part + SLACK or over > MAX_OVER_PROSE:
-            slow.append((unit[:20], round(whole / part, 1), round(over, 1)))
+        if growth > MAX_GROWTH or over > MAX_OVER_PROSE:
+            slow.append((unit[:20], growths, overs))
 
-    assert slow == [], slow  # (unit, growth, times the prose read just before it)
+    assert slow == [], slow  # (unit, growths, times the prose read just before it)
