@@ -41,7 +41,9 @@ NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, 
 # `git checkout x` in between had the reset stage the deletion of memidx's note on x (and its
 # file removed) where x holds it (tests/cli/test_late_pull_put_back_branch.py). The copy is
 # renamed only once made whole and reset: one `cp` cut short (a full disk) was renamed over
-# the index, and every git failed on it (tests/cli/test_late_pull_put_back_full_disk.py)
+# the index, and every git failed on it; and the lock is let go when its token cannot be
+# written in it: taken and written in one step, a write that failed left it, empty, for good,
+# and every `git add` or `commit` failed (tests/cli/test_late_pull_put_back_full_disk.py)
 PUT_BACK = (
     "said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; named=$(git symbolic-ref -q HEAD) || "
     'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
@@ -49,8 +51,8 @@ PUT_BACK = (
     'at() { [ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; }; at; '
     "dir=$(git rev-parse --absolute-git-dir) || exit 0; "
     "lock=$dir/index.lock copy=$dir/memidx-put-back-$$; "
-    '( set -C; printf "memidx %s %s" "$$" "$new" >"$lock" ) 2>/dev/null || exit 0; '
-    'trap \'rm -f "$copy" "$lock"\' EXIT; at; '
+    '( set -C; : >"$lock" ) 2>/dev/null || exit 0; trap \'rm -f "$copy" "$lock"\' EXIT; '
+    'printf "memidx %s %s" "$$" "$new" 2>/dev/null >"$lock" || exit 0; at; '
     'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git reset -q "$old" -- "$@" && '
     'at && mv -f "$copy" "$dir/index"'
 )
