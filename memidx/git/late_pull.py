@@ -42,8 +42,9 @@ NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, 
 # file removed) where x holds it (tests/cli/test_late_pull_put_back_branch.py). The copy is
 # renamed only once made whole and reset: one `cp` cut short (a full disk) was renamed over
 # the index, and every git failed on it; and the lock is let go when its token cannot be
-# written in it: taken and written in one step, a write that failed left it, empty, for good,
-# and every `git add` or `commit` failed (tests/cli/test_late_pull_put_back_full_disk.py).
+# written in it (`mine`: the lock made, its write failed), never another git's: a write that
+# failed left it, empty, for good, and every `git add` or `commit` failed
+# (tests/cli/test_late_pull_put_back_full_disk.py).
 # The copy is named as memidx.git.folder_asides finds it: one a kill of the shell left stayed
 # in the git folder for good, unnamed
 PUT_BACK = (
@@ -53,8 +54,9 @@ PUT_BACK = (
     'at() { [ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; }; at; '
     "dir=$(git rev-parse --absolute-git-dir) || exit 0; "
     "lock=$dir/index.lock copy=$dir/.memidx-put-back-$$.memidx-$$; "
-    '( set -C; : >"$lock" ) 2>/dev/null || exit 0; trap \'rm -f "$copy" "$lock"\' EXIT; '
-    'printf "memidx %s %s" "$$" "$new" 2>/dev/null >"$lock" || exit 0; at; '
+    'mine=; set -C; { mine=1; printf "memidx %s %s" "$$" "$new"; } 2>/dev/null >"$lock" || '
+    '{ [ -z "$mine" ] || rm -f "$lock"; exit 0; }; set +C; trap \'rm -f "$copy" "$lock"\' EXIT; '
+    "at; "
     'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git reset -q "$old" -- "$@" && '
     'at && mv -f "$copy" "$dir/index"'
 )

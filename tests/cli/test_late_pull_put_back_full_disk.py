@@ -92,3 +92,20 @@ def test_the_index_lock_is_let_go_when_its_token_cannot_be_written(tmp_path: Pat
     assert not (root / ".git" / "index.lock").exists()  # was: left, empty, for good
     added = _git(root, "add", "notes/agent.md")  # the person's git works on
     assert added.returncode == 0, added.stderr
+
+
+@pytest.mark.skipif(SHELL is None, reason="PUT_BACK is a POSIX shell script")
+def test_a_lock_another_git_holds_is_left_to_it(tmp_path: Path) -> None:
+    assert SHELL is not None
+    root = tmp_path / "clone"
+    old, new = _commits(root, 3)
+    theirs = root / ".git" / "index.lock"
+    theirs.write_bytes(b"DIRC what a git of the person's writes")
+    argv = [SHELL, "-c", PUT_BACK, "memidx", "memidx: put back", "refs/heads/main", new, old,
+            ":(literal)notes/agent.md"]  # fmt: skip
+    done = subprocess.run(argv, cwd=root, env=clean_env(), capture_output=True, text=True,
+                          check=False)  # fmt: skip
+
+    assert done.returncode == 0, done.stderr  # the ref put back, the index left to that git
+    assert _git(root, "rev-parse", "main").stdout.strip() == old
+    assert theirs.read_bytes() == b"DIRC what a git of the person's writes"
