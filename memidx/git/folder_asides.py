@@ -1,7 +1,8 @@
 """What memidx moved aside in the git folder and left there: `.index.lock.memidx-<pid>`, a lock
 memidx.git.judged_unlink moved aside to compare it before its unlink, or a dead copy of git's
-index (`.memidx-copied-index-<pid>.memidx-<pid>`), left when the memidx that moved it was
-killed in between. Nothing looked in the git folder for them: each stayed for good, unnamed.
+index (`.memidx-copied-index-<pid>.memidx-<pid>`, or a late pull's put-back's
+`.memidx-put-back-<pid>.memidx-<pid>`), left when the memidx that moved it was killed in
+between. Nothing looked in the git folder for them: each stayed for good, unnamed.
 The next memidx that takes git's index lock removes each whose memidx is gone (its pid, as
 memidx.process_start judges it) and that holds nothing of anyone's (the token of a lock memidx
 took, nothing at all, or a copy of the index memidx made); one holding what a git wrote (a
@@ -15,7 +16,8 @@ from pathlib import Path
 
 ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]` (memidx.git.judged_unlink.room_aside)
 TOKEN_MOST = 128  # bytes: `memidx <pid> <object>`, the most a lock memidx took holds
-_COPIES = ("memidx-copied-index-", "memidx-edit-index-")  # memidx.git.index_copy's names
+# memidx.git.index_copy's names, and memidx.git.late_pull's put-back's copy
+_COPIES = ("memidx-copied-index-", "memidx-edit-index-", "memidx-put-back-")
 
 
 def sweep_asides(git_dir: Path) -> None:

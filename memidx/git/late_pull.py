@@ -39,18 +39,26 @@ NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, 
 # when another git holds it, as git's reset refused then), HEAD looked at under it before the
 # reset and before the copy is renamed over the index: looked at once, then reset, a person's
 # `git checkout x` in between had the reset stage the deletion of memidx's note on x (and its
-# file removed) where x holds it (tests/cli/test_late_pull_put_back_branch.py)
+# file removed) where x holds it (tests/cli/test_late_pull_put_back_branch.py). The copy is
+# renamed only once made whole and reset: one `cp` cut short (a full disk) was renamed over
+# the index, and every git failed on it; and the lock is let go when its token cannot be
+# written in it (`mine`: the lock made, its write failed), never another git's: a write that
+# failed left it, empty, for good, and every `git add` or `commit` failed
+# (tests/cli/test_late_pull_put_back_full_disk.py).
+# The copy is named as memidx.git.folder_asides finds it: one a kill of the shell left stayed
+# in the git folder for good, unnamed
 PUT_BACK = (
     "said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; named=$(git symbolic-ref -q HEAD) || "
     'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
     'fi; git update-ref $deref -m "$said" "$ref" "$old" "$new" || exit 91; '
     'at() { [ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; }; at; '
     "dir=$(git rev-parse --absolute-git-dir) || exit 0; "
-    "lock=$dir/index.lock copy=$dir/memidx-put-back-$$; "
-    '( set -C; printf "memidx %s %s" "$$" "$new" >"$lock" ) 2>/dev/null || exit 0; '
-    'trap \'rm -f "$copy" "$lock"\' EXIT; at; '
-    'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git reset -q "$old" -- "$@"; '
-    'at; mv -f "$copy" "$dir/index"'
+    "lock=$dir/index.lock copy=$dir/.memidx-put-back-$$.memidx-$$; "
+    'mine=; set -C; { mine=1; printf "memidx %s %s" "$$" "$new"; } 2>/dev/null >"$lock" || '
+    '{ [ -z "$mine" ] || rm -f "$lock"; exit 0; }; set +C; trap \'rm -f "$copy" "$lock"\' EXIT; '
+    "at; "
+    'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git reset -q "$old" -- "$@" && '
+    'at && mv -f "$copy" "$dir/index"'
 )
 
 
