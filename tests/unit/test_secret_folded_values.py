@@ -30,6 +30,15 @@ def test_a_folded_secret_is_refused(text: str, parts: list[str]) -> None:
     assert found(text) == parts
 
 
+def test_a_secret_folded_over_more_lines_than_are_judged_is_masked_whole() -> None:
+    """Its first lines judged (FOLDED_LINES), every line of it masked: a token wrapped over
+    20 lines showed its last 4."""
+    token = "Zq8vT2mW9pLqXk7RtYbN4cHs"
+    parts = [f"{token[i : i + 5]}{i}" for i in range(20)]
+    text = "password: Zq8vT2mW\n" + "".join(f"  {part}\n" for part in parts) + "user: bob\n"
+    assert found(text) == ["Zq8vT2mW", *parts]
+
+
 @pytest.mark.parametrize(
     "text",
     [
