@@ -1,8 +1,9 @@
 """A password's confirmation named with `pw` or `pass` first (`pwConfirm`, `pw_confirm`,
 `PW_CONFIRM`, `passConfirm`): `\\b` wanted a sign after the word, so each value, long or
 short, was let through where `password_confirm`, `pwd_confirm`, `passwd2` were refused. The
-shell's `PWD` aside, `pass_through` and `passThrough` still name no password, nor do `pw` first in another name, C's `struct passwd` fields
-(`pw_name`, `pw_gecos`) and Playwright's settings (`PW_TEST_...`), refused for a while."""
+shell's `PWD` aside, `pass_through` and `passThrough` still name no password, nor does `pw`
+first in another name: C's `struct passwd` fields (`pw_name`, `pw_gecos`) and Playwright's
+settings (`PW_TEST_...`) were refused while any name `pw` began gave a password."""
 
 from __future__ import annotations
 
