@@ -24,6 +24,8 @@ def found(text: str) -> list[str]:
         ),
         ("- api_key: sk_live\n    Zq8vT2mW\n    9pLqXk7R\n", ["sk_live", "Zq8vT2mW", "9pLqXk7R"]),
         ('"token": Zq8v\r\n   T2mW9pLqXk7R\r\n', ["Zq8v", "T2mW9pLqXk7R"]),
+        # a comment after a line below ends the value there (it was let through)
+        ("password: abc\n  defGh7Kq9zLmW2  # rotated\n  xyz\n", ["abc", "defGh7Kq9zLmW2"]),
     ],
 )
 def test_a_folded_secret_is_refused(text: str, parts: list[str]) -> None:
