@@ -22,8 +22,8 @@ from memidx.secrets.weak import common_password
 # `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
 # `api_key`, `apikey`), Azure's `Ocp-Apim-Subscription-Key:`; `pass`, `pw` and `auth` as a
 # name's word (JSON's `"pass":`, `login_pw=`, `auth=`, `basic_auth=`; not `bypass`, `oauth`,
-# `pass_through`, nor `pwd`, the shell's working directory), `pw` first in a name of more
-# words (candidates.LEADING_PW: `pwConfirm`), a digit after `pass` or `pw`
+# `pass_through`, nor `pwd`, the shell's working directory), `pw` or `pass` first in a name
+# asking for a password again (candidates.LEADING_PW: `pwConfirm`), a digit after `pass` or `pw`
 # (`pw1=`, `PASS2:`, let through; not `auth0`), camelCase's too (`loginPw`,
 # `basicAuth`: a small letter before; not `bypass`, `oauth`, `BASICAUTH`)
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).

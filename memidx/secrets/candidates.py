@@ -28,12 +28,14 @@ RUN = re.compile(r"[\w.-]*+")  # a run of name characters (read backwards in the
 # Stems of every secret-sounding word, each found by str.find in the line in small letters
 # (windows.secret_words: each word holds one; keywords.STEMS)
 STEMS = ("pass", "pw", "auth", "secret", "key", "token", "credential", "bearer", "contrase")
-# `pw` first in a name of more words (`pwConfirm`, `pw_confirm`, `PW_CONFIRM`; not `pwd`, the
-# shell's working directory, nor `PWDir`), `pass` so only asking for a password again
-# (`passConfirm`, `pass_repeat`; not `pass_through`): each was let through, `\b` wanting a
-# sign after the word (assignments.EXTRA_WORDS and windows' secret words read it)
+# `pw` or `pass` first in a name asking for a password again (`pwConfirm`, `pw_confirm`,
+# `PW_CONFIRM`, `passConfirm`, `pass_repeat`; not `pwd`, the shell's working directory, nor
+# `PWDir`, `pass_through`): each was let through, `\b` wanting a sign after the word
+# (assignments.EXTRA_WORDS and windows' secret words read it). Only so: `pw` first in any name
+# refused the fields of C's and Python's `struct passwd` (`pw_name = jsmith2024`, `pw_gecos`)
+# and Playwright's settings (`PW_TEST_CONNECT_WS_ENDPOINT=ws://...`, `pw_browser`)
 LEADING_PW = (
-    r"(?<![A-Za-z0-9])(?:pw[0-9]?+|pass[0-9]?+(?=[_-]?+(?i:confirm|repeat|again|retype)))"
+    r"(?<![A-Za-z0-9])(?:pw|pass)[0-9]?+(?=[_-]?+(?i:confirm|repeat|again|retype))"
     r"(?=[_-]|(?-i:(?<=[a-z0-9])[A-Z][a-z]))"
 )
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

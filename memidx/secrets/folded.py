@@ -25,9 +25,15 @@ KEY_PLAIN = re.compile(
     r"[ \t]*+\r?"
 )
 # a line below that continues it: more indented, one run without a space, no key, no item,
-# no comment (group 1 its indentation, 2 the run)
-CONTINUED = re.compile(r"([ \t]++)(?![-#][ \t]|#)([^\s:]++|[^\s]*+:(?=\S)[^\s]*+)[ \t]*+\r?")
-FOLDED_LINES = 16  # a wrapped token's lines at most
+# no comment, a comment after it (group 3) its last (`  9pLqXk7RtY  # rotated`: let through)
+# (group 1 its indentation, 2 the run)
+CONTINUED = re.compile(
+    r"([ \t]++)(?![-#][ \t]|#)([^\s:]++|[^\s]*+:(?=\S)[^\s]*+)(?:[ \t]++(#[^\r\n]*+))?+"
+    r"[ \t]*+\r?"
+)
+# the lines below judged with the key's at most; every line that continues it is masked when
+# they look secret (a token wrapped over 20 lines showed its last 4: they are the secret's too)
+FOLDED_LINES = 16
 
 
 def folded_values(text: str, start: int, end: int, kind: str) -> Iterator[Finding]:
@@ -40,13 +46,14 @@ def folded_values(text: str, start: int, end: int, kind: str) -> Iterator[Findin
         return
     indent, spans = len(key.group(1)), [key.span(3)]
     at = end + 1
-    for _ in range(FOLDED_LINES):
+    while at <= len(text):
         stop = text.find("\n", at)
         stop = len(text) if stop == -1 else stop
         part = CONTINUED.fullmatch(text, at, stop)
         if part is None or len(part.group(1)) <= indent:
             break
         spans.append(part.span(2))
-        at = stop + 1
-    if len(spans) > 1 and looks_secret("".join(text[a:b] for a, b in spans), library.entropy()):
+        at = stop + 1 if part.group(3) is None else len(text) + 1  # a comment ends the value
+    judged = "".join(text[a:b] for a, b in spans[: FOLDED_LINES + 1])
+    if len(spans) > 1 and looks_secret(judged, library.entropy()):
         yield from (Finding(a, b, kind) for a, b in spans)

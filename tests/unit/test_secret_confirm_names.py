@@ -1,7 +1,9 @@
 """A password's confirmation named with `pw` or `pass` first (`pwConfirm`, `pw_confirm`,
 `PW_CONFIRM`, `passConfirm`): `\\b` wanted a sign after the word, so each value, long or
 short, was let through where `password_confirm`, `pwd_confirm`, `passwd2` were refused. The
-shell's `PWD` aside, `pass_through` and `passThrough` still name no password."""
+shell's `PWD` aside, `pass_through` and `passThrough` still name no password, nor does `pw`
+first in another name: C's `struct passwd` fields (`pw_name`, `pw_gecos`) and Playwright's
+settings (`PW_TEST_...`) were refused while any name `pw` began gave a password."""
 
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ def test_a_confirmed_password_is_refused(name: str, value: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["pass_through: 1234", "passThrough: abc123", "PWDir: 1234", "pwd_here: /tmp/x"],
-)
+    ["pass_through: 1234", "passThrough: abc123", "PWDir: 1234", "pwd_here: /tmp/x",
+     "pw_name = jsmith2024", "pw_gecos: Alice2Smith", "pw_browser: chromium-1091",
+     "PW_TEST_CONNECT_WS_ENDPOINT=ws://127.0.0.1:4000/4a5b6c7d8e9f"],
+)  # fmt: skip
 def test_other_names_pass(text: str) -> None:
     assert found(text) == []

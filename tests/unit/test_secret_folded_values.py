@@ -24,10 +24,21 @@ def found(text: str) -> list[str]:
         ),
         ("- api_key: sk_live\n    Zq8vT2mW\n    9pLqXk7R\n", ["sk_live", "Zq8vT2mW", "9pLqXk7R"]),
         ('"token": Zq8v\r\n   T2mW9pLqXk7R\r\n', ["Zq8v", "T2mW9pLqXk7R"]),
+        # a comment after a line below ends the value there (it was let through)
+        ("password: abc\n  defGh7Kq9zLmW2  # rotated\n  xyz\n", ["abc", "defGh7Kq9zLmW2"]),
     ],
 )
 def test_a_folded_secret_is_refused(text: str, parts: list[str]) -> None:
     assert found(text) == parts
+
+
+def test_a_secret_folded_over_more_lines_than_are_judged_is_masked_whole() -> None:
+    """Its first lines judged (FOLDED_LINES), every line of it masked: a token wrapped over
+    20 lines showed its last 4."""
+    token = "Zq8vT2mW9pLqXk7RtYbN4cHs"
+    parts = [f"{token[i : i + 5]}{i}" for i in range(20)]
+    text = "password: Zq8vT2mW\n" + "".join(f"  {part}\n" for part in parts) + "user: bob\n"
+    assert found(text) == ["Zq8vT2mW", *parts]
 
 
 @pytest.mark.parametrize(
