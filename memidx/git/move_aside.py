@@ -130,7 +130,7 @@ def _listed(folder: Path) -> list[tuple[str, str]]:
     except OSError:  # made, nothing listed yet: nothing moved in
         return []
     found: list[tuple[str, str]] = []
-    for line in listed.splitlines():
+    for line in listed.split(b"\n"):  # not splitlines: a name may hold a carriage return
         number, _, path = line.partition(b" ")
         if number.isdigit() and path:
             found.append((number.decode(), os.fsdecode(path)))

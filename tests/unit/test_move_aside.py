@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from memidx.git.move_aside import PREFIX, deleted_judged, folders_back, judge, set_aside
 from tests.helpers import NotesRepo, dead_pid
 
@@ -77,3 +79,24 @@ def test_a_killed_memidx_s_folder_is_put_right(repo: NotesRepo) -> None:
     assert not (repo.root / "notes" / "a.md").exists()
     assert (repo.root / "notes" / "b.md").read_bytes() == EDITED + b"the person's edit\n"
     assert not folder.exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["notes/a\rb.md", "notes/end\r.md", "notes/-dash  two spaces.md", "notes/ünï ノート.md"]
+)
+def test_a_killed_memidx_s_edit_goes_back_to_its_own_odd_name(repo: NotesRepo, name: str) -> None:
+    """The folder's list was read with splitlines, which also breaks at a carriage return: the
+    edit in `notes/a<CR>b.md` came back as `notes/a`, its own name left deleted."""
+    repo.write(name, SAME)
+    repo.commit("a note")
+    (repo.root / name).write_bytes(SAME + b"the person's edit\n")
+    aside = set_aside(repo.root, repo.root / ".git", {name: SAME})
+    assert aside is not None and aside.folder is not None
+    aside.folder.rename(aside.folder.with_name(f"{PREFIX}{dead_pid()}"))  # its memidx killed
+
+    said = folders_back(repo.root, repo.root / ".git")
+
+    assert len(said) == 1 and said[0].startswith("put notes/"), said
+    assert (repo.root / name).read_bytes() == SAME + b"the person's edit\n"
+    assert sorted(p.name for p in (repo.root / "notes").iterdir()) == [Path(name).name]
+    assert not list((repo.root / ".git").glob(f"{PREFIX}*"))
