@@ -100,3 +100,22 @@ def test_a_killed_memidx_s_edit_goes_back_to_its_own_odd_name(repo: NotesRepo, n
     assert (repo.root / name).read_bytes() == SAME + b"the person's edit\n"
     assert sorted(p.name for p in (repo.root / "notes").iterdir()) == [Path(name).name]
     assert not list((repo.root / ".git").glob(f"{PREFIX}*"))
+
+
+def test_a_file_that_cannot_go_back_yet_keeps_the_list_that_names_it(repo: NotesRepo) -> None:
+    """An edit a killed memidx set aside whose folder is now a file (the person's) cannot go
+    back; the folder's list was removed anyway, and the edit was left in the git folder under
+    a number, which no later status could name or put back once the way was clear."""
+    folder = repo.root / ".git" / f"{PREFIX}{dead_pid()}"
+    folder.mkdir()
+    (folder / "paths").write_bytes(b"0 notes/ops/a.md\n")
+    (folder / "0").write_bytes(EDITED + b"the person's edit\n")
+    repo.write("notes/ops", b"a file of the person's where the folder was\n")
+
+    assert folders_back(repo.root, repo.root / ".git") == []
+    (repo.root / "notes" / "ops").unlink()  # the way cleared
+    said = folders_back(repo.root, repo.root / ".git")
+
+    assert said and said[0].startswith("put notes/ops/a.md back"), said
+    assert (repo.root / "notes" / "ops" / "a.md").read_bytes() == EDITED + b"the person's edit\n"
+    assert not folder.exists()
