@@ -144,8 +144,8 @@ def move_head(
                     # killed, was done again by the shell from git's index as it was, which
                     # found the merge's files in its way, failed and moved HEAD back over a
                     # half-merged work tree; the shell alone does it once, as before
-                    own = ((), ()) if back else (then, files)
-                    follow_move(root, git_dir, token, (prepared, gone), fast, then=own)
+                    follow_move(root, git_dir, token, (prepared, gone), fast,
+                                then=((), ()) if back else (then, files))  # fmt: skip
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:
