@@ -130,7 +130,7 @@ def _listed(folder: Path) -> list[tuple[str, str]]:
     except OSError:  # made, nothing listed yet: nothing moved in
         return []
     found: list[tuple[str, str]] = []
-    for line in listed.splitlines():
+    for line in listed.split(b"\n"):  # not splitlines: a name may hold a carriage return
         number, _, path = line.partition(b" ")
         if number.isdigit() and path:
             found.append((number.decode(), os.fsdecode(path)))
@@ -182,7 +182,12 @@ def _back(file: Path, path: Path, pid: int) -> None:
 
 
 def _remove(folder: Path) -> None:
-    """Remove the folder's list and the folder, when nothing else is left in it."""
+    """Remove the folder's list and the folder, when nothing else is left in it: a file that
+    could not go back keeps the list that names its path (folders_back, next time); removed
+    with the file still there, the file was kept for good under a number, named nowhere."""
     with contextlib.suppress(OSError):
+        with os.scandir(folder) as entries:
+            if any(entry.name != LIST for entry in entries):
+                return
         (folder / LIST).unlink(missing_ok=True)
         folder.rmdir()

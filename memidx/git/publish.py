@@ -140,7 +140,12 @@ def move_head(
                 said = moved or git.stdout.readline().strip() == "commit: ok"
                 outcome = SWITCHED if switched else BUSY if busy else DONE if said else MOVED
                 if outcome == DONE and locks:  # the shell waits for EOF
-                    follow_move(root, git_dir, token, (prepared, gone), fast, then=(then, files))
+                    # not share's merge (`back`): its read-tree -u, done by a memidx then
+                    # killed, was done again by the shell from git's index as it was, which
+                    # found the merge's files in its way, failed and moved HEAD back over a
+                    # half-merged work tree; the shell alone does it once, as before
+                    follow_move(root, git_dir, token, (prepared, gone), fast,
+                                then=((), ()) if back else (then, files))  # fmt: skip
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from memidx.git.move_aside import PREFIX, deleted_judged, folders_back, judge, set_aside
 from tests.helpers import NotesRepo, dead_pid
 
@@ -76,4 +78,44 @@ def test_a_killed_memidx_s_folder_is_put_right(repo: NotesRepo) -> None:
     assert said[1].startswith("put notes/b.md back")
     assert not (repo.root / "notes" / "a.md").exists()
     assert (repo.root / "notes" / "b.md").read_bytes() == EDITED + b"the person's edit\n"
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["notes/a\rb.md", "notes/end\r.md", "notes/-dash  two spaces.md", "notes/ünï ノート.md"]
+)
+def test_a_killed_memidx_s_edit_goes_back_to_its_own_odd_name(repo: NotesRepo, name: str) -> None:
+    """The folder's list was read with splitlines, which also breaks at a carriage return: the
+    edit in `notes/a<CR>b.md` came back as `notes/a`, its own name left deleted."""
+    repo.write(name, SAME)
+    repo.commit("a note")
+    (repo.root / name).write_bytes(SAME + b"the person's edit\n")
+    aside = set_aside(repo.root, repo.root / ".git", {name: SAME})
+    assert aside is not None and aside.folder is not None
+    aside.folder.rename(aside.folder.with_name(f"{PREFIX}{dead_pid()}"))  # its memidx killed
+
+    said = folders_back(repo.root, repo.root / ".git")
+
+    assert len(said) == 1 and said[0].startswith("put notes/"), said
+    assert (repo.root / name).read_bytes() == SAME + b"the person's edit\n"
+    assert sorted(p.name for p in (repo.root / "notes").iterdir()) == [Path(name).name]
+    assert not list((repo.root / ".git").glob(f"{PREFIX}*"))
+
+
+def test_a_file_that_cannot_go_back_yet_keeps_the_list_that_names_it(repo: NotesRepo) -> None:
+    """An edit a killed memidx set aside whose folder is now a file (the person's) cannot go
+    back; the folder's list was removed anyway, and the edit was left in the git folder under
+    a number, which no later status could name or put back once the way was clear."""
+    folder = repo.root / ".git" / f"{PREFIX}{dead_pid()}"
+    folder.mkdir()
+    (folder / "paths").write_bytes(b"0 notes/ops/a.md\n")
+    (folder / "0").write_bytes(EDITED + b"the person's edit\n")
+    repo.write("notes/ops", b"a file of the person's where the folder was\n")
+
+    assert folders_back(repo.root, repo.root / ".git") == []
+    (repo.root / "notes" / "ops").unlink()  # the way cleared
+    said = folders_back(repo.root, repo.root / ".git")
+
+    assert said and said[0].startswith("put notes/ops/a.md back"), said
+    assert (repo.root / "notes" / "ops" / "a.md").read_bytes() == EDITED + b"the person's edit\n"
     assert not folder.exists()

@@ -1,0 +1,64 @@
+"""share's merge moved HEAD on the slow path (no copy made before the move stood for git's index)
+and memidx, not the move's shell, followed it (memidx.git.move_follow): its `git read-tree -m -u`
+wrote the merge's files into the work tree. A memidx killed (`kill -9`) after that left the
+shell to do it again from git's index as it was: the merge's new files were in its way
+("untracked working tree file would be overwritten"), so it failed and moved HEAD back, over a
+work tree half merged (`M notes/seed.md`, `?? notes/a.md`, for the person's next `git add -A`).
+share's follow is the shell's alone, done once whatever happens to memidx."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memidx.children import SHELL
+from tests.cli.test_share_write_fails import _behind_by_three_notes  # pyright: ignore[reportPrivateUsage]
+from tests.helpers import clean_env
+
+pytestmark = pytest.mark.skipif(
+    SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
+)
+# a share whose copy made before the move never stands (index_swap.usable says no), killed at
+# `step` (argv[2]) of memidx's own follow, should it do one
+KILLED = """
+import os, signal, sys
+from pathlib import Path
+from memidx.git import index_swap, move_trace
+root, step = Path(sys.argv[1]), sys.argv[2]
+index_swap.usable = lambda *args, **kwargs: False
+def mark(at):
+    if at == step:
+        os.kill(os.getpid(), signal.SIGKILL)
+move_trace.mark = mark
+from memidx.cli.main import main
+main(["-C", str(root), "share"])
+"""
+
+
+@pytest.mark.parametrize("step", ["ran", "judged", "written"])
+def test_share_killed_as_its_merge_is_followed_leaves_no_half_merged_work_tree(
+    tmp_path: Path, step: str
+) -> None:
+    two = _behind_by_three_notes(tmp_path)
+    theirs = two.git("rev-parse", "origin/main").strip()
+
+    argv = [sys.executable, "-c", KILLED, str(two.root), step]
+    done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
+
+    assert done.returncode in (0, -9), done.stderr.decode()
+    lock = two.root / ".git" / "index.lock"
+    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"
+    assert two.git("status", "--porcelain", "-uall") == ""
+    two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
+    for name in ("a.md", "b.md", "seed.md"):  # the merge, whole, in HEAD and the work tree
+        assert (two.root / "notes" / name).read_bytes() == two.git(
+            "show", f"HEAD:notes/{name}"
+        ).encode()
