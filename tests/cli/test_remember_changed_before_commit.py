@@ -123,7 +123,7 @@ def test_a_note_a_hook_dropped_while_the_retry_waited_is_not_said_pending(
     def held_by_the_hook(*_: object, **__: object) -> None:
         (repo.root / REF).write_text(EDITED)  # the note appeared: the person edits it
         commit_pending(config, 0.0, hook_said.append)  # the hook's sync, holding the lock
-        return None  # remember.lock held past HOOK_WAIT: no retry
+        # remember.lock held past HOOK_WAIT: no retry
 
     monkeypatch.setattr(remember_module, "after_a_hook", held_by_the_hook)
 
@@ -150,7 +150,6 @@ def test_a_note_a_hook_committed_on_its_branch_left_meanwhile_is_not_said_change
         for entry in entry_files(config):  # as commit_pending does once in
             entry.unlink()
         repo.git("switch", "-q", "-c", "elsewhere", "HEAD~1")  # the person's switch
-        return None
 
     monkeypatch.setattr(remember_module, "after_a_hook", committed_then_switched)
 
