@@ -5,7 +5,9 @@ notes (remember, forget, status's put-right), and what a call leaves to run afte
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -15,22 +17,43 @@ T = TypeVar("T")
 
 
 class WritingThread:
-    """One thread; `line` says a failure as memidx's one line (None for a bug)."""
+    """One thread; `line` says a failure as memidx's one line (None for a bug). What a call
+    leaves to run after its answer runs before the next call (each call runs those first): it
+    was queued behind every call sent meanwhile, the index behind the HEAD a remember moved and
+    its `following` lock held until they all answered (a person's commit meanwhile waited
+    the drift check's 10 s, then went on unchecked)."""
 
     def __init__(self, line: Callable[[BaseException], str | None]) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="memidx-write")
         self._line = line
+        self._afters: deque[tuple[str, Callable[[], None]]] = deque()
+        self._guard = threading.Lock()
 
     def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
-        return self._pool.submit(fn, *args, **kwargs)
+        return self._pool.submit(self._first_afters, fn, *args, **kwargs)
+
+    def _first_afters(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        self._run_afters()
+        return fn(*args, **kwargs)
 
     def after(self, name: str, fn: Callable[[], None]) -> None:
-        """Run `fn` on the writing thread once the call that runs there now has answered (a
-        remember's follow of the HEAD it moved: its answer time is spent), its time and any
-        failure logged; at once when the server stops (no thread takes it any more)."""
+        """Run `fn` on the writing thread once the call that runs there now has answered, before
+        any other call (a remember's follow of the HEAD it moved: its answer time is spent), its
+        time and any failure logged; at once when the server stops (no thread takes it any
+        more)."""
+        with self._guard:
+            self._afters.append((name, fn))
         try:
-            self._pool.submit(self._after, name, fn)
+            self._pool.submit(self._run_afters)  # nothing else queued: it runs on its own
         except RuntimeError:  # shut down: the follow is not lost
+            self._run_afters()
+
+    def _run_afters(self) -> None:
+        while True:
+            with self._guard:
+                if not self._afters:
+                    return
+                name, fn = self._afters.popleft()
             self._after(name, fn)
 
     def _after(self, name: str, fn: Callable[[], None]) -> None:
