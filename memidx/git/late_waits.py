@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from collections.abc import Generator, Mapping
 from pathlib import Path
 
 FOLDER = ("memidx", "late-waits")  # in the work tree's git folder: `<pid>-<ns>` each
+MARK = re.compile(r"([0-9]+)-[0-9]+")  # a mark's name; a file of any other is never touched
 
 
 @contextlib.contextmanager
@@ -20,9 +22,11 @@ def waiting_for(git_dir: Path, late: Mapping[str, str]) -> Generator[None]:
     """A mark saying this process waits for the gits `late` (pid -> `<command> <start>`) to
     end, for the block; none when it cannot be written (nothing yields to it then)."""
     mark = git_dir.joinpath(*FOLDER) / f"{os.getpid()}-{time.monotonic_ns()}"
-    lines = "".join(f"{pid} {said.split()[-1]}\n" for pid, said in late.items())
+    lines = "".join(f"{pid} {(said.split() or [''])[-1]}\n" for pid, said in late.items())
     try:
         mark.parent.mkdir(parents=True, exist_ok=True)
+        if mark.parent.is_symlink():  # a folder that is a link: written nowhere it points
+            raise OSError(f"{mark.parent} is a link")
         mark.write_text(lines, encoding="utf-8")
     except OSError:
         yield
@@ -42,14 +46,14 @@ def waited_for(git_dir: Path) -> bool:
     from memidx.process_start import running_since
 
     folder = git_dir.joinpath(*FOLDER)
-    try:
-        marks = sorted(folder.iterdir())[:64] if folder.is_dir() else []
+    try:  # a folder that is a link is no one's mark: read nowhere it points, nothing removed
+        ok = folder.is_dir() and not folder.is_symlink()
+        names = sorted(path.name for path in folder.iterdir()) if ok else []
     except OSError:
         return False
     mine: set[str] | None = None
-    for mark in marks:
-        writer = mark.name.partition("-")[0]
-        if not writer.isdigit() or not process_alive(int(writer)):
+    for mark, writer in [(folder / m[0], m[1]) for m in map(MARK.fullmatch, names) if m][:64]:
+        if not process_alive(int(writer)):
             with contextlib.suppress(OSError):
                 mark.unlink()
             continue

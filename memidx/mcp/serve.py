@@ -23,6 +23,7 @@ from memidx.mcp.answers import search_text
 from memidx.mcp.hand_over import HandOver
 from memidx.mcp.own_log import OwnLog
 from memidx.mcp.warm import WarmIndex
+from memidx.mcp.writing_thread import WritingThread
 from memidx.search.query import searched_part
 from memidx.state_folder import ensure_folder
 
@@ -91,7 +92,7 @@ class Workers:
         self.config = config
         self.warm = WarmIndex(config)
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="memidx-read")
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="memidx-write")
+        self._writer = WritingThread(lambda exc: error_line(exc, config))
         self._filer = ThreadPoolExecutor(1, thread_name_prefix="memidx-file")
         self.warming = self._reader.submit(self._warm_up)
         self.hand_over = HandOver(config)
@@ -125,30 +126,20 @@ class Workers:
         return await self._run(self._writer, name, fn, *args, **kwargs)
 
     def after(self, name: str, fn: Callable[[], None]) -> None:
-        """Run `fn` on the writing thread once the call that runs there now has answered (a
-        remember's follow of the HEAD it moved: its answer time is spent), its time and any
-        failure logged; at once when the server stops (no thread takes it any more)."""
-        try:
-            self._writer.submit(self._after, name, fn)
-        except RuntimeError:  # shut down: the follow is not lost
-            self._after(name, fn)
-
-    def _after(self, name: str, fn: Callable[[], None]) -> None:
-        started = time.perf_counter()
-        try:
-            fn()
-        except Exception as exc:  # noqa: BLE001 - no one waits for it: the log says it
-            line = error_line(exc, self.config) or repr(exc)
-            log.warning("%s failed in %.1f ms: %s", name, _ms(started), line)
-            return
-        log.info("%s done in %.1f ms", name, _ms(started))
+        """Run `fn` on the writing thread after the call running there (WritingThread.after)."""
+        self._writer.after(name, fn)
 
     async def file(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """A turn or fact appended to the log: never queued behind a note's commit."""
         return await self._run(self._filer, name, fn, *args, **kwargs)
 
     async def _run(
-        self, pool: ThreadPoolExecutor, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any
+        self,
+        pool: ThreadPoolExecutor | WritingThread,
+        name: str,
+        fn: Callable[..., T],
+        *args: Any,
+        **kwargs: Any,
     ) -> T:
         started = time.perf_counter()
         try:
@@ -169,7 +160,7 @@ class Workers:
         return result
 
     def close(self) -> None:
-        self._writer.shutdown(wait=True)
+        self._writer.shutdown()
         self._filer.shutdown(wait=True)
         self._reader.submit(self.warm.close).result()
         self._reader.shutdown(wait=True)

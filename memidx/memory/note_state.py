@@ -89,3 +89,13 @@ def committed_at_head(config: Config, ref: str, there: bool) -> str | None:
     if not there or ids_at(config, ref)[0] is None:
         return None
     return added_by(config, "HEAD", ref)
+
+
+def on_branch(config: Config, branch: str, ref: str, text: str) -> bool:
+    """Whether `branch` holds this very note at `ref`: another's sync committed it (on that
+    branch, HEAD's or not) after a `remember` let go of remember.lock, and took its entry."""
+    from memidx.git.repo import GitRepo
+
+    spec = f"{branch}:{ref}"  # an argument, not a batch line: a name with a line break too
+    held = GitRepo(config.root).run("rev-parse", "--verify", "-q", spec, check=False).strip()
+    return bool(held) and held.decode() == blob_id(config, ref, text.encode("utf-8"))

@@ -21,7 +21,7 @@ from memidx.memory.new_note import note_text
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_placed import placed, telling
 from memidx.memory.note_redaction import Redacted, RedactedNote, redact_note
-from memidx.memory.note_state import committed_at_head, committed_meanwhile
+from memidx.memory.note_state import committed_at_head, committed_meanwhile, on_branch
 from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
 from memidx.memory.pending_notes import LOCK, Committed, PendingNote, after_a_hook, keep
@@ -145,6 +145,8 @@ def _remembered(
     commit = (
         done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)
     )
+    if commit is None and not gone and not kept.entry.exists():  # after remember.lock went:
+        gone = not on_branch(config, branch, ref, text)  # a hook's sync found it edited
     if commit is None and gone:  # not the note it wrote by its commit
         raise telling(_changed(ref), ref, found)
     said = _answer(config, done, commit, (ref, branch), moves)

@@ -18,7 +18,7 @@ from memidx.config import load_config
 from memidx.errors import GitBusy
 from memidx.memory import fresh_note
 from memidx.memory import remember as remember_module
-from memidx.memory.pending_mark import FOLDER, any_pending
+from memidx.memory.pending_mark import FOLDER, any_pending, entry_files
 from memidx.memory.pending_notes import HOOK_CAME, PendingNote, keep
 from tests.helpers import NotesRepo, started_memory
 
@@ -103,3 +103,58 @@ def test_a_note_edited_before_its_retry_after_a_hook_is_not_said_pending(
     _assert_left_to_the_person(repo, done.code, done.err)
     assert repo.git("log", "-1", "--format=%s") == "memidx remember: Disk full\n"
     assert repo.memidx("check", "drift").code == 0  # the older note's HEAD: followed
+
+
+def test_a_note_a_hook_dropped_while_the_retry_waited_is_not_said_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retry after a hook (pending_notes.after_a_hook) finds remember.lock held past its
+    wait by that hook's own sync, which found the note edited and dropped its entry (the
+    hook's warning in the person's terminal): the retry came back with nothing, and the
+    remember answered the note pending ("written but not committed yet ... do not remember it
+    again", exit 0), a note no one would ever commit."""
+    from memidx.memory.pending_notes import commit_pending
+
+    repo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+    _busy_for(repo, monkeypatch)
+    hook_said: list[str] = []
+
+    def held_by_the_hook(*_: object, **__: object) -> None:
+        (repo.root / REF).write_text(EDITED)  # the note appeared: the person edits it
+        commit_pending(config, 0.0, hook_said.append)  # the hook's sync, holding the lock
+        # remember.lock held past HOOK_WAIT: no retry
+
+    monkeypatch.setattr(remember_module, "after_a_hook", held_by_the_hook)
+
+    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+    assert any(f"{REF} changed" in line for line in hook_said), hook_said
+    assert done.out == "" or json.loads(done.out)["commit"] is not None, done.out
+    _assert_left_to_the_person(repo, done.code, done.err)
+
+
+def test_a_note_a_hook_committed_on_its_branch_left_meanwhile_is_not_said_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its entry gone after remember.lock was let go, but because a sync committed it on its
+    branch, which a person's `git switch` left: not "changed before its commit" (exit 1, and
+    an agent remembers it again, a twin on that branch)."""
+    repo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+    _busy_for(repo, monkeypatch)
+
+    def committed_then_switched(*_: object, **__: object) -> None:
+        repo.git("add", "--", REF)
+        repo.git("commit", "-q", "-m", "memidx remember: Gradle heap")  # the hook's sync
+        for entry in entry_files(config):  # as commit_pending does once in
+            entry.unlink()
+        repo.git("switch", "-q", "-c", "elsewhere", "HEAD~1")  # the person's switch
+
+    monkeypatch.setattr(remember_module, "after_a_hook", committed_then_switched)
+
+    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+    assert done.code == 0, done.err
+    assert "changed before its commit" not in done.err, done.err
+    assert repo.git("log", "-1", "--format=%s", "main") == "memidx remember: Gradle heap\n"
