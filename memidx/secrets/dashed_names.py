@@ -6,11 +6,12 @@ A note names such things by their words: `auth: azure-active-directory-default`,
 `token: read-write`. Each was refused as a passphrase: one word outside a list of method
 names (`default`, `center`) made four words a passphrase, and fewer words were judged by
 their entropy. A diceware passphrase's words are drawn at random from a list of common words
-(EFF's 7,776: `correct-horse-battery-staple`), of which few are such terms (30 of TERMS'
-124, 0.4 %): 26 of 200,000 random passphrases of four words (0.013 %; 12 of three words, 2
-of two) are read as names, where the names above have three or four TERMS. So a value whose
-words are at least half TERMS, two at least, is a name; a passphrase under any key is still
-judged as before.
+(EFF's 7,776: `correct-horse-battery-staple`), of which few are such terms (30 of the 125
+first listed, 0.4 %, fewer since PERSONAL_WORDS left them): 26 of 200,000 random passphrases
+of four words (0.013 %; 12 of three words, 2 of two) were read as names, where the names
+above have three or four TERMS. So a value whose words are at least half TERMS, two at least,
+is a name; a passphrase under any key is still judged as before, and one of a person's words
+(`password: Secret-Admin-Key`) is no name.
 """
 
 from __future__ import annotations
@@ -40,7 +41,13 @@ CLOUD_WORDS = frozenset(
      "user", "users", "group", "groups", "personal", "machine", "pool", "auth",
      "authentication", "login", "interactive", "browser", "msi", "ad", "entra", "aad"}
 )  # fmt: skip
-TERMS = AUTH_NAME_WORDS | CLOUD_WORDS
+# Words a person's own passphrase leans on (`Secret-Admin-Key`, `sunshine-admin-login`): they
+# say what a thing is for, never which cloud's thing it names, so they count for neither side
+PERSONAL_WORDS = frozenset(
+    {"secret", "secrets", "admin", "key", "keys", "login", "access", "user", "users",
+     "password", "personal", "session", "pass", "root", "master"}
+)  # fmt: skip
+TERMS = (AUTH_NAME_WORDS | CLOUD_WORDS) - PERSONAL_WORDS
 # words of letters joined by `-`, each in small letters, a capital and small letters, or an
 # acronym in capitals (`Azure-AD-Default`)
 DASHED = re.compile(r"(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++)(?:-(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++))++")
@@ -51,6 +58,6 @@ def dashed_name(value: str) -> bool:
     its words or more are TERMS, and at least half of them."""
     if DASHED.fullmatch(value) is None:
         return False
-    words = value.lower().split("-")
+    words = [word for word in value.lower().split("-") if word not in PERSONAL_WORDS]
     terms = sum(word in TERMS for word in words)
     return terms >= 2 and 2 * terms >= len(words)

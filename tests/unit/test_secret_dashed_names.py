@@ -54,6 +54,10 @@ def test_a_name_passes(text: str) -> None:
         ("token: correct-horse-battery-staple", "correct-horse-battery-staple"),
         # one cloud word among diceware words is chance, not a name
         ("auth: cloud-pickle-orbit-lantern", "cloud-pickle-orbit-lantern"),
+        # a person's own passphrase of words that say what a thing is for, under a password key
+        ("password: Secret-Admin-Key", "Secret-Admin-Key"),
+        ("password: Login-Access-Key", "Login-Access-Key"),
+        ("password: sunshine-admin-login", "sunshine-admin-login"),
         ("api_key: bPxRfiCYzqWmTLKeyQxv", "bPxRfiCYzqWmTLKeyQxv"),
         ("api_key: QZXWVbPxRfiKeyQxvTL", "QZXWVbPxRfiKeyQxvTL"),
     ],
