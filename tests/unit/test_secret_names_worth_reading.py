@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import random
 import re
-import time
 
 import pytest
 
 from memidx.secrets import candidates, library, windows
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.windows import secret_word
+from tests.cpu_cost import least_cpu
 
 NAMES = (
     "a", "x.y", "password", "db.pass", "TOKEN", "loginPw", "auth", "bypass", "k1", "pw",
@@ -56,10 +56,11 @@ def test_the_names_worth_reading_find_what_every_name_finds(
 def test_a_line_dense_with_names_that_give_nothing_is_read_fast() -> None:
     """262,144 names given a value in 1 MB, one secret-sounding: each was read in Python."""
     for line in ("password=x " + "a=1 " * (1 << 18), "password=x " + "x=y&" * (1 << 18)):
-        start = time.process_time()
-        found = list(extra_keyword_values(line, secret_word))
-        spent = time.process_time() - start
-        assert found == [] and spent < 0.2, f"{spent:.2f} s of CPU"
+        assert list(extra_keyword_values(line, secret_word)) == []
+        # the least of three: 0.085-0.107 s measured against 0.2, and a busy neighbour
+        # (two test processes per core) inflates one run, never all three
+        spent = least_cpu(lambda line=line: list(extra_keyword_values(line, secret_word)))
+        assert spent < 0.2, f"{spent:.2f} s of CPU"
 
 
 LIBRARY_PIECES = (
@@ -80,10 +81,9 @@ def test_the_library_names_around_stems_are_those_of_the_whole_line(seed: int) -
 def test_the_library_names_of_a_line_dense_with_other_names_are_found_fast() -> None:
     """`a=1 ` to 1 MB: the library's names tried at each character took 0.14 s of CPU."""
     line = "password=x " + "a=1 " * (1 << 18)
-    start = time.process_time()
-    names = windows.library_names(line)
-    spent = time.process_time() - start
-    assert names == [(0, 0)] and spent < 0.06, f"{spent:.2f} s of CPU"
+    assert windows.library_names(line) == [(0, 0)]
+    spent = least_cpu(lambda: windows.library_names(line))  # the least of three (above)
+    assert spent < 0.06, f"{spent:.2f} s of CPU"
 
 
 def test_the_screen_looks_for_a_needed_literal_first(monkeypatch: pytest.MonkeyPatch) -> None:
