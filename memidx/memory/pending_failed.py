@@ -38,7 +38,8 @@ def failed(
 
     landed = in_head(config, note)
     if only_commit:
-        notice(f"warning: {_not_committed(note, exc, landed)} (it stays pending)")
+        stays = "" if landed else " (it stays pending)"  # one in HEAD is dropped next pass
+        notice(f"warning: {_not_committed(note, exc, landed)}{stays}")
         return
     kept = written_now(config, note, here, notice, write=True)
     if landed is None and (kept is None or kept.unwritten):
