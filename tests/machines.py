@@ -150,8 +150,9 @@ def clone(remote: Path, root: Path, env: dict[str, str]) -> Machine:
 
 
 def in_two_parts(machine: Machine) -> None:
-    """900 notes committed (no hook run) whose ~150 KiB of names the pre-commit framework
-    passes in two parts, a process each (past 128 KiB of arguments)."""
+    """900 notes committed without the pre-commit checks (--no-verify: the post-commit sync
+    still runs), whose ~150 KiB of names the pre-commit framework passes in two parts, a
+    process each (past 128 KiB of arguments)."""
     stem = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
     for i in range(900):
         (machine.root / "notes" / f"{stem}{i:04d}.md").write_text(
