@@ -28,7 +28,10 @@ def waiting_for(git_dir: Path, late: Mapping[str, str]) -> Generator[None]:
         if mark.parent.is_symlink():  # a folder that is a link: written nowhere it points
             raise OSError(f"{mark.parent} is a link")
         mark.write_text(lines, encoding="utf-8")
-    except OSError:
+    except OSError:  # a full disk made it, wrote nothing: not left (a live writer's stays)
+        if not mark.parent.is_symlink():
+            with contextlib.suppress(OSError):
+                mark.unlink()
         yield
         return
     try:
