@@ -28,7 +28,10 @@ def waiting_for(git_dir: Path, late: Mapping[str, str]) -> Generator[None]:
         if mark.parent.is_symlink():  # a folder that is a link: written nowhere it points
             raise OSError(f"{mark.parent} is a link")
         mark.write_text(lines, encoding="utf-8")
-    except OSError:
+    except OSError:  # a full disk made it, wrote nothing: not left (a live writer's stays)
+        if not mark.parent.is_symlink():
+            with contextlib.suppress(OSError):
+                mark.unlink()
         yield
         return
     try:
@@ -58,10 +61,26 @@ def waited_for(git_dir: Path) -> bool:
                 mark.unlink()
             continue
         try:
-            named = [line.split() for line in mark.read_text(encoding="utf-8").splitlines()]
+            named = [line.split() for line in _read(mark).splitlines()]
         except (OSError, ValueError):
             continue
         mine = set(parents(str(os.getpid()))) if mine is None else mine
         if any(len(w) == 2 and w[0] in mine and running_since(w[0]) == w[1] for w in named):
             return True
     return False
+
+
+def _read(mark: Path) -> str:
+    """A mark's text: a regular file's, never through a link, never waiting on a pipe (a
+    person's `git commit` hung in its hook), 64 KiB at most."""
+    import stat
+
+    from memidx.portable import OPEN_AS_IS
+
+    held = os.open(mark, OPEN_AS_IS)
+    try:
+        if not stat.S_ISREG(os.fstat(held).st_mode):
+            raise OSError(f"{mark} is no file")
+        return os.read(held, 65536).decode("utf-8")
+    finally:
+        os.close(held)

@@ -86,6 +86,7 @@ def status_data(status: Status) -> dict[str, object]:
         "hooks_outdated": status.hooks_outdated,
         "git_lock": _git_lock(status),
         "git_asides": status.git_asides,
+        "git_written": status.git_written,  # of those, git's index lock: put back, not removed
         "vectors": {
             "model": status.model,
             "chunks": status.chunks,

@@ -91,11 +91,14 @@ def committed_at_head(config: Config, ref: str, there: bool) -> str | None:
     return added_by(config, "HEAD", ref)
 
 
-def on_branch(config: Config, branch: str, ref: str, text: str) -> bool:
-    """Whether `branch` holds this very note at `ref`: another's sync committed it (on that
-    branch, HEAD's or not) after a `remember` let go of remember.lock, and took its entry."""
+def on_branch(config: Config, branch: str, ref: str, text: str) -> str | None:
+    """The commit that added this very note at `ref` when `branch` holds it: another's sync
+    committed it (on that branch, HEAD's or not) after a `remember` let go of remember.lock,
+    and took its entry; else None."""
     from memidx.git.repo import GitRepo
 
     spec = f"{branch}:{ref}"  # an argument, not a batch line: a name with a line break too
     held = GitRepo(config.root).run("rev-parse", "--verify", "-q", spec, check=False).strip()
-    return bool(held) and held.decode() == blob_id(config, ref, text.encode("utf-8"))
+    if not held or held.decode() != blob_id(config, ref, text.encode("utf-8")):
+        return None
+    return added_by(config, branch, ref)

@@ -146,10 +146,13 @@ def _remembered(
         done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)
     )
     if commit is None and not gone and not kept.entry.exists():  # after remember.lock went:
-        gone = not on_branch(config, branch, ref, text)  # a hook's sync found it edited
+        # a hook's sync committed it on its branch (HEAD's or one a switch left: its commit,
+        # not answered pending), or found it edited (gone)
+        commit = elsewhere = on_branch(config, branch, ref, text)
+        gone = commit is None
     if commit is None and gone:  # not the note it wrote by its commit
         raise telling(_changed(ref), ref, found)
-    said = _answer(config, done, commit, (ref, branch), moves)
+    said = _answer(config, done, commit, (ref, branch), moves, away=bool(elsewhere))
     return Remembered(ref, commit, title, found, said)
 
 
@@ -159,15 +162,18 @@ def _answer(
     commit: str | None,
     place: tuple[str, str],
     moves: Moves,
+    *,
+    away: bool,
 ) -> str | None:
     """What is said of a note left pending (`place`: its ref, its branch), and the index
-    brought to HEAD: to the note's commit, else to what else this remember committed."""
+    brought to HEAD: to the note's commit, else (`away`: committed on a branch HEAD may not
+    be on) to what else this remember committed."""
     (ref, branch), say = place, moves.notice or _unsaid
     said = None
     if commit is None:
         say(said := _pending_said(config, done, ref, branch))
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
-    if commit is not None and not done.elsewhere.get(ref):  # on a branch not checked out:
+    if commit is not None and not away:  # on a branch not checked out:
         moves.index(config, ref, commit)  # indexed once it is
     else:
         moves.follow(config)

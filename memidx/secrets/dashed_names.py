@@ -48,6 +48,10 @@ PERSONAL_WORDS = frozenset(
      "password", "personal", "session", "pass", "root", "master"}
 )  # fmt: skip
 TERMS = (AUTH_NAME_WORDS | CLOUD_WORDS) - PERSONAL_WORDS
+# those left out of a value's count: only a cloud's words (left out of TERMS too); one never
+# a TERM (`pass`, `root`, `master`) counts against a name still, as it did: left out, it made
+# `Horse-Azure-Default-Pass-Root` two TERMS of three words, a name, let through
+_LEFT_OUT = PERSONAL_WORDS & (AUTH_NAME_WORDS | CLOUD_WORDS)
 # words of letters joined by `-`, each in small letters, a capital and small letters, or an
 # acronym in capitals (`Azure-AD-Default`)
 DASHED = re.compile(r"(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++)(?:-(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++))++")
@@ -58,6 +62,6 @@ def dashed_name(value: str) -> bool:
     its words or more are TERMS, and at least half of them."""
     if DASHED.fullmatch(value) is None:
         return False
-    words = [word for word in value.lower().split("-") if word not in PERSONAL_WORDS]
+    words = [word for word in value.lower().split("-") if word not in _LEFT_OUT]
     terms = sum(word in TERMS for word in words)
     return terms >= 2 and 2 * terms >= len(words)

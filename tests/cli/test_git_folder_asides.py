@@ -108,3 +108,19 @@ def test_a_killed_commit_s_lock_a_killed_memidx_left_aside_is_put_back_not_remov
 
     assert done.returncode == 0
     assert repo.git("status", "--porcelain", "--", "notes").splitlines() == []  # none undone
+
+
+def test_status_json_tells_a_git_s_lock_left_aside_from_memidx_s_own(tmp_path: Path) -> None:
+    """`--json`'s `git_asides` listed a killed commit's index lock left aside with memidx's own,
+    nothing to tell them apart: an agent clearing them as the README says of `git_asides` (the
+    `rm` that clears them) removed the index of that commit, and the next commit undid it.
+    `git_written` names those to put back, not remove."""
+    repo = started_memory(tmp_path)
+    lock = _killed_commit(repo, "reference-transaction", "-a")
+    aside = lock.with_name(f".index.lock.memidx-{_gone_pid()}")
+    lock.rename(aside)
+
+    data = repo.memidx("status", "--json").json()
+
+    assert data["git_asides"] == [str(aside)], data
+    assert data["git_written"] == [str(aside)], data

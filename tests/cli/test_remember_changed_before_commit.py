@@ -158,3 +158,32 @@ def test_a_note_a_hook_committed_on_its_branch_left_meanwhile_is_not_said_change
     assert done.code == 0, done.err
     assert "changed before its commit" not in done.err, done.err
     assert repo.git("log", "-1", "--format=%s", "main") == "memidx remember: Gradle heap\n"
+
+
+def test_a_note_a_hook_committed_on_its_branch_left_meanwhile_is_answered_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its entry gone after remember.lock was let go because a sync committed it on its
+    branch, which a person's `git switch` then left: committed, with that commit, not answered
+    pending (`committed: false`, "do not remember it again", a finisher started for a note
+    no entry names and no one will ever commit)."""
+    repo = started_memory(tmp_path)
+    config = load_config(repo.root, env={})
+    _busy_for(repo, monkeypatch)
+
+    def committed_then_switched(*_: object, **__: object) -> None:
+        repo.git("add", "--", REF)
+        repo.git("commit", "-q", "-m", "memidx remember: Gradle heap")  # the hook's sync
+        for entry in entry_files(config):  # as commit_pending does once in
+            entry.unlink()
+        repo.git("switch", "-q", "-c", "elsewhere", "HEAD~1")  # the person's switch
+
+    monkeypatch.setattr(remember_module, "after_a_hook", committed_then_switched)
+
+    done = repo.memidx("remember", "--title", "Gradle heap", "--json")
+
+    assert done.code == 0, done.err
+    answer = json.loads(done.out)
+    assert answer["commit"] == repo.git("rev-parse", "main").strip(), done.out
+    assert answer["committed"] is True and answer["pending"] is None, done.out
+    assert "not committed yet" not in done.err, done.err

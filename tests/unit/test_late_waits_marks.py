@@ -73,3 +73,40 @@ def test_a_folder_that_is_a_link_is_neither_read_nor_written(tmp_path: Path) -> 
         assert sorted(path.name for path in elsewhere.iterdir()) == before  # no mark there
         assert not waited_for(git_dir)
     assert sorted(path.name for path in elsewhere.iterdir()) == before  # nothing removed
+
+
+def test_a_mark_the_disk_had_no_room_for_is_not_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk let the mark's file be made but not written: it stayed, its writer alive
+    (an MCP server's, for hours), one more for each wait; a drift check reads only 64 marks,
+    so those crowded out the one that named its git."""
+    import errno
+
+    def no_room(self: Path, *_: object, **__: object) -> int:
+        self.touch()  # made, nothing written
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    parent = str(os.getppid())
+    monkeypatch.setattr(Path, "write_text", no_room)
+    with waiting_for(tmp_path, {parent: f"commit {running_since(parent)}"}):
+        pass
+    assert list(tmp_path.joinpath(*FOLDER).iterdir()) == []
+
+
+def test_a_mark_that_is_a_pipe_does_not_hang_a_drift_check(tmp_path: Path) -> None:
+    """A mark's name on a pipe (or a link to one), its `writer` a live pid: the drift check's
+    read of it never ended, and the person's `git commit` hung in its hook."""
+    import threading
+
+    folder = tmp_path.joinpath(*FOLDER)
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / f"{os.getpid()}-1")
+    (folder / f"{os.getpid()}-2").symlink_to(folder / f"{os.getpid()}-1")
+    said: list[bool] = []
+    reader = threading.Thread(target=lambda: said.append(waited_for(tmp_path)), daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # let the read of the pipe end: the test goes on
+        os.close(os.open(folder / f"{os.getpid()}-1", os.O_WRONLY | os.O_NONBLOCK))
+    assert said == [False]

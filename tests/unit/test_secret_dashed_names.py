@@ -58,6 +58,10 @@ def test_a_name_passes(text: str) -> None:
         ("password: Secret-Admin-Key", "Secret-Admin-Key"),
         ("password: Login-Access-Key", "Login-Access-Key"),
         ("password: sunshine-admin-login", "sunshine-admin-login"),
+        # a word of a person's that never was a cloud's counts against a name still: left out,
+        # two cloud words of five made these names, let through
+        ("password: Horse-Azure-Default-Pass-Root", "Horse-Azure-Default-Pass-Root"),
+        ("password: Tiger-Cloud-Default-Master-Root", "Tiger-Cloud-Default-Master-Root"),
         ("api_key: bPxRfiCYzqWmTLKeyQxv", "bPxRfiCYzqWmTLKeyQxv"),
         ("api_key: QZXWVbPxRfiKeyQxvTL", "QZXWVbPxRfiKeyQxvTL"),
     ],
