@@ -38,7 +38,8 @@ def test_a_pending_note_whose_commit_failed_past_the_move_is_said_committed(
 
     head = repo.git("rev-parse", "HEAD").strip()
     assert repo.git("log", "-1", "--format=%s") == "memidx remember: Disk full\n"
-    assert said == [  # the finisher's said "(it stays pending)" of a note in HEAD
+    # the finisher's also said "(it stays pending)" of this note HEAD holds
+    assert said == [
         f"warning: {OLDER_REF} is committed ({head[:12]}), but its commit then failed: git's "
         "index stayed locked (run `git reset`)"
     ], said  # was: notes/disk-full.md was not committed: ...
