@@ -62,3 +62,61 @@ def test_share_killed_as_its_merge_is_followed_leaves_no_half_merged_work_tree(
         assert (two.root / "notes" / name).read_bytes() == two.git(
             "show", f"HEAD:notes/{name}"
         ).encode()
+
+
+# a share whose copy made before the move stands (memidx.git.index_swap.swap), killed once it
+# set aside the files the merge deletes (`aside`) or placed the `n`th file the merge writes
+KILLED_IN_ITS_SWAP = """
+import os, signal, sys
+from pathlib import Path
+from memidx.git import index_swap, move_trace
+root, step = Path(sys.argv[1]), sys.argv[2]
+placed, swapped = index_swap._place, index_swap.swap
+def place(staged, path):
+    placed(staged, path)
+    place.n += 1
+    if str(place.n) == step:
+        os.kill(os.getpid(), signal.SIGKILL)
+place.n = 0
+index_swap._place = place
+def swap(*args, **kwargs):
+    swap.ran = True
+    return swapped(*args, **kwargs)
+swap.ran = False
+index_swap.swap = swap
+def mark(at):
+    if at == step:
+        os.kill(os.getpid(), signal.SIGKILL)
+move_trace.mark = mark
+from memidx.cli.main import main
+main(["-C", str(root), "share"])
+sys.exit(0 if swap.ran else 3)
+"""
+
+
+@pytest.mark.parametrize("step", ["aside", "1", "2"])
+def test_share_killed_in_its_swap_leaves_no_half_merged_work_tree(
+    tmp_path: Path, step: str
+) -> None:
+    """Killed as its fast path wrote the merge's files, the shell's `read-tree -m -u` ran from
+    git's index as it was, found them in its way and moved HEAD back (`merge (undone)`) over
+    ` D notes/seed.md`, `?? notes/a.md`: the index goes first now, and the shell finishes."""
+    two = _behind_by_three_notes(tmp_path)
+    theirs = two.git("rev-parse", "origin/main").strip()
+
+    argv = [sys.executable, "-c", KILLED_IN_ITS_SWAP, str(two.root), step]
+    done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
+
+    assert done.returncode == -9, done.stderr.decode()  # killed in its swap, not before
+    lock = two.root / ".git" / "index.lock"
+    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"
+    assert two.git("status", "--porcelain", "-uall") == ""
+    two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
+    for name in ("a.md", "b.md", "seed.md"):  # the merge, whole, in HEAD and the work tree
+        assert (two.root / "notes" / name).read_bytes() == two.git(
+            "show", f"HEAD:notes/{name}"
+        ).encode()
