@@ -184,16 +184,21 @@ def copy_index(git_dir: Path) -> None:
     the shell's `cp` was one process more in the instant the lock refuses a person's git
     (~1-5 ms median, ~28 ms p90 at a load of ~25). Not while git holds HEAD's lock: a 34 MB
     index (400,000 files) held it 41-84 ms more, where another git waits 100 ms at most. No
-    copy where there is no index; none (the shell makes its own) when it could not be made."""
+    copy where there is no index; none (the shell makes its own) when it could not be made.
+    Made under a name of this process's and renamed once whole: made at COPY, which the shell
+    takes as made whole, a memidx killed part way left the shell half an index, on which
+    share's merge failed (moved back) and git's read-tree dropped the entries it lacked."""
     import shutil  # not on the hook path
 
-    copy = git_dir / COPY
+    copy, part = git_dir / COPY, git_dir / f"{COPY}-{os.getpid()}"  # a dead one's: index_copy
     try:
         copy.unlink(missing_ok=True)  # a killed shell's
         if (git_dir / "index").exists():
-            shutil.copy2(git_dir / "index", copy)
+            shutil.copy2(git_dir / "index", part)
+            part.replace(copy)
     except OSError:  # half made: the shell copies the index itself
         try:
+            part.unlink(missing_ok=True)
             copy.unlink(missing_ok=True)
         except OSError:
             return

@@ -120,3 +120,53 @@ def test_share_killed_in_its_swap_leaves_no_half_merged_work_tree(
         assert (two.root / "notes" / name).read_bytes() == two.git(
             "show", f"HEAD:notes/{name}"
         ).encode()
+
+
+# a share on the slow path killed half way through its copy of git's index for the move's
+# shell (memidx.git.move_script.copy_index)
+KILLED_IN_ITS_COPY = """
+import os, shutil, signal, sys
+from pathlib import Path
+from memidx.git import index_swap
+root = Path(sys.argv[1])
+index_swap.usable = lambda *args, **kwargs: False
+copied = shutil.copy2
+def copy2(src, dst, *args, **kwargs):
+    if "memidx-follow-index" in str(dst):
+        data = Path(src).read_bytes()
+        Path(dst).write_bytes(data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+    return copied(src, dst, *args, **kwargs)
+shutil.copy2 = copy2
+from memidx.cli.main import main
+main(["-C", str(root), "share"])
+sys.exit(3)
+"""
+
+
+def test_share_killed_in_its_copy_of_the_index_is_merged_whole(tmp_path: Path) -> None:
+    """The copy was written at the very name the shell takes as memidx's, made whole: killed
+    half way, the shell ran the merge on half an index ("index file smaller than expected"),
+    failed and moved the branch back (`merge (undone)`); after a remember, whose `git reset`
+    failed the same way, HEAD stayed moved and git's index did not follow (the note staged
+    as deleted for the person's next commit). Now the copy is renamed there only once whole."""
+    two = _behind_by_three_notes(tmp_path)
+    for n in range(40):  # an index whose second half names these
+        two.write(f"notes/z/{n:02d}.md", f"note {n}\n".encode())
+    two.commit("forty notes")
+    theirs = two.git("rev-parse", "origin/main").strip()
+
+    argv = [sys.executable, "-c", KILLED_IN_ITS_COPY, str(two.root)]
+    done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
+
+    assert done.returncode == -9, done.stderr.decode()  # killed in its copy
+    lock = two.root / ".git" / "index.lock"
+    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"
+    assert "(undone)" not in two.git("reflog", "-1")
+    two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
+    assert two.git("diff", "--cached", "--name-status", "HEAD") == ""  # no note staged away
+    assert two.git("ls-files", "notes/z").count("\n") == 40
