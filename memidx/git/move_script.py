@@ -94,17 +94,26 @@ THEN_OR_BACK = (
 )
 
 
-def move_lines(root: Path, gone: Mapping[str, bytes | None], written: Sequence[str]) -> str:
+def move_lines(
+    root: Path,
+    gone: Mapping[str, bytes | None],
+    written: Sequence[str],
+    *,
+    written_by_then: bool = False,
+) -> str:
     """The script's $5: `+ <path>` per path of `written` (checked out where nothing is), and
     `<blob> <path>` per path of `gone` (committed as deleted) whose file the caller judged (its
     bytes; None: no file was), the blob id of exactly those bytes (no filter), so the script
     deletes the file only while it is still them. A path with a line break is left to the
-    caller, which writes or compares the bytes itself once the move is done."""
+    caller, which writes or compares the bytes itself once the move is done.
+    `written_by_then`: the git command writes `written` itself (share's `read-tree -u`), so
+    none of them is judged: judged after it, a note the merge rewrote held the merge's bytes,
+    not those judged, and was kept beside it as `.<name>.memidx-<pid>`."""
     import subprocess
 
     lines = [f"+ {path}" for path in written if "\n" not in path]
     for path, judged in gone.items():
-        if judged is None or "\n" in path:
+        if judged is None or "\n" in path or (written_by_then and path in written):
             continue
         argv = ["git", "hash-object", "--no-filters", "--stdin"]
         done = subprocess.run(argv, cwd=root, input=judged, capture_output=True, check=False)

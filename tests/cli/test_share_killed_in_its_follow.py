@@ -170,3 +170,48 @@ def test_share_killed_in_its_copy_of_the_index_is_merged_whole(tmp_path: Path) -
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
     assert two.git("diff", "--cached", "--name-status", "HEAD") == ""  # no note staged away
     assert two.git("ls-files", "notes/z").count("\n") == 40
+
+
+# a share on the slow path killed once it copied git's index for the move's shell
+KILLED_AFTER_ITS_COPY = """
+import os, signal, sys
+from pathlib import Path
+from memidx.git import index_swap, move_follow
+root = Path(sys.argv[1])
+index_swap.usable = lambda *args, **kwargs: False
+copied = move_follow.copy_index
+def copy_index(git_dir):
+    copied(git_dir)
+    os.kill(os.getpid(), signal.SIGKILL)
+move_follow.copy_index = copy_index
+from memidx.cli.main import main
+main(["-C", str(root), "share"])
+sys.exit(3)
+"""
+
+
+def test_share_killed_as_its_shell_merges_leaves_no_copy_beside_a_note(tmp_path: Path) -> None:
+    """The shell's `read-tree -m -u` wrote the merge's files, then its judge of the files the
+    merge deletes or changes (for a remember's restore, which leaves the work tree) moved
+    `notes/seed.md`, rewritten by the merge, aside, found it not the bytes judged (they were
+    the merge's) and kept it beside as `.seed.md.memidx-<pid>`: untracked in notes/ for the
+    person's next `git add -A`, removed only by a memidx alive when the shell ended."""
+    two = _behind_by_three_notes(tmp_path)
+    theirs = two.git("rev-parse", "origin/main").strip()
+
+    argv = [sys.executable, "-c", KILLED_AFTER_ITS_COPY, str(two.root)]
+    done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
+
+    assert done.returncode == -9, done.stderr.decode()  # killed once HEAD moved
+    lock = two.root / ".git" / "index.lock"
+    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"
+    two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
+    assert two.git("status", "--porcelain", "-uall") == ""
+    for name in ("a.md", "b.md", "seed.md"):  # the merge, whole, in HEAD and the work tree
+        assert (two.root / "notes" / name).read_bytes() == two.git(
+            "show", f"HEAD:notes/{name}"
+        ).encode()
