@@ -14,6 +14,7 @@ the move's follow does its work under the lock as before (memidx.git.move_script
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -146,15 +147,23 @@ def swap(
         return False  # nothing changed: the follow does it all
     deleted: dict[str, bytes] = {}
     placed: dict[str, bytes] = {}
+    try:  # the index first: a memidx killed after it left the shell's follow (share's
+        # `read-tree -m -u`) git's index as it was, which found the files placed in its way,
+        # failed and moved HEAD back over a half-merged work tree; on the new index it finds
+        # them tracked, and its `leave` writes what is still missing
+        (git_dir / READY).replace(git_dir / "index")
+    except OSError:
+        _discard_written(git_dir)
+        return False  # nothing changed: the follow does it all
     try:  # set aside in one folder (no rename over a file: ext4 wrote each out, ~3.5 ms a file)
         deleted = deleted_judged(root, git_dir, gone or {})
         for (path, data), staged in zip(files.items(), aside, strict=True):
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             _place(staged, root / path)
             placed[path] = data
-        (git_dir / READY).replace(git_dir / "index")
     except OSError:
         _put_back(root, deleted, placed)
+        _old_index_back(git_dir)
         return False
     finally:
         _discard_written(git_dir)
@@ -162,6 +171,15 @@ def swap(
         remove_emptied(root, (root / path).parent)
     (git_dir / SEEN).unlink(missing_ok=True)
     return True
+
+
+def _old_index_back(git_dir: Path) -> None:
+    """git's index as it was before swap renamed READY over it (its hold, SEEN), so that the
+    follow runs from it; where there is no hold, the new index stays, and the follow, run on
+    it, writes what is missing."""
+    with contextlib.suppress(OSError):
+        if (git_dir / SEEN).exists():
+            (git_dir / SEEN).replace(git_dir / "index")
 
 
 def _written_aside(git_dir: Path, files: Mapping[str, bytes]) -> list[Path] | None:

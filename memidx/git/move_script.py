@@ -94,17 +94,26 @@ THEN_OR_BACK = (
 )
 
 
-def move_lines(root: Path, gone: Mapping[str, bytes | None], written: Sequence[str]) -> str:
+def move_lines(
+    root: Path,
+    gone: Mapping[str, bytes | None],
+    written: Sequence[str],
+    *,
+    written_by_then: bool = False,
+) -> str:
     """The script's $5: `+ <path>` per path of `written` (checked out where nothing is), and
     `<blob> <path>` per path of `gone` (committed as deleted) whose file the caller judged (its
     bytes; None: no file was), the blob id of exactly those bytes (no filter), so the script
     deletes the file only while it is still them. A path with a line break is left to the
-    caller, which writes or compares the bytes itself once the move is done."""
+    caller, which writes or compares the bytes itself once the move is done.
+    `written_by_then`: the git command writes `written` itself (share's `read-tree -u`), so
+    none of them is judged: judged after it, a note the merge rewrote held the merge's bytes,
+    not those judged, and was kept beside it as `.<name>.memidx-<pid>`."""
     import subprocess
 
     lines = [f"+ {path}" for path in written if "\n" not in path]
     for path, judged in gone.items():
-        if judged is None or "\n" in path:
+        if judged is None or "\n" in path or (written_by_then and path in written):
             continue
         argv = ["git", "hash-object", "--no-filters", "--stdin"]
         done = subprocess.run(argv, cwd=root, input=judged, capture_output=True, check=False)
@@ -184,16 +193,21 @@ def copy_index(git_dir: Path) -> None:
     the shell's `cp` was one process more in the instant the lock refuses a person's git
     (~1-5 ms median, ~28 ms p90 at a load of ~25). Not while git holds HEAD's lock: a 34 MB
     index (400,000 files) held it 41-84 ms more, where another git waits 100 ms at most. No
-    copy where there is no index; none (the shell makes its own) when it could not be made."""
+    copy where there is no index; none (the shell makes its own) when it could not be made.
+    Made under a name of this process's and renamed once whole: made at COPY, which the shell
+    takes as made whole, a memidx killed part way left the shell half an index, on which
+    share's merge failed (moved back) and git's read-tree dropped the entries it lacked."""
     import shutil  # not on the hook path
 
-    copy = git_dir / COPY
+    copy, part = git_dir / COPY, git_dir / f"{COPY}-{os.getpid()}"  # a dead one's: index_copy
     try:
         copy.unlink(missing_ok=True)  # a killed shell's
         if (git_dir / "index").exists():
-            shutil.copy2(git_dir / "index", copy)
+            shutil.copy2(git_dir / "index", part)
+            part.replace(copy)
     except OSError:  # half made: the shell copies the index itself
         try:
+            part.unlink(missing_ok=True)
             copy.unlink(missing_ok=True)
         except OSError:
             return

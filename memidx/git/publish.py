@@ -112,7 +112,7 @@ def move_head(
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     if locks and SHELL is not None:
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
-        was.append(move_lines(root, gone, files) if gone else "")  # the work tree's part
+        was.append(move_lines(root, gone, files, written_by_then=back) if gone else "")
         argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome, fast = MOVED, False  # HEAD moved, another git holds its lock, or git refused it
     with start_piped(argv, root) as git:
