@@ -17,7 +17,7 @@ import pytest
 
 from memidx.children import SHELL
 from tests.cli.test_share_write_fails import _behind_by_three_notes  # pyright: ignore[reportPrivateUsage]
-from tests.helpers import clean_env
+from tests.helpers import NotesRepo, clean_env
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -39,6 +39,24 @@ main(["-C", str(root), "share"])
 """
 
 
+def _shell_ended(two: NotesRepo) -> None:
+    """Waits for the move's shell (its own session: it runs on) to let git's index lock go."""
+    lock = two.root / ".git" / "index.lock"
+    for _ in range(600):
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"
+
+
+def _merged_whole(two: NotesRepo) -> None:
+    """The merge, whole, in HEAD and the work tree."""
+    for name in ("a.md", "b.md", "seed.md"):
+        assert (two.root / "notes" / name).read_bytes() == two.git(
+            "show", f"HEAD:notes/{name}"
+        ).encode()
+
+
 @pytest.mark.parametrize("step", ["ran", "judged", "written"])
 def test_share_killed_as_its_merge_is_followed_leaves_no_half_merged_work_tree(
     tmp_path: Path, step: str
@@ -50,18 +68,10 @@ def test_share_killed_as_its_merge_is_followed_leaves_no_half_merged_work_tree(
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode in (0, -9), done.stderr.decode()
-    lock = two.root / ".git" / "index.lock"
-    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
+    _shell_ended(two)
     assert two.git("status", "--porcelain", "-uall") == ""
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
-    for name in ("a.md", "b.md", "seed.md"):  # the merge, whole, in HEAD and the work tree
-        assert (two.root / "notes" / name).read_bytes() == two.git(
-            "show", f"HEAD:notes/{name}"
-        ).encode()
+    _merged_whole(two)
 
 
 # a share whose copy made before the move stands (memidx.git.index_swap.swap), killed once it
@@ -108,18 +118,10 @@ def test_share_killed_in_its_swap_leaves_no_half_merged_work_tree(
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed in its swap, not before
-    lock = two.root / ".git" / "index.lock"
-    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
+    _shell_ended(two)
     assert two.git("status", "--porcelain", "-uall") == ""
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
-    for name in ("a.md", "b.md", "seed.md"):  # the merge, whole, in HEAD and the work tree
-        assert (two.root / "notes" / name).read_bytes() == two.git(
-            "show", f"HEAD:notes/{name}"
-        ).encode()
+    _merged_whole(two)
 
 
 # a share on the slow path killed half way through its copy of git's index for the move's
@@ -160,12 +162,7 @@ def test_share_killed_in_its_copy_of_the_index_is_merged_whole(tmp_path: Path) -
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed in its copy
-    lock = two.root / ".git" / "index.lock"
-    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
+    _shell_ended(two)
     assert "(undone)" not in two.git("reflog", "-1")
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
     assert two.git("diff", "--cached", "--name-status", "HEAD") == ""  # no note staged away
@@ -203,15 +200,7 @@ def test_share_killed_as_its_shell_merges_leaves_no_copy_beside_a_note(tmp_path:
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed once HEAD moved
-    lock = two.root / ".git" / "index.lock"
-    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
+    _shell_ended(two)
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
     assert two.git("status", "--porcelain", "-uall") == ""
-    for name in ("a.md", "b.md", "seed.md"):  # the merge, whole, in HEAD and the work tree
-        assert (two.root / "notes" / name).read_bytes() == two.git(
-            "show", f"HEAD:notes/{name}"
-        ).encode()
+    _merged_whole(two)
