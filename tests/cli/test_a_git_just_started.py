@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Generator
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +24,7 @@ def just_started(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> Generator[
     git = subprocess.Popen(
         ["git", "cat-file", "--batch"], cwd=repo.root, env=clean_env(), stdin=subprocess.PIPE
     )
+    _wait_for_its_exec(git.pid, repo.root)
     read = publish.read_proc
 
     def in_its_exec(path: str) -> bytes:
@@ -45,3 +48,20 @@ def test_a_git_whose_command_line_reads_empty_may_move_a_branch(
     repo: NotesRepo, just_started: str
 ) -> None:
     assert just_started in branch_movers(repo.root)
+
+
+def _wait_for_its_exec(pid: int, root: Path) -> None:
+    """Until the git runs git in the clone: Popen returns once it forked, and under load its
+    exec came after the look (comm still python's, cwd not the clone: no git at all, CI)."""
+    proc = Path(f"/proc/{pid}")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if (proc / "comm").read_text() == "git\n" and (
+                proc / "cwd"
+            ).resolve() == root.resolve():
+                return
+        except OSError:
+            pass
+        time.sleep(0.005)
+    pytest.fail(f"git {pid} did not start in 30 s")
