@@ -170,11 +170,33 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
     ],
 )
 def test_bad_arguments_are_usage_errors(
-    machine: Machine, args: list[str], stdin: str, message: str
+    refusing: Machine, monkeypatch: pytest.MonkeyPatch, args: list[str], stdin: str, message: str
 ) -> None:
-    (machine.root / "notes" / "kept.md").write_text("# Kept\n")
-    run = machine.memidx_process("remember", *args, stdin=stdin)
+    """Each refused in this process (main(), as the executable runs it; a process each cost
+    ~0.3 s of CPU), one machine for all: a refusal writes nothing. The exit code of a process
+    is test_a_usage_error_is_exit_2_of_the_process's."""
+    before = refusing.git("status", "--porcelain")
+    with environment({"MEMIDX_ROOT": str(refusing.root), **refusing.env}):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+        run = refusing.memidx("remember", *args)
     assert run.code == 2 and message in run.err, run.err
+    assert refusing.git("status", "--porcelain") == before
+
+
+def test_a_usage_error_is_exit_2_of_the_process(refusing: Machine) -> None:
+    run = refusing.memidx_process("remember", "--title", "Escape", "--dir", "../x", stdin=BODY)
+    assert run.code == 2 and "must be a relative folder" in run.err, run.err
+    assert "Traceback" not in run.err and run.out == ""
+
+
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory: pytest.TempPathFactory) -> Machine:
+    """A machine whose notes/kept.md is a file (uncommitted): for remember's refusals."""
+    root = tmp_path_factory.mktemp("refusing")
+    env = hook_env(root / "pre-commit-home")
+    machine = clone(make_template(root, env), root / "a", env)
+    (machine.root / "notes" / "kept.md").write_text("# Kept\n")
+    return machine
 
 
 def test_several_agents_remembering_at_once_lose_nothing(machine: Machine) -> None:
