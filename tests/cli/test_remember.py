@@ -105,10 +105,12 @@ def test_the_same_note_under_its_earlier_name_is_the_note_already_there(
     the same note remembered again the same day, kept or committed under its earlier name,
     was written anew as a twin under the new one. Notes named before keep their names; the
     lookup read past a gap (`strae-closed.md` gone, the note in `strae-closed-2.md`)."""
-    first = machine.memidx_process("remember", "--title", "Straße closed", "--json", stdin=BODY)
-    assert first.json()["ref"] == "notes/strasse-closed.md", first.err
+    with environment(machine.env):  # set-up in this process: cheap (the processes follow)
+        first = remember(load_config(machine.root, env={}), "Straße closed", BODY)
+    assert first.ref == "notes/strasse-closed.md"
     machine.git("mv", "notes/strasse-closed.md", f"notes/{earlier}")
-    machine.git("commit", "-q", "-m", "named as memidx named it before")
+    # a set-up commit: without the pre-commit checks (~0.5 s of CPU), its post-commit sync run
+    machine.git("commit", "-q", "--no-verify", "-m", "named as memidx named it before")
     before = commits(machine)
     again = machine.memidx_process("remember", "--title", "Straße closed", "--json", stdin=BODY)
     assert again.code == 0, again.err
@@ -170,11 +172,33 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
     ],
 )
 def test_bad_arguments_are_usage_errors(
-    machine: Machine, args: list[str], stdin: str, message: str
+    refusing: Machine, monkeypatch: pytest.MonkeyPatch, args: list[str], stdin: str, message: str
 ) -> None:
-    (machine.root / "notes" / "kept.md").write_text("# Kept\n")
-    run = machine.memidx_process("remember", *args, stdin=stdin)
+    """Each refused in this process (main(), as the executable runs it; a process each cost
+    ~0.3 s of CPU), one machine for all: a refusal writes nothing. The exit code of a process
+    is test_a_usage_error_is_exit_2_of_the_process's."""
+    before = refusing.git("status", "--porcelain")
+    with environment({"MEMIDX_ROOT": str(refusing.root), **refusing.env}):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+        run = refusing.memidx("remember", *args)
     assert run.code == 2 and message in run.err, run.err
+    assert refusing.git("status", "--porcelain") == before
+
+
+def test_a_usage_error_is_exit_2_of_the_process(refusing: Machine) -> None:
+    run = refusing.memidx_process("remember", "--title", "Escape", "--dir", "../x", stdin=BODY)
+    assert run.code == 2 and "must be a relative folder" in run.err, run.err
+    assert "Traceback" not in run.err and run.out == ""
+
+
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory: pytest.TempPathFactory) -> Machine:
+    """A machine whose notes/kept.md is a file (uncommitted): for remember's refusals."""
+    root = tmp_path_factory.mktemp("refusing")
+    env = hook_env(root / "pre-commit-home")
+    machine = clone(make_template(root, env), root / "a", env)
+    (machine.root / "notes" / "kept.md").write_text("# Kept\n")
+    return machine
 
 
 def test_several_agents_remembering_at_once_lose_nothing(machine: Machine) -> None:

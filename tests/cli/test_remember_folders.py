@@ -4,6 +4,7 @@ merge two folders that differ only in case."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,8 @@ from memidx.config import load_config
 from memidx.errors import UsageError
 from memidx.mcp import answers
 from memidx.mcp.serve import error_line
-from tests.helpers import NotesRepo
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.helpers import NotesRepo, Run
+from tests.machines import Machine, clone, environment, hook_env, make_template
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
 UNPORTABLE = [
@@ -51,18 +52,49 @@ def untracked(repo: NotesRepo) -> str:
     return repo.git("status", "--porcelain", "--untracked-files=all")
 
 
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory: pytest.TempPathFactory) -> Machine:
+    """One machine for the refusals, which write nothing (each test asserts it)."""
+    root = tmp_path_factory.mktemp("refusing")
+    env = hook_env(root / "pre-commit-home")
+    made = clone(make_template(root, env), root / "a", env)
+    (made.root / "notes" / "wsl" / "build").mkdir(parents=True)
+    (made.root / "notes" / "wsl" / "build" / "kept.md").write_text("# Kept\n")
+    return made
+
+
+def refused_in_process(machine: Machine, monkeypatch: pytest.MonkeyPatch, directory: str) -> Run:
+    """`memidx remember --dir DIRECTORY` through main() in this process, as the executable
+    runs it (a process each cost ~0.3 s of CPU; the process's exit code and stderr are
+    test_a_refused_folder_is_exit_2_of_a_process_in_one_line's)."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+    with environment({"MEMIDX_ROOT": str(machine.root), **machine.env}):
+        return machine.memidx("remember", "--title", "Vmmem", "--dir", directory)
+
+
 @pytest.mark.parametrize(("directory", "why"), UNPORTABLE)
 def test_a_folder_windows_or_macos_cannot_check_out_is_refused_writing_nothing(
-    machine: Machine, directory: str, why: str
+    refusing: Machine, monkeypatch: pytest.MonkeyPatch, directory: str, why: str
 ) -> None:
-    before = (untracked(machine), machine.git("rev-parse", "HEAD"))
-    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", directory, stdin=BODY)
+    before = (untracked(refusing), refusing.git("rev-parse", "HEAD"))
+    run = refused_in_process(refusing, monkeypatch, directory)
     assert run.code == 2, run.err
     lines = run.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"memidx: usage error: --dir {directory!r}")
     assert why in lines[0] and "nothing was written" in lines[0] and "Traceback" not in run.err
-    assert (untracked(machine), machine.git("rev-parse", "HEAD")) == before
-    assert not (machine.root / "notes" / "ops").exists()
+    assert (untracked(refusing), refusing.git("rev-parse", "HEAD")) == before
+    assert not (refusing.root / "notes" / "ops").exists()
+
+
+def test_a_refused_folder_is_exit_2_of_a_process_in_one_line(refusing: Machine) -> None:
+    before = (untracked(refusing), refusing.git("rev-parse", "HEAD"))
+    run = refusing.memidx_process("remember", "--title", "Vmmem", "--dir", "ops/a:b", stdin=BODY)
+    assert run.code == 2, run.err
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memidx: usage error: --dir 'ops/a:b'")
+    assert "holds ':'" in lines[0] and "nothing was written" in lines[0]
+    assert run.out == "" and (untracked(refusing), refusing.git("rev-parse", "HEAD")) == before
+    assert not (refusing.root / "notes" / "ops").exists()
 
 
 @pytest.mark.parametrize("directory", ["wsl/build", "ops/com10", "ops/console", "ops/a.b"])
@@ -74,8 +106,9 @@ def test_a_folder_every_system_can_check_out_is_taken(machine: Machine, director
 
 @pytest.mark.parametrize(("directory", "why"), [UNPORTABLE[0], UNPORTABLE[9], UNPORTABLE[16]])
 def test_the_mcp_tool_refuses_the_same_folders_naming_its_argument(
-    machine: Machine, directory: str, why: str
+    refusing: Machine, directory: str, why: str
 ) -> None:
+    machine = refusing
     config = load_config(machine.root, env={"MEMIDX_ROOT": str(machine.root)})
     before = untracked(machine)
     with pytest.raises(UsageError) as refused:
