@@ -9,26 +9,53 @@ Codex runs hooks it does not manage only once they are trusted in its /hooks scr
 
 from __future__ import annotations
 
+import atexit
 import json
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, copy_tree
 from tests.model_stubs import ANSWER, ModelStub
 
 TIMEOUT = 240
 QUESTION = "My vmmem process eats all the memory on WSL, how do I cap it?"
 
 
-def world(root: Path, models: Path, **env: str) -> tuple[NotesRepo, Path, dict[str, str]]:
-    memory = NotesRepo(root / "memory")
+# The memory each world starts from, by models folder: ingested and embedded once per process
+# (the embed loads the model) and copied for each world: the same notes, commit, index, vectors.
+MEMORIES: dict[Path, Path] = {}
+
+
+def embedded_memory(models: Path) -> Path:
+    """The notes memory, committed, ingested and embedded by the real CLI (built once)."""
+    built = MEMORIES.get(models)
+    if built is not None and built.is_dir():
+        return built
+    folder = Path(tempfile.mkdtemp(prefix="memidx-tests-e2e-"))
+    atexit.register(shutil.rmtree, folder, True)
+    memory = NotesRepo(folder / "memory")
     memory.note("wsl/vmmem.md", "WSL: vmmem eats all the memory",
                 "vmmem grows until Windows runs out of RAM. Cap it in %UserProfile%\\.wslconfig "
                 "with [wsl2] memory=6GB and run wsl --shutdown.")  # fmt: skip
     memory.commit("notes")
+    home = folder / "home"
+    environment = clean_env(
+        HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
+        MEMIDX_ROOT=str(memory.root), MEMIDX_MODELS_DIR=str(models), MEMIDX_HOOK_EMBED="0",
+    )  # fmt: skip
+    for args in (["ingest"], ["embed"]):
+        assert run([str(MEMIDX_BIN), *args], memory.root, environment).returncode == 0
+    MEMORIES[models] = memory.root
+    return memory.root
+
+
+def world(root: Path, models: Path, **env: str) -> tuple[NotesRepo, Path, dict[str, str]]:
+    copy_tree(embedded_memory(models), root / "memory")
+    memory = NotesRepo(root / "memory", init=False)
     project, home = root / "project", root / "home"
     project.mkdir()
     (home / ".local" / "bin").mkdir(parents=True)
@@ -40,8 +67,6 @@ def world(root: Path, models: Path, **env: str) -> tuple[NotesRepo, Path, dict[s
         MEMIDX_AGENT_DEADLINE="60", MEMIDX_RECALL_IDLE="120", **env,
     )  # fmt: skip
     environment.pop("CODEX_HOME", None)
-    for args in (["ingest"], ["embed"]):
-        assert run([str(MEMIDX_BIN), *args], memory.root, environment).returncode == 0
     return memory, project, environment
 
 

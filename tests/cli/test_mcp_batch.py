@@ -6,7 +6,7 @@ refused with its own id under a later revision (2025-06-18 removed batches)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +40,10 @@ def initialize(version: str) -> bytes:
     ).encode()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def memory() -> Iterator[NotesRepo]:
+    """One memory for the module: its sessions only read it (ping, tools/list), and the shared
+    server the first one starts serves the next ones (a server start is ~1 s of CPU)."""
     with mc.short_memory() as repo:
         yield repo
 
@@ -125,15 +127,51 @@ NOTIFICATIONS: list[dict[str, object]] = [
 ]  # fmt: skip
 
 
+LINES: list[tuple[bytes, list[tuple[object, int]]]] = [
+    (json.dumps(NOTIFICATIONS).encode(), []),
+    (b"[]", [(None, -32600)]),
+]
+
+
+@pytest.fixture(scope="module")
+def answered_lines(memory: NotesRepo) -> Callable[[tuple[str, ...], str], list[list[Any]]]:
+    """The answers to each of LINES, sent one after the other in one session of a way and a
+    version (each line followed by a ping, whose answer ends what is read for it), that
+    session run once and read by the test of each line."""
+    sessions: dict[tuple[tuple[str, ...], str], list[list[Any]]] = {}
+
+    def answered(how: tuple[str, ...], version: str) -> list[list[Any]]:
+        if (how, version) not in sessions:
+            sessions[how, version] = _lines_session(memory.root, how, version)
+        return sessions[how, version]
+
+    return answered
+
+
+def _lines_session(root: Path, how: tuple[str, ...], version: str) -> list[list[Any]]:
+    raw = Raw(root, *how)
+    try:
+        raw.send(initialize(version) + b"\n")
+        assert raw.answer()["result"]["protocolVersion"] == version
+        raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        answers: list[list[Any]] = []
+        for ping, (line, answered) in enumerate(LINES, start=9):
+            raw.send(line + b"\n" + _ping(ping))
+            answers.append([raw.answer() for _ in range(len(answered) + 1)])
+    finally:
+        assert raw.close() == 0
+    return answers
+
+
+def _ping(request: int) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": request, "method": "ping"}).encode() + b"\n"
+
+
 @HOW
 @pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", LATEST_HANDSHAKE_VERSION])
-@pytest.mark.parametrize(
-    ("line", "answered"),
-    [(json.dumps(NOTIFICATIONS).encode(), []), (b"[]", [(None, -32600)])],
-    ids=["notifications", "empty"],
-)
+@pytest.mark.parametrize(("line", "answered"), LINES, ids=["notifications", "empty"])
 def test_a_batch_of_notifications_alone_gets_no_answer_and_an_empty_one_gets_one(
-    memory: NotesRepo,
+    answered_lines: Callable[[tuple[str, ...], str], list[list[Any]]],
     how: tuple[str, ...],
     version: str,
     line: bytes,
@@ -141,14 +179,7 @@ def test_a_batch_of_notifications_alone_gets_no_answer_and_an_empty_one_gets_one
 ) -> None:
     """Under a revision without batches a batch of notifications got one -32600 with id null,
     which JSON-RPC 2.0 forbids: a batch of notifications alone is answered with nothing."""
-    raw = Raw(memory.root, *how)
-    try:
-        raw.send(initialize(version) + b"\n")
-        assert raw.answer()["result"]["protocolVersion"] == version
-        raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        raw.send(line + b"\n" + b'{"jsonrpc": "2.0", "id": 9, "method": "ping"}\n')
-        answers = [raw.answer() for _ in range(len(answered) + 1)]
-    finally:
-        assert raw.close() == 0
+    index = [sent for sent, _ in LINES].index(line)
+    answers = answered_lines(how, version)[index]
     assert [(a["id"], a["error"]["code"]) for a in answers[:-1]] == answered
-    assert answers[-1] == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    assert answers[-1] == {"jsonrpc": "2.0", "id": 9 + index, "result": {}}

@@ -36,8 +36,10 @@ def _cancel(named: object) -> dict[str, object]:
     return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": named}}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def memory() -> Iterator[NotesRepo]:
+    """One memory for the module: its sessions only read it (status, ping), and the shared
+    server the first one starts serves the next ones (a server start is ~1 s of CPU)."""
     with mc.short_memory() as repo:
         yield repo
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from memidx.config import load_config
-from memidx.index.store import Filters, open_store
+from memidx.errors import MemidxError
+from memidx.index.store import Filters, VectorStore, open_store
 from memidx.search.searcher import Searcher
 from tests.benchmark.golden import copy_notes, queries, score
 from tests.cli.network_watch import network_use, network_watch
@@ -89,9 +90,11 @@ def test_embedding_connects_to_nothing(golden: NotesRepo, tmp_path: Path) -> Non
     assert "connect" not in network_use(log)
 
 
-@pytest.fixture
-def small(tmp_path: Path, models_dir: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "small")
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> NotesRepo:
+    """Two notes, ingested and embedded: built once (an ingest and an embed, whose model load
+    is the dearest step); the tests that use it only read it."""
+    repo = NotesRepo(tmp_path_factory.mktemp("small-real") / "small")
     repo.note("wsl.md", "WSL memory", "vmmem grows until it eats the RAM; cap it in .wslconfig")
     repo.note("git.md", "Detached HEAD", "checking out a tag detaches HEAD")
     repo.commit()
@@ -160,16 +163,29 @@ def test_a_model_file_with_a_wrong_hash_is_refused(
 
 
 def hybrid_once_embedded(machine: NotesRepo, query: str) -> dict[str, Any]:
-    """Search until the background embed has given every chunk a vector (at most 120 s)."""
+    """A search, once the background embed has given every chunk a vector (at most 120 s).
+    The wait reads the index in this process: a search process each 0.5 s loaded the model
+    each time, ~0.5 s of CPU a look, tens of looks on a loaded machine."""
+    import sqlite3
     import time
 
+    model = load_config(machine.root, env={}).model
+    index = machine.root / ".memidx" / "index.sqlite"
     deadline = time.monotonic() + 120
-    found: dict[str, Any] = {}
     while time.monotonic() < deadline:
-        found = machine.memidx_process("search", "--json", query).json()
-        if found["warnings"] == []:
-            break
-        time.sleep(0.5)
+        try:
+            store, _ = open_store(index, write=False)
+            try:
+                vectors = VectorStore(store.conn)
+                chunks = store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+                if chunks and not vectors.missing(model):
+                    break
+            finally:
+                store.conn.close()
+        except (sqlite3.Error, MemidxError):
+            pass  # the index is being written: look again
+        time.sleep(0.2)
+    found: dict[str, Any] = machine.memidx_process("search", "--json", query).json()
     assert found["engine"] == "hybrid" and found["warnings"] == [], found["warnings"]
     return found
 
@@ -185,7 +201,7 @@ def test_the_post_commit_hook_embeds_new_notes_in_the_background(
     machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     machine.note("wsl.md", "WSL memory", "vmmem grows until it eats the RAM; cap it in .wslconfig")
     started = time.monotonic()
-    machine.commit("a note, embedded by the hook")
+    machine.commit("a note, embedded by the hook", checks=False)  # the post-commit hook runs
     assert time.monotonic() - started < 10  # the commit does not wait for the model
     found = hybrid_once_embedded(machine, "RAM usage")
     assert found["hits"][0]["ref"] == "notes/wsl.md"
