@@ -104,9 +104,10 @@ class NotesRepo:
         self.git("commit", "-q", "--no-verify", "-m", message)
         return self.git("rev-parse", "HEAD").strip()
 
-    def memidx(self, *args: str) -> Run:
-        """Run memidx in-process (fast) with this repository as the root."""
-        return run_in_process(self.root, *args)
+    def memidx(self, *args: str, stdin: str | None = None) -> Run:
+        """Run memidx in-process (fast) with this repository as the root (and `stdin`, if
+        given, as its standard input)."""
+        return run_in_process(self.root, *args, stdin=stdin)
 
     def memidx_process(self, *args: str, stdin: str | None = None, **env: str) -> Run:
         """Run the installed `memidx` executable as a new process in this repository, named
@@ -159,11 +160,18 @@ def started_memory(tmp_path: Path) -> NotesRepo:
     return repo
 
 
-def run_in_process(root: Path, *args: str) -> Run:
-    """Call memidx's main() with `root` as the working directory (-C)."""
+def run_in_process(root: Path, *args: str, stdin: str | None = None) -> Run:
+    """Call memidx's main() with `root` as the working directory (-C), reading `stdin` (when
+    given) as its standard input: a set-up's `file-turn` without a process's ~0.2 s of CPU."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["-C", str(root), *args])
+    saved = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["-C", str(root), *args])
+    finally:
+        sys.stdin = saved
     return Run(code, out.getvalue(), err.getvalue())
 
 

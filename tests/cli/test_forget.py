@@ -32,6 +32,21 @@ def hits(repo: NotesRepo, words: str) -> list[str]:
     return [h["ref"] for h in run.json()["hits"]]
 
 
+def filed(repo: NotesRepo, text: str) -> str:
+    """turn(), run in-process: a set-up's filing, not what the test checks (a process costs
+    ~0.2 s of CPU more); the commands a test checks still run as processes."""
+    run = repo.memidx("file-turn", stdin=json.dumps({"text": text}))
+    assert run.code == 0, run.err
+    return run.out.strip()
+
+
+def indexed_hits(repo: NotesRepo, words: str) -> list[str]:
+    """hits(), run in-process: what the index answers, not how a process prints it."""
+    run = repo.memidx("search", "--mode", "bm25", "--json", words)
+    assert run.code == 0, run.err
+    return [h["ref"] for h in run.json()["hits"]]
+
+
 def reachable_bytes(repo: NotesRepo) -> bytes:
     """The content of every object any ref or HEAD reaches (the reflog aside: it keeps a
     rewritten commit until it expires, which the README says how to do)."""
@@ -76,7 +91,7 @@ def test_forget_a_note_commits_its_deletion_and_keeps_the_rest(repo: NotesRepo) 
     assert not (repo.root / gone).exists()
     assert repo.git("log", "-1", "--format=%s").strip() == f"memidx forget: {gone}"
     assert gone not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
-    assert hits(repo, "zebra") == [] and hits(repo, "docker") == [keep]
+    assert indexed_hits(repo, "zebra") == [] and indexed_hits(repo, "docker") == [keep]
     assert repo.git("status", "--porcelain").strip() == ""
     assert repo.memidx("reconcile").code == 0
 
@@ -98,38 +113,38 @@ def test_a_forgotten_record_is_never_returned_here_after_a_pull_or_in_a_rebuild(
     tmp_path: Path,
 ) -> None:
     one, two = clones(tmp_path)
-    kept = turn(one, "docker layer cache turn")
-    gone = turn(one, "zebra stripes turn, forget me")
-    assert one.memidx_process("share").code == 0
+    kept = filed(one, "docker layer cache turn")
+    gone = filed(one, "zebra stripes turn, forget me")
+    assert one.memidx("share").code == 0
     two.git("pull", "-q")
     assert two.memidx("sync").code == 0
-    assert len(hits(two, "zebra")) == 1
+    assert len(indexed_hits(two, "zebra")) == 1
 
     run = one.memidx_process("forget", gone)
 
     assert run.code == 0 and f"forgot {gone}" in run.out
-    assert hits(one, "zebra") == []
+    assert indexed_hits(one, "zebra") == []
     assert one.memidx_process("show", gone).code == 1
-    ref = hits(one, "docker")
-    assert one.memidx_process("share").code == 0
+    ref = indexed_hits(one, "docker")
+    assert one.memidx("share").code == 0
     two.git("pull", "-q")
     assert two.memidx("sync").code == 0
-    assert hits(two, "zebra") == []
+    assert indexed_hits(two, "zebra") == []
     assert two.memidx_process("show", gone).code == 1
     for index in (two.root / ".memidx").glob("index.sqlite*"):
         index.unlink()
     assert two.memidx("ingest").code == 0
-    assert hits(two, "zebra") == []
-    assert len(hits(two, "docker")) == 2  # the note and the kept turn
+    assert indexed_hits(two, "zebra") == []
+    assert len(indexed_hits(two, "docker")) == 2  # the note and the kept turn
     assert two.memidx("reconcile").code == 0 and one.memidx("reconcile").code == 0
     assert kept and ref
 
 
 def test_show_says_a_record_was_forgotten_by_its_id_as_by_its_ref(repo: NotesRepo) -> None:
     """The README: `show` says it was forgotten. By id it said only "no record with id"."""
-    gone = turn(repo, "zebra stripes turn, forget me")
-    ref = repo.memidx_process("show", "--json", gone).json()["ref"]
-    assert repo.memidx_process("forget", gone).code == 0
+    gone = filed(repo, "zebra stripes turn, forget me")
+    ref = repo.memidx("show", "--json", gone).json()["ref"]
+    assert repo.memidx("forget", gone).code == 0
 
     for given in (gone, ref):
         run = repo.memidx_process("show", given)
@@ -141,7 +156,7 @@ def test_show_and_forget_take_a_record_as_a_hit_prints_it(repo: NotesRepo) -> No
     """People's output prints a hit as `ref:line`; for a record that is
     `<segment>@<offset>:<line>`, which show and forget refused as no ref ("copy it from a
     hit"), though it was copied from a hit."""
-    gone = turn(repo, "zebra stripes turn, forget me")
+    gone = filed(repo, "zebra stripes turn, forget me")
     found = repo.memidx_process("search", "--mode", "bm25", "zebra")
     printed = next(line.strip() for line in found.out.splitlines() if "@" in line)
     assert printed.endswith(":1"), found.out
@@ -151,7 +166,7 @@ def test_show_and_forget_take_a_record_as_a_hit_prints_it(repo: NotesRepo) -> No
 
     assert shown.code == 0 and "zebra stripes" in shown.out, shown.err
     assert forgot.code == 0 and f"forgot {gone}" in forgot.out, forgot.err
-    assert hits(repo, "zebra") == []
+    assert indexed_hits(repo, "zebra") == []
 
 
 def test_forget_takes_a_note_as_a_hit_prints_it(repo: NotesRepo) -> None:
@@ -170,15 +185,15 @@ def test_forget_takes_a_note_as_a_hit_prints_it(repo: NotesRepo) -> None:
     assert run.code == 0, run.err
     assert run.json()["kind"] == "note" and run.json()["ref"] == gone
     assert not (repo.root / gone).exists()
-    assert hits(repo, "zebra") == []
+    assert indexed_hits(repo, "zebra") == []
 
 
 def test_recent_lists_what_was_filed_never_a_tombstone(repo: NotesRepo) -> None:
     """MCP's `recent` lists memory: a tombstone (kind `forget`, no text) is none, as search
     never finds one. It came first, as the newest record."""
-    kept = turn(repo, "docker layer cache turn")
-    gone = turn(repo, "zebra stripes turn, forget me")
-    assert repo.memidx_process("forget", gone).code == 0
+    kept = filed(repo, "docker layer cache turn")
+    gone = filed(repo, "zebra stripes turn, forget me")
+    assert repo.memidx("forget", gone).code == 0
     store, _ = open_store(repo.root / ".memidx" / "index.sqlite", write=False)
     try:
         items = recent(store, 10, notes_dir="notes", project=None, kind=None)["items"]
@@ -197,9 +212,9 @@ def test_a_tombstone_is_never_forgotten_so_what_it_forgets_never_comes_back(
     """Forgetting a tombstone, then purging, blanked the tombstone (its `forgets` with it):
     a rebuild brought the pushed record back. Refused by id and by ref, nothing appended."""
     one, _ = clones(tmp_path)
-    gone = turn(one, "pushed giraffe turn")
-    assert one.memidx_process("share").code == 0
-    forgot = one.memidx_process("forget", "--json", gone)
+    gone = filed(one, "pushed giraffe turn")
+    assert one.memidx("share").code == 0
+    forgot = one.memidx("forget", "--json", gone)
     assert forgot.code == 0, forgot.err
     tomb = forgot.json()["tombstone"]
     (new,) = one.git("ls-files", "--others", "--", "*.krd").split()  # after the pushed one
@@ -211,18 +226,18 @@ def test_a_tombstone_is_never_forgotten_so_what_it_forgets_never_comes_back(
         assert run.code == 2 and run.err.count("\n") == 1, run.err
         assert "is a tombstone" in run.err, run.err
     assert {p: p.read_bytes() for p in (one.root / "notes/haystack").rglob("*.krd")} == segments
-    one.memidx_process("haystack", "purge")
+    one.memidx("haystack", "purge")
     for index in (one.root / ".memidx").glob("index.sqlite*"):
         index.unlink()
     assert one.memidx("ingest").code == 0
-    assert hits(one, "giraffe") == [] and one.memidx("reconcile").code == 0
+    assert indexed_hits(one, "giraffe") == [] and one.memidx("reconcile").code == 0
 
 
 def test_show_and_forget_of_a_tombstone_say_one_line(repo: NotesRepo) -> None:
     """`show` of a tombstone said "it was forgotten" (it was not: it forgets another) where
     `forget` said "is a tombstone": one line for both, by id and by ref."""
-    gone = turn(repo, "okapi turn to forget")
-    forgot = repo.memidx_process("forget", "--json", gone)
+    gone = filed(repo, "okapi turn to forget")
+    forgot = repo.memidx("forget", "--json", gone)
     assert forgot.code == 0, forgot.err
     tomb = forgot.json()["tombstone"]
     (segment,) = repo.git("ls-files", "--others", "--", "*.krd").split()
@@ -248,15 +263,15 @@ def test_purge_blanks_uncommitted_and_unpushed_bytes_and_refuses_pushed_ones(
     tmp_path: Path,
 ) -> None:
     one, _ = clones(tmp_path)
-    turn(one, "alpha turn that stays")
-    pushed = turn(one, "pushed giraffe turn")
-    assert one.memidx_process("share").code == 0
-    unpushed = turn(one, "unpushed zebra turn")
-    assert one.memidx_process("haystack", "commit").code == 0
-    uncommitted = turn(one, "uncommitted okapi turn")
+    filed(one, "alpha turn that stays")
+    pushed = filed(one, "pushed giraffe turn")
+    assert one.memidx("share").code == 0
+    unpushed = filed(one, "unpushed zebra turn")
+    assert one.memidx("haystack", "commit").code == 0
+    uncommitted = filed(one, "uncommitted okapi turn")
     head_before = one.git("rev-parse", "HEAD").strip()
     for ident in (pushed, unpushed, uncommitted):
-        assert one.memidx_process("forget", ident).code == 0
+        assert one.memidx("forget", ident).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
 
@@ -271,18 +286,18 @@ def test_purge_blanks_uncommitted_and_unpushed_bytes_and_refuses_pushed_ones(
     status = one.git("status", "--porcelain").splitlines()
     assert all(line.startswith("?? notes/haystack/") for line in status), status  # no change
     assert one.git("rev-list", "--count", "origin/main..HEAD").strip() == "1"
-    assert len(hits(one, "alpha")) == 1 and hits(one, "zebra okapi giraffe") == []
+    assert len(indexed_hits(one, "alpha")) == 1 and indexed_hits(one, "zebra okapi giraffe") == []
     assert one.memidx("reconcile").code == 0
     assert one.memidx_process("share").code == 0  # the rewritten commit pushes as usual
 
 
 def test_the_readme_history_rewrite_removes_a_pushed_record_everywhere(tmp_path: Path) -> None:
     one, two = clones(tmp_path)
-    turn(one, "alpha turn that stays")
-    gone = turn(one, "pushed giraffe turn")
-    assert one.memidx_process("share").code == 0
-    assert one.memidx_process("forget", gone).code == 0
-    assert one.memidx_process("share").code == 0
+    filed(one, "alpha turn that stays")
+    gone = filed(one, "pushed giraffe turn")
+    assert one.memidx("share").code == 0
+    assert one.memidx("forget", gone).code == 0
+    assert one.memidx("share").code == 0
 
     listed = one.memidx_process("haystack", "purge", "--pushed")  # the README's commands:
     assert listed.code == 0, listed.err
@@ -306,7 +321,7 @@ def test_the_readme_history_rewrite_removes_a_pushed_record_everywhere(tmp_path:
 
     for repo in (one, two, NotesRepo(tmp_path / "remote.git", init=False)):
         assert b"giraffe" not in reachable_bytes(repo)
-    assert hits(two, "giraffe") == [] and len(hits(two, "alpha")) == 1
+    assert indexed_hits(two, "giraffe") == [] and len(indexed_hits(two, "alpha")) == 1
     assert two.memidx("reconcile").code == 0
 
 
@@ -373,9 +388,9 @@ def test_forget_of_what_is_not_in_memory_is_an_error_as_show_says_not_a_usage_er
     or an offset past the end exited 2 for forget and 1 for show. Now both exit 1; a ref that
     is no ref stays a usage error for both. A record forgotten already: show says so (exit 1),
     forget says so and does nothing (exit 0)."""
-    gone = turn(repo, "zebra stripes turn, forget me")
-    ref = repo.memidx_process("show", "--json", gone).json()["ref"]
-    assert repo.memidx_process("forget", gone).code == 0
+    gone = filed(repo, "zebra stripes turn, forget me")
+    ref = repo.memidx("show", "--json", gone).json()["ref"]
+    assert repo.memidx("forget", gone).code == 0
     segment = ref.rpartition("@")[0]
 
     cases = [

@@ -14,7 +14,7 @@ import pytest
 from memidx.config import load_config
 from memidx.git.repo import GitRepo
 from memidx.memory.forgotten_back import brought_back
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.machines import Machine, clone, environment, hook_env, make_template
 
 
 @pytest.fixture
@@ -25,6 +25,15 @@ def machine(tmp_path: Path) -> Machine:
 
 # The commits below set each test up: made without the pre-commit checks (checks=False), which
 # no test here looks at; the post-commit and post-merge hooks these tests are about still run.
+
+
+def forgotten(m: Machine, ref: str) -> None:
+    """`memidx forget REF` in-process, in the environment the machine's process would have:
+    the forget sets each test up (a process costs ~0.2 s of CPU more); the merges, pulls and
+    hooks after it, which the tests check, run as ever."""
+    with environment(m.env):
+        run = m.memidx("forget", ref)
+    assert run.code == 0, run.err
 
 
 def stale_branch_holding(m: Machine, ref: str) -> None:
@@ -44,7 +53,7 @@ def test_a_forgotten_note_a_stale_branch_brings_back_is_forgotten_again(machine:
     ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
     m.commit("the note", checks=False)
     stale_branch_holding(m, ref)
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
 
     merged = m.run_git("merge", "--no-edit", "old")
 
@@ -67,7 +76,7 @@ def test_every_forgotten_note_one_merge_brings_back_is_forgotten_again(machine: 
     m.commit("the notes", checks=False)
     stale_branch_holding(m, refs[0])
     for ref in refs:
-        assert m.memidx_process("forget", ref).code == 0
+        forgotten(m, ref)
 
     merged = m.run_git("merge", "--no-edit", "old")
 
@@ -82,7 +91,7 @@ def test_a_note_the_other_branch_changed_after_the_forget_stays(machine: Machine
     m.commit("the note", checks=False)
     m.git("switch", "-q", "-c", "old")
     m.git("switch", "-q", "main")
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     m.git("switch", "-q", "old")
     m.git("merge", "-q", "--no-edit", "main")  # old saw the forget, then wrote the note again
     m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
@@ -105,7 +114,7 @@ def test_a_revert_of_the_forget_on_a_branch_that_never_saw_it_stays(machine: Mac
     m.git("switch", "-q", "main")
     ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
     m.commit("the note", checks=False)
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     forget = m.git("rev-parse", "HEAD").strip()
     m.git("switch", "-q", "feature")
     m.git("revert", "--no-edit", forget)  # the note back, with the bytes forget deleted
@@ -155,7 +164,7 @@ def test_a_merge_finished_by_git_commit_after_a_conflict_forgets_the_note_again(
     ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
     m.commit("the note", checks=False)
     stale_branch_holding(m, ref)  # old changed README.md
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     m.write("README.md", "main's own readme\n")
     m.commit("main: readme", checks=False)
     assert m.run_git("merge", "--no-edit", "old").returncode != 0  # README.md conflicts
@@ -179,7 +188,7 @@ def test_a_forget_behind_a_merge_of_it_is_found(machine: Machine) -> None:
     ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
     m.commit("the note", checks=False)
     stale_branch_holding(m, ref)
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     m.git("switch", "-q", "-c", "fresh", m.git("merge-base", "main", "old").strip())
     m.write("CHANGES.md", "a change that never held the note\n")
     m.commit("fresh: changes", checks=False)
@@ -200,7 +209,7 @@ def test_a_restore_without_revert_on_a_branch_that_never_saw_the_forget_stays(
     m.git("switch", "-q", "main")
     ref = m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it")
     m.commit("the note", checks=False)
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     forget = m.git("rev-parse", "HEAD").strip()
     later = int(m.git("log", "-1", "--format=%ct", forget)) + 60  # no second shared with it
     m.git("switch", "-q", "feature")
@@ -231,7 +240,7 @@ def test_a_merge_that_kept_the_forget_hides_it_from_no_later_merge(machine: Mach
     m.write("CHANGES.md", "the other branch's change\n")
     m.commit("other: changes", checks=False)
     m.git("switch", "-q", "main")
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     assert m.run_git("merge", "--no-edit", "other").returncode == 0
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""  # kept deleted
 
@@ -252,7 +261,7 @@ def test_a_forget_a_pull_merged_into_a_branch_holding_the_note_is_found(
     m.write("CHANGES.md", "the person's own work, the note still here\n")
     m.commit("work: changes", checks=False)
     m.git("switch", "-q", "main")
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     m.git("switch", "-q", "work")
     m.git("merge", "-q", "--no-edit", "main")  # the forget, through the merge: the note gone
     assert m.git("ls-tree", "--name-only", "HEAD", "--", ref).strip() == ""
@@ -276,7 +285,7 @@ def test_a_forget_then_a_pull_of_a_branch_still_holding_the_note_is_found(
     m.write("CHANGES.md", "the colleague's work, the note still here\n")
     m.commit("colleague: changes", checks=False)
     m.git("switch", "-q", "main")
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     m.git("merge", "-q", "--no-edit", "colleague")  # main's pull: the note out of their side
     m.git("switch", "-q", "colleague")
     m.git("merge", "-q", "--no-edit", "main")  # and theirs of main: each merged the other
@@ -306,7 +315,7 @@ def test_a_forget_kept_by_a_conflict_resolved_by_deleting_the_note_is_found(
     m.note("ops/old-key.md", "Old key", "the old key lived in the vault; rotate it today")
     m.commit("colleague: the note changed", checks=False)
     m.git("switch", "-q", "main")
-    assert m.memidx_process("forget", ref).code == 0
+    forgotten(m, ref)
     assert m.run_git("merge", "--no-edit", "colleague").returncode != 0  # modify/delete
     m.git("rm", "-q", ref)
     assert m.run_git("commit", "--no-edit").returncode == 0

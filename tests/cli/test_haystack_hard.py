@@ -24,7 +24,7 @@ from memidx.haystack.indexing import Filed
 from memidx.haystack.turn_input import make_record
 from memidx.index.store import open_store
 from tests.cli.test_forget import clones
-from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, run_in_process
+from tests.helpers import NotesRepo, clean_env, run_in_process
 
 # the index's own bookkeeping, not what it holds: when and how often it was written, its random
 # identity (a new index is a new one: vector files name it), and a shortcut of incremental syncs
@@ -37,6 +37,15 @@ BUILD_STATE = {
 
 def file_turn(repo: NotesRepo, payload: dict[str, object]) -> dict[str, object]:
     run = repo.memidx_process("file-turn", "--json", stdin=json.dumps(payload))
+    assert run.code == 0, run.err
+    filed: dict[str, object] = run.json()
+    return filed
+
+
+def filed_turn(repo: NotesRepo, payload: dict[str, object]) -> dict[str, object]:
+    """file_turn(), run in-process: a set-up's filing, not what the test checks (a process
+    costs ~0.2 s of CPU more); racing filers and the commands checked run as processes."""
+    run = repo.memidx("file-turn", "--json", stdin=json.dumps(payload))
     assert run.code == 0, run.err
     filed: dict[str, object] = run.json()
     return filed
@@ -89,7 +98,7 @@ def _dump(conn: sqlite3.Connection) -> dict[str, object]:
 
 def rebuild(repo: NotesRepo) -> None:
     shutil.rmtree(repo.root / ".memidx")
-    run = repo.memidx_process("ingest")
+    run = repo.memidx("ingest")
     assert run.code == 0, run.err
 
 
@@ -107,7 +116,7 @@ def memory(repo: NotesRepo) -> Iterator[NotesRepo]:
     repo.note("docker.md", "Docker cache", "COPY invalidates the cache of later layers")
     repo.note("ops/keys.md", "Key rotation", "rotate the deploy key every quarter", ["ops"])
     repo.commit("notes")
-    assert repo.memidx_process("ingest").code == 0
+    assert repo.memidx("ingest").code == 0
     yield repo
 
 
@@ -117,43 +126,45 @@ def test_deleting_the_index_and_ingesting_rebuilds_it_exactly(memory: NotesRepo)
     record, a purged one and a forgotten note: the rebuilt index holds the same rows."""
     repo = memory
     for i in range(3):
-        file_turn(repo, {"user": f"question {i} on caches", "assistant": f"answer {i}",
-                         "agent": "claude", "session": "s-1", "tags": ["docker"]})  # fmt: skip
+        filed_turn(repo, {"user": f"question {i} on caches", "assistant": f"answer {i}",
+                          "agent": "claude", "session": "s-1", "tags": ["docker"]})  # fmt: skip
     transcript = repo.root.parent / "transcript.txt"
     transcript.write_text("USER: pick the threshold\nASSISTANT: 0.8, measured on August 3rd\n")
-    archived = repo.memidx_process(
+    archived = repo.memidx(
         "archive-transcript", str(transcript), "--agent", "claude", "--session", "s-1", "--json"
     )
     assert archived.code == 0, archived.err
     transcript_id = archived.json()["id"]
-    file_turn(repo, {"text": "the threshold is 0.8", "summary_of": transcript_id,
-                     "tags": ["claude", "compact-summary"], "session": "s-1"})  # fmt: skip
-    remembered = subprocess.run(
-        [str(MEMIDX_BIN), "remember", "--title", "Compression threshold", "--summary-of",
-         transcript_id],
-        cwd=repo.root, env=clean_env(MEMIDX_ROOT=str(repo.root)), input="use 0.8\n",
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert remembered.returncode == 0, remembered.stderr
-    assert repo.memidx_process("haystack", "commit").code == 0
-    forgotten = file_turn(repo, {"text": "zebra secret to forget"})
-    purged = file_turn(repo, {"text": "okapi secret to purge"})
-    file_turn(repo, {"text": "a turn filed after the commit"})
-    assert repo.memidx_process("forget", str(forgotten["id"])).code == 0
-    assert repo.memidx_process("forget", str(purged["ref"])).code == 0
-    assert repo.memidx_process("haystack", "purge").code == 0, "nothing of it was pushed"
-    assert repo.memidx_process("forget", "notes/ops/keys.md").code == 0
-    assert repo.memidx_process("sync").code == 0
+    filed_turn(repo, {"text": "the threshold is 0.8", "summary_of": transcript_id,
+                      "tags": ["claude", "compact-summary"], "session": "s-1"})  # fmt: skip
+    remembered = repo.memidx(
+        "remember",
+        "--title",
+        "Compression threshold",
+        "--summary-of",
+        transcript_id,
+        stdin="use 0.8\n",
+    )
+    assert remembered.code == 0, remembered.err
+    assert repo.memidx("haystack", "commit").code == 0
+    forgotten = filed_turn(repo, {"text": "zebra secret to forget"})
+    purged = filed_turn(repo, {"text": "okapi secret to purge"})
+    filed_turn(repo, {"text": "a turn filed after the commit"})
+    assert repo.memidx("forget", str(forgotten["id"])).code == 0
+    assert repo.memidx("forget", str(purged["ref"])).code == 0
+    assert repo.memidx("haystack", "purge").code == 0, "nothing of it was pushed"
+    assert repo.memidx("forget", "notes/ops/keys.md").code == 0
+    assert repo.memidx("sync").code == 0
 
     assert_rebuilt_the_same(repo)
 
     # the lost .memidx/ took the writer id with it: the next filing takes a fresh one and the
     # segments no commit holds with it (README, "Log format"); a rebuild after that is exact too
-    file_turn(repo, {"text": "filed by the fresh writer id"})
-    assert repo.memidx_process("sync").code == 0
+    filed_turn(repo, {"text": "filed by the fresh writer id"})
+    assert repo.memidx("sync").code == 0
     assert_rebuilt_the_same(repo)
     for words in ("zebra", "okapi", "rotate"):
-        found = repo.memidx_process("search", "--json", "--mode", "bm25", words)
+        found = repo.memidx("search", "--json", "--mode", "bm25", words)
         assert found.code == 0 and found.json()["hits"] == [], (words, found.out)
     shown = repo.memidx_process("show", str(forgotten["id"]))
     assert shown.code == 1 and "forgotten" in shown.err, shown.err
@@ -240,8 +251,8 @@ def test_a_haystack_commit_after_the_index_folder_was_lost_never_commits_a_torn_
     names): the commit still holds no torn bytes, and they are kept in `.memidx/torn/`."""
     repo = memory
     for word in WORDS:
-        file_turn(repo, {"text": f"turn {word} to keep", "session": "s"})
-    last = file_turn(repo, {"text": "turn delta cut by a crash", "session": "s"})
+        filed_turn(repo, {"text": f"turn {word} to keep", "session": "s"})
+    last = filed_turn(repo, {"text": "turn delta cut by a crash", "session": "s"})
     ref, offset = str(last["ref"]).rsplit("@", 1)
     segment = repo.root / ref
     whole = segment.read_bytes()
@@ -249,9 +260,9 @@ def test_a_haystack_commit_after_the_index_folder_was_lost_never_commits_a_torn_
     with segment.open("r+b") as stream:
         stream.truncate(cut)
     shutil.rmtree(repo.root / ".memidx")
-    assert repo.memidx_process("ingest").code == 0
+    assert repo.memidx("ingest").code == 0
     if filed_since:
-        file_turn(repo, {"text": "turn echo filed since", "session": "s"})
+        filed_turn(repo, {"text": "turn echo filed since", "session": "s"})
 
     run = repo.memidx_process("haystack", "commit")
 
@@ -265,8 +276,8 @@ def test_a_haystack_commit_after_the_index_folder_was_lost_never_commits_a_torn_
     assert size == int(offset), "the commit holds the whole records and nothing after them"
     torn = list((repo.root / ".memidx" / "torn").glob("*.torn"))
     assert [p.read_bytes() for p in torn] == [whole[int(offset) : cut]]
-    assert repo.memidx_process("sync").err == ""
-    status = repo.memidx_process("status", "--json")
+    assert repo.memidx("sync").err == ""
+    status = repo.memidx("status", "--json")
     assert status.json()["torn"] == [], status.out
 
 
@@ -298,9 +309,9 @@ def test_two_filers_and_a_purge_at_once_lose_nothing_and_leave_no_forgotten_byte
     no segment file and not in the index."""
     repo = memory
     secret = "wombat-secret-4417 must go"
-    gone = file_turn(repo, {"text": secret, "session": "s-0"})
-    file_turn(repo, {"text": "a turn filed before the filers", "session": "s-0"})
-    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+    gone = filed_turn(repo, {"text": secret, "session": "s-0"})
+    filed_turn(repo, {"text": "a turn filed before the filers", "session": "s-0"})
+    assert repo.memidx("forget", str(gone["id"])).code == 0
     acknowledged: dict[str, list[str]] = {"a": [], "b": []}
     purges: list[int] = []
 
@@ -328,10 +339,10 @@ def test_two_filers_and_a_purge_at_once_lose_nothing_and_leave_no_forgotten_byte
     assert str(gone["id"]) in ids and secret not in texts, "blanked in place, id kept"
     for path in (repo.root / "notes" / "haystack").glob("*/*.krd"):
         assert b"wombat" not in path.read_bytes(), path
-    found = repo.memidx_process("search", "--json", "--mode", "bm25", "-k", "200", "lanterns")
+    found = repo.memidx("search", "--json", "--mode", "bm25", "-k", "200", "lanterns")
     assert found.code == 0 and found.json()["count"] == 80, found.out
-    assert repo.memidx_process("search", "--json", "--mode", "bm25", "wombat").json()["hits"] == []
-    assert repo.memidx_process("reconcile").code == 0
+    assert repo.memidx("search", "--json", "--mode", "bm25", "wombat").json()["hits"] == []
+    assert repo.memidx("reconcile").code == 0
 
 
 @pytest.mark.parametrize("by", ["id", "ref"])
@@ -342,8 +353,8 @@ def test_forgetting_a_record_twice_says_it_was_forgotten_and_writes_nothing(
     is done already: it says so, exit 0, with the tombstone that forgets it, and appends no
     second tombstone; never "no note or record in memory", as if the id were mistyped."""
     repo = memory
-    filed = file_turn(repo, {"text": "zebra turn to forget twice"})
-    first = repo.memidx_process("forget", "--json", str(filed[by]))
+    filed = filed_turn(repo, {"text": "zebra turn to forget twice"})
+    first = repo.memidx("forget", "--json", str(filed[by]))
     assert first.code == 0, first.err
     segments = {p: p.read_bytes() for p in (repo.root / "notes" / "haystack").glob("*/*.krd")}
 
@@ -363,16 +374,16 @@ def _clones(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
     """Two clones of a bare remote holding one note (tests/cli/test_forget.py's), indexed."""
     one, two = clones(tmp_path)
     for repo in (one, two):
-        assert repo.memidx_process("ingest").code == 0
+        assert repo.memidx("ingest").code == 0
     return one, two
 
 
 def _shared(source: NotesRepo, target: NotesRepo, *, sync: bool = True) -> None:
     """`memidx share` in `source`, then `git pull` in `target` (and its index synced)."""
-    assert source.memidx_process("share").code == 0
+    assert source.memidx("share").code == 0
     target.git("pull", "-q")
     if sync:
-        assert target.memidx_process("sync").code == 0
+        assert target.memidx("sync").code == 0
 
 
 def _segment_bytes(repo: NotesRepo) -> bytes:
@@ -388,9 +399,9 @@ def test_purge_in_a_second_clone_names_the_pulled_record_as_pushed(
     Whether or not that clone's index has read the tombstone yet (a pull with no hooks
     installed), its purge names the segment: the segments are the truth, not the index."""
     one, two = _clones(tmp_path)
-    gone = file_turn(one, {"text": "giraffe turn filed by one"})
+    gone = filed_turn(one, {"text": "giraffe turn filed by one"})
     _shared(one, two)
-    assert one.memidx_process("forget", str(gone["id"])).code == 0
+    assert one.memidx("forget", str(gone["id"])).code == 0
     _shared(one, two, sync=synced)
     before = _segment_bytes(two)
 
@@ -401,8 +412,8 @@ def test_purge_in_a_second_clone_names_the_pulled_record_as_pushed(
     assert run.json()["pushed"] == [segment] and run.json()["blanked"] == {}
     assert f"{segment} is already pushed" in run.err
     assert _segment_bytes(two) == before and b"giraffe" in before
-    assert two.memidx_process("sync").code == 0
-    found = two.memidx_process("search", "--json", "--mode", "bm25", "giraffe")
+    assert two.memidx("sync").code == 0
+    found = two.memidx("search", "--json", "--mode", "bm25", "giraffe")
     assert found.json()["hits"] == [], found.out
 
 
@@ -426,21 +437,21 @@ def test_a_record_forgotten_on_another_clone_stays_forgotten_in_a_rebuild_from_n
     one, two = _clones(tmp_path)
     _name_writer(one, "zz-filer" if tombstone_first else "aa-filer")
     _name_writer(two, "mm-forgetter")
-    gone = file_turn(one, {"text": "giraffe turn filed by one"})
-    kept = file_turn(one, {"text": "giraffe neighbour that stays"})
+    gone = filed_turn(one, {"text": "giraffe turn filed by one"})
+    kept = filed_turn(one, {"text": "giraffe neighbour that stays"})
     _shared(one, two)
-    assert two.memidx_process("forget", str(gone["id"])).code == 0
+    assert two.memidx("forget", str(gone["id"])).code == 0
     _shared(two, one, sync=False)
 
     rebuild(one)
 
-    found = one.memidx_process("search", "--json", "--mode", "bm25", "giraffe")
+    found = one.memidx("search", "--json", "--mode", "bm25", "giraffe")
     assert [h["meta"]["id"] for h in found.json()["hits"]] == [kept["id"]], found.out
     for ref in (gone["id"], gone["ref"]):
         shown = one.memidx_process("show", str(ref))
         assert shown.code == 1 and "it was forgotten" in shown.err, shown.err
-    assert one.memidx_process("reconcile").code == 0
-    assert one.memidx_process("forget", str(gone["id"])).out.startswith(f"{gone['id']} was")
+    assert one.memidx("reconcile").code == 0
+    assert one.memidx("forget", str(gone["id"])).out.startswith(f"{gone['id']} was")
 
 
 def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text(memory: NotesRepo) -> None:
@@ -451,11 +462,11 @@ def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text(memory: Not
     `.memidx/` holds the text, and search still answers."""
     repo = memory
     for i in range(3):
-        file_turn(repo, {"text": f"ordinary turn {i} about lanterns"})
+        filed_turn(repo, {"text": f"ordinary turn {i} about lanterns"})
     secret = "quokkasecret7731"
-    gone = file_turn(repo, {"text": f"the token is {secret} do not keep it"})
-    file_turn(repo, {"text": "a later turn about lanterns"})
-    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+    gone = filed_turn(repo, {"text": f"the token is {secret} do not keep it"})
+    filed_turn(repo, {"text": "a later turn about lanterns"})
+    assert repo.memidx("forget", str(gone["id"])).code == 0
 
     run = repo.memidx_process("haystack", "purge")
 
@@ -464,9 +475,9 @@ def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text(memory: Not
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
     assert secret.encode() not in _segment_bytes(repo)
-    found = repo.memidx_process("search", "--json", "--mode", "bm25", "-k", "10", "lanterns")
+    found = repo.memidx("search", "--json", "--mode", "bm25", "-k", "10", "lanterns")
     assert found.json()["count"] == 4, found.out
-    assert repo.memidx_process("status").code == 0
+    assert repo.memidx("status").code == 0
 
 
 def test_purging_a_record_pulled_from_a_peer_never_makes_a_later_pull_conflict(
@@ -478,13 +489,13 @@ def test_purging_a_record_pulled_from_a_peer_never_makes_a_later_pull_conflict(
     remote-tracking branch of two, so purge blanks it in two's rebuilt commits. Once one
     pushes, two's pull meets one's segment with other bytes at the same path."""
     one, two = _clones(tmp_path)
-    gone = file_turn(one, {"text": "giraffe turn filed by one"})
-    assert one.memidx_process("haystack", "commit").code == 0
+    gone = filed_turn(one, {"text": "giraffe turn filed by one"})
+    assert one.memidx("haystack", "commit").code == 0
     two.git("pull", "-q", "--no-rebase", str(one.root), "main")
-    assert two.memidx_process("sync").code == 0
-    assert two.memidx_process("forget", str(gone["id"])).code == 0
-    assert two.memidx_process("haystack", "purge").code in (0, 1)
-    assert two.memidx_process("haystack", "commit").code == 0
+    assert two.memidx("sync").code == 0
+    assert two.memidx("forget", str(gone["id"])).code == 0
+    assert two.memidx("haystack", "purge").code in (0, 1)
+    assert two.memidx("haystack", "commit").code == 0
     one.git("push", "-q", "origin", "main")
 
     pulled = subprocess.run(
@@ -500,13 +511,13 @@ def test_after_purge_rebuilds_commits_a_rebuilt_index_is_the_same(memory: NotesR
     adds among them: the index that followed the rewritten HEAD and one rebuilt from nothing
     hold the same rows (the notes' added dates, from the rewritten commits, included)."""
     repo = memory
-    gone = file_turn(repo, {"text": "okapi turn committed then purged"})
-    file_turn(repo, {"text": "a turn that stays, committed"})
-    assert repo.memidx_process("haystack", "commit").code == 0
+    gone = filed_turn(repo, {"text": "okapi turn committed then purged"})
+    filed_turn(repo, {"text": "a turn that stays, committed"})
+    assert repo.memidx("haystack", "commit").code == 0
     repo.note("later.md", "Later note", "written after the segment was committed")
     repo.commit("a later note")
-    assert repo.memidx_process("sync").code == 0
-    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+    assert repo.memidx("sync").code == 0
+    assert repo.memidx("forget", str(gone["id"])).code == 0
     head = repo.git("rev-parse", "HEAD").strip()
 
     purged = repo.memidx_process("haystack", "purge", "--json")
@@ -521,7 +532,7 @@ def test_filers_racing_into_a_deleted_state_folder_lose_nothing(memory: NotesRep
     With `.memidx/` deleted whole (the writer id with it), two processes file at once: one
     fresh writer id, every acknowledged turn once on disk and in the index, the notes too."""
     repo = memory
-    earlier = file_turn(repo, {"text": "a lantern turn filed before the loss"})
+    earlier = filed_turn(repo, {"text": "a lantern turn filed before the loss"})
     shutil.rmtree(repo.root / ".memidx")
     acknowledged: dict[str, list[str]] = {"a": [], "b": []}
     workers = [
@@ -539,10 +550,10 @@ def test_filers_racing_into_a_deleted_state_folder_lose_nothing(memory: NotesRep
     ids = [ident for ident, _ in _segment_records(repo)]
     for ident in [str(earlier["id"]), *acknowledged["a"], *acknowledged["b"]]:
         assert ids.count(ident) == 1, ident
-    found = repo.memidx_process("search", "--json", "--mode", "bm25", "-k", "50", "lantern")
+    found = repo.memidx("search", "--json", "--mode", "bm25", "-k", "50", "lantern")
     assert found.json()["count"] == 25, found.out
-    assert repo.memidx_process("search", "--json", "--mode", "bm25", "quarter").json()["count"]
-    assert repo.memidx_process("reconcile").code == 0
+    assert repo.memidx("search", "--json", "--mode", "bm25", "quarter").json()["count"]
+    assert repo.memidx("reconcile").code == 0
 
 
 def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text_s_vector(
@@ -554,9 +565,9 @@ def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text_s_vector(
     the matrix file until the next embed), and search by meaning answers from the rest."""
 
     repo = memory
-    file_turn(repo, {"text": "an ordinary turn about lanterns in the hallway"})
+    filed_turn(repo, {"text": "an ordinary turn about lanterns in the hallway"})
     secret = "the deploy token is wombat-7731, keep it out of memory"
-    gone = file_turn(repo, {"text": secret})
+    gone = filed_turn(repo, {"text": secret})
     assert repo.memidx_process("embed").code == 0
     index = repo.root / ".memidx" / "index.sqlite"
     with closing(sqlite3.connect(index)) as conn:
@@ -567,7 +578,7 @@ def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text_s_vector(
     vector = bytes(row[0])
     matrices = list((repo.root / ".memidx").glob("index.sqlite-vectors/*.mxv"))
     assert matrices and any(vector in p.read_bytes() for p in matrices)  # what the test checks
-    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+    assert repo.memidx("forget", str(gone["id"])).code == 0
 
     run = repo.memidx_process("haystack", "purge")
 
@@ -591,10 +602,10 @@ def test_a_purge_in_a_memory_outside_git_leaves_no_forgotten_text_in_its_index(
     plain = NotesRepo(tmp_path / "plain", init=False)
     secret = "quokkasecret7731"
     for text in ("ordinary lantern turn", f"the token is {secret}", "a later lantern turn"):
-        run = plain.memidx_process("file-turn", "--json", stdin=json.dumps({"text": text}))
+        run = plain.memidx("file-turn", "--json", stdin=json.dumps({"text": text}))
         assert run.code == 0, run.err
-    gone = plain.memidx_process("search", "--json", "--mode", "bm25", secret).json()["hits"]
-    assert plain.memidx_process("forget", gone[0]["meta"]["id"]).code == 0
+    gone = plain.memidx("search", "--json", "--mode", "bm25", secret).json()["hits"]
+    assert plain.memidx("forget", gone[0]["meta"]["id"]).code == 0
 
     run = plain.memidx_process("haystack", "purge")
 
@@ -602,7 +613,7 @@ def test_a_purge_in_a_memory_outside_git_leaves_no_forgotten_text_in_its_index(
     for path in (plain.root / ".memidx").rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
-    status = plain.memidx_process("status", "--json").json()
+    status = plain.memidx("status", "--json").json()
     assert status["healthy"] and status["segments_changed"] == [], status
-    found = plain.memidx_process("search", "--json", "--mode", "bm25", "lantern")
+    found = plain.memidx("search", "--json", "--mode", "bm25", "lantern")
     assert found.json()["count"] == 2, found.out

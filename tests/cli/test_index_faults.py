@@ -150,7 +150,7 @@ def memory(repo: NotesRepo) -> NotesRepo:
     repo.note("b.md", "Bravo", "bravo words")
     repo.commit()
     assert repo.memidx("ingest").code == 0
-    filed = repo.memidx_process("file-turn", "--json", stdin='{"text": "a filed turn"}')
+    filed = repo.memidx("file-turn", "--json", stdin='{"text": "a filed turn"}')
     assert filed.code == 0, filed.err
     repo.write(".memidx/turn-id", filed.json()["id"])
     repo.git("add", "-A")

@@ -37,9 +37,11 @@ def test_a_turn_is_filed_at_once_while_a_purge_waits_for_git(tmp_path: Path) -> 
     repo = started_memory(tmp_path)
     repo.git("config", "user.name", "memidx tests")
     repo.git("config", "user.email", "tests@memidx.invalid")
-    _, secret = _file(repo, {"user": "where is the deploy key", "assistant": SECRET})
-    assert repo.memidx_process("haystack", "commit").code == 0  # unpushed: purge rewrites it
-    assert repo.memidx_process("forget", str(secret["id"])).code == 0
+    # set up in-process (three processes cost ~0.6 s of CPU more): the later filing is timed
+    turn = json.dumps({"user": "where is the deploy key", "assistant": SECRET})
+    secret = repo.memidx("file-turn", "--json", stdin=turn).json()
+    assert repo.memidx("haystack", "commit").code == 0  # unpushed: purge rewrites it
+    assert repo.memidx("forget", str(secret["id"])).code == 0
     repo.write("notes/start.md", "# Start\n\nThe first note of this memory, edited by a person.\n")
     editor = f"sleep {HOLD_S}; echo 'a person edits start' >"
     person = subprocess.Popen(

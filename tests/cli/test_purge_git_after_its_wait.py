@@ -32,10 +32,11 @@ def _forgotten(tmp_path: Path) -> NotesRepo:
     repo.git("config", "user.name", "memidx tests")
     repo.git("config", "user.email", "tests@memidx.invalid")
     turn = {"user": "where is the deploy key", "assistant": SECRET}
-    filed = repo.memidx_process("file-turn", "--json", stdin=json.dumps(turn))
+    # in-process: the set-up, not what is checked (three processes cost ~0.6 s of CPU more)
+    filed = repo.memidx("file-turn", "--json", stdin=json.dumps(turn))
     assert filed.code == 0, filed.err
-    assert repo.memidx_process("haystack", "commit").code == 0  # unpushed: purge rewrites it
-    assert repo.memidx_process("forget", str(filed.json()["id"])).code == 0
+    assert repo.memidx("haystack", "commit").code == 0  # unpushed: purge rewrites it
+    assert repo.memidx("forget", str(filed.json()["id"])).code == 0
     repo.write("notes/start.md", "# Start\n\nThe first note of this memory, edited by a person.\n")
     return repo
 

@@ -12,8 +12,8 @@ from memidx.config import is_memory
 from memidx.git import commit as commit_module
 from memidx.git import lock_holders
 from tests.cli.test_commit_race import held_by_someone
-from tests.cli.test_forget import clones, hits, reachable_bytes, turn
-from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
+from tests.cli.test_forget import clones, filed, indexed_hits, reachable_bytes
+from tests.cli.test_purge_refs import SECRET, committed_secret, errors, objects_of
 from tests.cli.test_purge_work_trees import beside_a_work_tree, run_held, segment_bytes, status
 from tests.helpers import NotesRepo, Run
 
@@ -24,9 +24,9 @@ def with_a_twin(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
     """A clone whose HEAD (main) has an unpushed turn holding SECRET, forgotten, and another
     work tree with main checked out too (`git worktree add --force`)."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
+    gone = committed_secret(one)
     one.git("worktree", "add", "-q", "--force", str(tmp_path / "twin"), "main")
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     return one, NotesRepo(tmp_path / "twin", init=False)
 
 
@@ -50,16 +50,16 @@ def test_another_work_tree_s_own_index_follows_the_purge_there(tmp_path: Path) -
     `.memidx/index.sqlite` it never had, reads the blanked frames again."""
     one, other, gone = beside_a_work_tree(tmp_path)
     other.write("pyproject.toml", OWN_INDEX)
-    assert other.memidx_process("ingest").code == 0
+    assert other.memidx("ingest").code == 0
     assert (other.root / ".cache/memory.sqlite").is_file()
-    assert len(hits(other, "zebra")) == 1
-    assert one.memidx_process("forget", gone).code == 0
+    assert len(indexed_hits(other, "zebra")) == 1
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root), "--json")
 
     assert run.code == 0 and run.json()["held"] == [], run.err
     assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
-    assert hits(other, "zebra") == []  # its own index read the blanked frame again
+    assert indexed_hits(other, "zebra") == []  # its own index read the blanked frame again
     assert not (other.root / ".memidx/index.sqlite").exists()
     assert other.memidx("reconcile").code == 0
 
@@ -69,7 +69,7 @@ def test_a_work_tree_whose_pyproject_cannot_be_read_is_named_before_anything_cha
 ) -> None:
     one, other, gone = beside_a_work_tree(tmp_path)
     other.write("pyproject.toml", "[tool.memidx\n")
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     head = one.git("rev-parse", "HEAD").strip()
 
     run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root))
@@ -85,14 +85,14 @@ def test_when_a_later_work_tree_fails_the_earlier_ones_are_reported_and_their_in
     """The one that failed and the one after it, never reached, are named with what happened
     to them, not as work trees nobody named."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
+    gone = committed_secret(one)
     trees: list[NotesRepo] = []
     for name in ("first", "second", "third"):
         one.git("worktree", "add", "-q", "-b", name, str(tmp_path / name))
         trees.append(NotesRepo(tmp_path / name, init=False))
-        assert trees[-1].memidx_process("ingest").code == 0
+        assert trees[-1].memidx("ingest").code == 0
     first, second, third = trees
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
     monkeypatch.setattr(lock_holders, "_held_by_nobody", held_by_someone)
     lock = Path(second.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
@@ -118,13 +118,14 @@ def test_when_a_later_work_tree_fails_the_earlier_ones_are_reported_and_their_in
     assert list(done["work_trees"]) == [str(first.root)]
     assert done["work_trees"][str(first.root)]["rewritten_commits"] == 1
     assert SECRET not in segment_bytes(first.root) and SECRET not in objects_of(one, "first")
-    assert hits(first, "zebra") == []  # its index followed, though the purge stopped after it
+    # its index followed, though the purge stopped after it
+    assert indexed_hits(first, "zebra") == []
     assert SECRET in segment_bytes(second.root) and SECRET in objects_of(one, "second")
-    assert len(hits(second, "zebra")) == 1
+    assert len(indexed_hits(second, "zebra")) == 1
     lock.unlink()
     assert one.memidx_process("haystack", "purge", *where[2:]).code == 0
-    assert SECRET not in reachable_bytes(one) and hits(second, "zebra") == []
-    assert hits(third, "zebra") == []
+    assert SECRET not in reachable_bytes(one) and indexed_hits(second, "zebra") == []
+    assert indexed_hits(third, "zebra") == []
 
 
 def test_each_work_tree_names_its_own_pushed_segments_and_their_pairs_of_blobs(
@@ -134,12 +135,12 @@ def test_each_work_tree_names_its_own_pushed_segments_and_their_pairs_of_blobs(
     blobs its HEAD has (a blob of the same path at another HEAD is another pair); the
     rewrite's lines name each pair once."""
     one, _ = clones(tmp_path)
-    gone = turn(one, "pushed giraffe turn")
+    gone = filed(one, "pushed giraffe turn")
     assert one.memidx_process("share").code == 0
     one.git("worktree", "add", "-q", "--detach", str(tmp_path / "other"))
-    turn(one, "a later okapi turn")
+    filed(one, "a later okapi turn")
     assert one.memidx_process("share").code == 0
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     other = tmp_path / "other"
 
     run = one.memidx_process("haystack", "purge", "--pushed", "--work-tree", str(other), "--json")
@@ -162,7 +163,7 @@ def test_a_purge_there_leaves_a_work_tree_that_was_no_memory_no_memory(tmp_path:
     one, tree, gone = beside_a_work_tree(tmp_path)
     other = tree.root
     assert not is_memory(other)
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--work-tree", str(other))
 
@@ -180,7 +181,7 @@ def test_a_work_tree_whose_branch_moved_its_notes_is_purged_in_its_history_too(
     other.write("pyproject.toml", '[tool.memidx]\nnotes_dir = "docs"\n')
     other.commit("notes move to docs")
     assert SECRET in objects_of(one, "feature")
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root), "--json")
 
@@ -197,12 +198,12 @@ def test_a_later_work_tree_whose_files_cannot_be_written_is_one_line_after_the_o
     """Not only memidx's own errors: a `.memidx` there that is a file (an OSError) stops
     that work tree's purge with one line naming it, after what was done before it."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
+    gone = committed_secret(one)
     for name in ("first", "second"):
         one.git("worktree", "add", "-q", "-b", name, str(tmp_path / name))
     first, second = tmp_path / "first", tmp_path / "second"
     (second / ".memidx").write_text("a file of the person's, not a folder\n")
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     where = ("--work-tree", str(first), "--work-tree", str(second), "--json")
 
     run = one.memidx_process("haystack", "purge", *where)
@@ -224,13 +225,13 @@ def test_a_work_tree_that_fails_still_names_its_pushed_segments_and_their_pairs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     one, _ = clones(tmp_path)
-    pushed = turn(one, "pushed giraffe turn")
+    pushed = filed(one, "pushed giraffe turn")
     assert one.memidx_process("share").code == 0
-    unpushed = forgotten_on_head(one)
+    unpushed = committed_secret(one)
     one.git("worktree", "add", "-q", "-b", "second", str(tmp_path / "second"))
     second = NotesRepo(tmp_path / "second", init=False)
     for ident in (pushed, unpushed):
-        assert one.memidx_process("forget", ident).code == 0
+        assert one.memidx("forget", ident).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
     monkeypatch.setattr(lock_holders, "_held_by_nobody", held_by_someone)
     lock = Path(second.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
@@ -290,8 +291,8 @@ def test_an_index_that_cannot_follow_is_named_after_the_output_which_it_never_lo
     tmp_path: Path,
 ) -> None:
     one, other, gone = beside_a_work_tree(tmp_path)
-    assert other.memidx_process("ingest").code == 0
-    assert one.memidx_process("forget", gone).code == 0
+    assert other.memidx("ingest").code == 0
+    assert one.memidx("forget", gone).code == 0
     index = other.root / ".memidx/index.sqlite"
     index.write_bytes(b"not a database any more")
 

@@ -24,8 +24,8 @@ from memidx.git.repo import GitRepo
 from memidx.haystack.purge import Purged, purge
 from memidx.portable import file_lock
 from tests.cli.test_commit_race import held_by_someone
-from tests.cli.test_forget import clones, hits, reachable_bytes, turn
-from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
+from tests.cli.test_forget import clones, filed, indexed_hits, reachable_bytes
+from tests.cli.test_purge_refs import SECRET, committed_secret, errors, objects_of
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 
@@ -43,7 +43,7 @@ def beside_a_work_tree(
     """A clone whose HEAD has an unpushed turn holding SECRET (its id, not yet forgotten), and
     another work tree of it at `tmp_path / name`, added `how` (a new branch, --detach)."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
+    gone = committed_secret(one)
     one.git("worktree", "add", "-q", *how, str(tmp_path / name))
     return one, NotesRepo(tmp_path / name, init=False), gone
 
@@ -74,9 +74,9 @@ def test_purge_in_a_linked_work_tree_names_the_main_one_s_branch_and_its_command
     tmp_path: Path,
 ) -> None:
     main, linked, gone = beside_a_work_tree(tmp_path, "linked; tree")
-    assert linked.memidx_process("ingest").code == 0
-    assert linked.memidx_process("forget", gone).code == 0
-    turn(main, "a turn about ferrets filed after the forget")  # not committed
+    assert linked.memidx("ingest").code == 0
+    assert linked.memidx("forget", gone).code == 0
+    filed(main, "a turn about ferrets filed after the forget")  # not committed
     before = person_s_changes(main)
 
     run = linked.memidx_process("haystack", "purge", "--json")
@@ -96,8 +96,8 @@ def test_purge_in_a_linked_work_tree_names_the_main_one_s_branch_and_its_command
     assert SECRET not in reachable_bytes(main) and SECRET not in segment_bytes(main.root)
     assert status(main.root) == before  # the person's edit and staged note are kept
     assert (main.root / "notes/seed.md").read_text() == "an edit not yet committed\n"
-    assert hits(main, "zebra") == []  # its index read the blanked frame again
-    assert len(hits(main, "ferrets")) == 1 and b"ferrets" in segment_bytes(main.root)
+    assert indexed_hits(main, "zebra") == []  # its index read the blanked frame again
+    assert len(indexed_hits(main, "ferrets")) == 1 and b"ferrets" in segment_bytes(main.root)
     assert linked.memidx_process("haystack", "purge", "--json").json()["held"] == []
 
 
@@ -105,7 +105,7 @@ def test_another_work_tree_s_detached_head_is_purged_there_and_the_work_tree_kep
     tmp_path: Path,
 ) -> None:
     one, other, gone = beside_a_work_tree(tmp_path, "a tree; of mine", ("--detach",))
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     before = person_s_changes(other)
     detached = other.git("rev-parse", "HEAD").strip()
 
@@ -135,7 +135,7 @@ def test_a_branch_checked_out_in_a_work_tree_whose_path_has_a_newline_is_named_b
 ) -> None:
     """`git worktree list --porcelain` is read with -z: a path may hold a newline."""
     one, other, gone = beside_a_work_tree(tmp_path, "odd\nbranch tree", ("-b", "odd"))
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
 
@@ -160,7 +160,7 @@ def test_a_branch_a_rebase_is_rewriting_in_another_work_tree_is_named_and_never_
     topic = other.git("rev-parse", "HEAD").strip()
     other.git("-c", "sequence.editor=sed -i 1s/^pick/edit/", "rebase", "-q", "-i", "HEAD~2")
     assert other.git("rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"  # mid-rebase
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
 
@@ -202,7 +202,7 @@ def test_a_work_tree_stopped_in_a_merge_or_a_bisect_is_never_moved_until_it_ends
     )  # fmt: skip
     assert merged.returncode != 0  # stopped on the conflict
     topic = other.git("rev-parse", "HEAD").strip()
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     command = ("haystack", "purge", "--work-tree", str(other.root))
 
     refused = one.memidx_process(*command)
@@ -229,7 +229,7 @@ def test_a_branch_or_work_tree_that_does_not_exist_is_exit_1_even_with_nothing_f
 ) -> None:
     """Well-formed names naming nothing exit 1, as show's and forget's refs (they exited 2)."""
     one, _ = clones(tmp_path)
-    forgotten_on_head(one)  # nothing forgotten
+    committed_secret(one)  # nothing forgotten
     head = one.git("rev-parse", "HEAD").strip()
 
     for args, named in (
@@ -252,8 +252,8 @@ def test_a_revision_that_names_no_branch_is_a_usage_error_with_something_forgott
 ) -> None:
     """`main^` is a commit git resolves, not a branch: one usage line, not a traceback."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    assert one.memidx_process("forget", gone).code == 0
+    gone = committed_secret(one)
+    assert one.memidx("forget", gone).code == 0
     head, before = one.git("rev-parse", "HEAD").strip(), segment_bytes(one.root)
 
     run = one.memidx_process("haystack", "purge", "--branch", name)
@@ -268,7 +268,7 @@ def test_tags_and_refs_that_name_a_segment_s_blob_or_tree_are_named(tmp_path: Pa
     """A ref may name a blob or a tree, not a commit (`git tag t HEAD:<segment>`): it holds
     the segment's bytes as surely as a commit does."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
+    gone = committed_secret(one)
     (segment,) = [
         line.split("\t")[1]
         for line in one.git("ls-tree", "-r", "HEAD", "notes/haystack").splitlines()
@@ -280,7 +280,7 @@ def test_tags_and_refs_that_name_a_segment_s_blob_or_tree_are_named(tmp_path: Pa
     one.git("tag", "-a", "nested", "-m", "a tag of a tag", "annotated-blob")
     one.git("update-ref", "refs/keep/blob", f"HEAD:{segment}")
     one.git("tag", "unrelated", "HEAD:notes/seed.md")  # a blob without forgotten bytes
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
 
@@ -306,12 +306,12 @@ def test_a_work_tree_whose_folder_is_gone_is_named_with_git_worktree_prune(
     """A work tree deleted with `rm -rf` stays in git's list, its HEAD and branch kept, until
     `git worktree prune`; memidx never makes its folder again."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
+    gone = committed_secret(one)
     one.git("worktree", "add", "-q", "-b", "lost", str(tmp_path / "lost"))
     one.git("worktree", "add", "-q", "--detach", str(tmp_path / "lost detached"))
     for name in ("lost", "lost detached"):
         subprocess.run(["rm", "-rf", str(tmp_path / name)], check=True)
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
 
@@ -347,12 +347,12 @@ def test_a_segment_staged_with_forgotten_bytes_stays_staged_without_them(
     blanks the staged blob too (the next `git commit` would commit the bytes again) and keeps
     it staged, whether or not HEAD's commits were rebuilt."""
     one, _ = clones(tmp_path)
-    committed = forgotten_on_head(one)
-    staged = turn(one, f"{SECRET.decode()} staged")
+    committed = committed_secret(one)
+    staged = filed(one, f"{SECRET.decode()} staged")
     one.git("add", "-A", "notes/haystack")
     (new,) = [line[3:] for line in status(one.root) if line.startswith("A  ")]
     for ident in (committed, staged):
-        assert one.memidx_process("forget", ident).code == 0
+        assert one.memidx("forget", ident).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
 
@@ -367,7 +367,7 @@ def test_a_commit_made_in_the_other_work_tree_while_purge_rebuilds_it_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     one, other, gone = beside_a_work_tree(tmp_path)
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     rebuilt = rewrite_module._rebuilt  # pyright: ignore[reportPrivateUsage]
     landed: list[str] = []
 
@@ -393,7 +393,7 @@ def test_purge_waits_for_the_writer_lock_another_work_tree_s_agent_holds(tmp_pat
     """An agent filing a turn in the other work tree holds its writer lock: the purge there
     waits for it, never rewriting a segment while a record is appended to it."""
     one, other, gone = beside_a_work_tree(tmp_path)
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     before = segment_bytes(other.root)
     finished: list[Purged] = []
     config = load_config(one.root, env={})
@@ -418,7 +418,7 @@ def test_a_work_tree_whose_index_stays_locked_is_named_in_the_error_and_left_as_
     """This work tree is purged first: the error from the other one says which work tree it
     is and that this one is purged already, so nobody reads "no segment changed" as both."""
     one, other, gone = beside_a_work_tree(tmp_path)
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
     monkeypatch.setattr(lock_holders, "_held_by_nobody", held_by_someone)
     head, before = other.git("rev-parse", "HEAD").strip(), segment_bytes(other.root)
@@ -440,12 +440,12 @@ def test_a_locked_work_tree_whose_folder_is_missing_is_purged_once_it_is_back(
     """`git worktree lock` keeps a work tree on a drive that is not mounted: `git worktree
     prune` leaves it, so the command named must be the purge that works once it is back."""
     one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
+    gone = committed_secret(one)
     usb = tmp_path / "usb tree"
     one.git("worktree", "add", "-q", "-b", "travel", str(usb))
     one.git("worktree", "lock", "--reason", "on a usb drive", str(usb))
     usb.rename(tmp_path / "unmounted")
-    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
 
