@@ -18,7 +18,7 @@ from memidx.errors import GitError
 from memidx.git import commit as commit_module
 from memidx.git import lock_holders
 from memidx.git.commit import commit_paths
-from tests.alone import AT_ONCE, remember_alone
+from tests.alone import at_once, remember_alone
 from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env
 
@@ -153,7 +153,7 @@ def test_memidx_run_by_a_hook_of_a_git_commit_does_not_wait_for_that_commit(
     hooked = hook_ended - hook_began
     # its wait for that commit (WAIT_SECONDS, 10 s) would be on top of the remember alone;
     # git's commit with its hooks took 13.7 s in all under CI-like load, with no wait in it
-    assert hooked < baseline + AT_ONCE, (hooked, baseline)
+    assert hooked < at_once(baseline), (hooked, baseline)
 
 
 def test_a_person_who_commits_while_memidx_shares_loses_nothing(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import GitBusy
 from memidx.git.commit import commit_paths
-from tests.alone import ALONE_TITLE, AT_ONCE, remember_alone
+from tests.alone import ALONE_TITLE, at_once, remember_alone
 from tests.cli.test_remember import hold_open
 from tests.helpers import NotesRepo, started_memory
 from tests.pending_runs import finishers, until
@@ -64,7 +64,7 @@ def test_a_head_lock_a_killed_git_left_is_said_at_once_with_its_remedy(
     assert run.code == 1 and "Traceback" not in run.err, run.err
     assert f"{lock} was left behind by a git process that was killed" in run.err, run.err
     assert f"remove it: rm {lock}; the note is kept, and committed once it is removed" in run.err
-    assert waited < alone + AT_ONCE, (waited, alone)  # not the 10 s wait no waiting ends
+    assert waited < at_once(alone), (waited, alone)  # not the 10 s wait no waiting ends
     [shown] = repo.memidx("status", "--json").json()["pending_notes"]
     assert shown["why"].startswith(f"{lock} was left behind") and f"rm {lock}" in shown["why"]
     lock.unlink()

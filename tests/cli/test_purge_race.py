@@ -16,6 +16,7 @@ from memidx.errors import GitError
 from memidx.git import commit as commit_module
 from memidx.git import lock_holders
 from memidx.git import rewrite as rewrite_module
+from memidx.haystack import purge as purge_module
 from memidx.haystack.purge import purge
 from tests.cli.test_commit_race import LOADED_WAIT, held_by_someone, memory, person_commits
 from tests.cli.test_forget import reachable_bytes
@@ -65,9 +66,10 @@ def test_a_person_who_commits_while_purge_rebuilds_the_commits_loses_nothing(
         return commit
 
     monkeypatch.setattr(rewrite_module, "_rebuilt", rebuilt_then_the_person_commits)
-    # the person's commit is waited for, however long a loaded machine makes it: past the
-    # 10 s, CI-like load (commit_race's pre-commit hook and git's start) said GitBusy here
-    monkeypatch.setattr(commit_module, "WAIT_SECONDS", LOADED_WAIT)
+    # the person's commit is waited for, however long a loaded machine makes it: past
+    # purge's 2 s (LOCKED_WAIT), CI-like load (the pre-commit hook's 1.5 s and git's start)
+    # said GitBusy here, "git kept its index locked" or "a git commit is still under way"
+    monkeypatch.setattr(purge_module, "LOCKED_WAIT", LOADED_WAIT)
 
     done = purge(load_config(memory.root, env={}))
 
