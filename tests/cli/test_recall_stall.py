@@ -263,7 +263,7 @@ def test_a_hook_acknowledged_by_a_closing_server_waits_for_its_answer(config: Co
         first = prompted(config)
         stale = asked(config, {CONFIG: "another"})  # the server closes after answering it
         queued = [prompted(config) for _ in range(3)]  # answered while it closes: 0.3 s
-        block, took = hook(config, 1.5)  # answered after them, looking every 0.2 s meanwhile
+        block, took = hook(config, LONG)  # answered after them, looking every 0.2 s meanwhile
         for conn in [first, stale, *queued]:
             conn.close()
 
@@ -331,7 +331,7 @@ def test_a_hook_alone_waits_for_its_own_slow_answer(config: Config) -> None:
     answer about to come for a recall in its own process: a slow answer computes, and the
     server now says STALLED only for one on which the process is idle."""
     with served(config, Held(each=0.7, busy=True)):
-        block, took = hook(config, 1.5)
+        block, took = hook(config, LONG)
 
     assert block == SERVED, took
 
@@ -400,6 +400,6 @@ def test_a_hook_stopped_before_its_request_does_not_stall_the_server(
         silent.connect(str(path))
         assert silent.recv(1) == recall_server.ACK  # and then nothing, the hook stopped
         time.sleep(0.3)
-        block, took = hook(config, 1.5)
+        block, took = hook(config, LONG)
 
     assert block == SERVED, took
