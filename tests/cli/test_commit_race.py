@@ -18,8 +18,11 @@ from memidx.errors import GitError
 from memidx.git import commit as commit_module
 from memidx.git import lock_holders
 from memidx.git.commit import commit_paths
+from tests.alone import at_once, remember_alone
 from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env
+
+LOADED_WAIT = 60.0  # seconds memidx waits here for the person's git: all of it, on any load
 
 
 @pytest.fixture
@@ -42,7 +45,8 @@ def person_commits(repo: NotesRepo, paths: Sequence[str]) -> subprocess.Popen[st
         ["git", *GIT_IDENTITY, "commit", "-q", "-m", "person's note", *paths],
         cwd=repo.root, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    for _ in range(500):
+    end = time.monotonic() + LOADED_WAIT  # git's start on a loaded machine, not 500 looks
+    while time.monotonic() < end:
         if (repo.root / ".git" / "hook-runs").exists():
             return person
         if person.poll() is not None:
@@ -67,6 +71,7 @@ def test_a_person_who_commits_while_memidx_builds_its_commit_loses_nothing(
         return commit
 
     monkeypatch.setattr(commit_module, "_build", build_then_the_person_commits)
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", LOADED_WAIT)  # the person's commit, whole
     ref = memory.note("agent.md", "Agent's note", "remembered by an agent")
 
     commit_paths(load_config(memory.root, env={}), [ref], "memidx remember: Agent's note")
@@ -123,14 +128,16 @@ def test_memidx_run_by_a_hook_of_a_git_commit_does_not_wait_for_that_commit(
 ) -> None:
     """A git waits for its hooks: memidx in one does not wait for that git."""
     hook = memory.root / ".git" / "hooks" / "post-commit"
+    took = memory.root.parent / "took"  # the hook's memidx alone, not git's start and hooks
     hook.write_text(
-        "#!/bin/sh\necho 'a note an agent remembered from a hook' | "
+        "#!/bin/sh\nbegan=$(date +%s.%N)\necho 'a note an agent remembered from a hook' | "
         f"{MEMIDX_BIN} remember --title 'From a hook'\n"
+        f'echo "$began $(date +%s.%N)" > {took}\n'
     )
     hook.chmod(0o755)
+    baseline = remember_alone(memory, MEMIDX_HOOK_EMBED="0")  # git's start and hooks aside
     ref = memory.note("person.md", "Person's note", "written by hand")
     memory.git("add", ref)
-    started = time.monotonic()
 
     done = subprocess.run(
         ["git", *GIT_IDENTITY, "commit", "-q", "-m", "person's note"], cwd=memory.root,
@@ -142,7 +149,11 @@ def test_memidx_run_by_a_hook_of_a_git_commit_does_not_wait_for_that_commit(
     assert "not committed" not in done.stderr
     subjects = memory.git("log", "--format=%s").splitlines()
     assert subjects[:2] == ["memidx remember: From a hook", "person's note"]
-    assert time.monotonic() - started < commit_module.WAIT_SECONDS
+    hook_began, hook_ended = (float(word) for word in took.read_text().split())
+    hooked = hook_ended - hook_began
+    # its wait for that commit (WAIT_SECONDS, 10 s) would be on top of the remember alone;
+    # git's commit with its hooks took 13.7 s in all under CI-like load, with no wait in it
+    assert hooked < at_once(baseline), (hooked, baseline)
 
 
 def test_a_person_who_commits_while_memidx_shares_loses_nothing(tmp_path: Path) -> None:

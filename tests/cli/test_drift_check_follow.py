@@ -19,6 +19,7 @@ from memidx.githooks import drift_wait
 from memidx.index.following import following
 from tests.helpers import NotesRepo
 
+LONG_WAIT = 30.0  # seconds a check waits for a follow here: far past any load
 ENGLISH = "The file lock is held by another process on Windows, so nobody can write any more."
 
 
@@ -44,11 +45,17 @@ def _remembered(repo: NotesRepo) -> None:
 
 
 def _follow(
-    repo: NotesRepo, seconds: float, *, to_head: bool, moves: bool = True, then: float = 0.0
+    repo: NotesRepo,
+    seconds: float,
+    *,
+    to_head: bool,
+    moves: bool = True,
+    then: float = 0.0,
+    released: threading.Event | None = None,
 ) -> Thread:
     """memidx's command: it holds its `following` lock file, moves HEAD (`moves`; else it
-    waits, as a `remember` waiting for git), and `seconds` later brings the index to HEAD
-    (`to_head`) or ends without (killed); then goes on for `then` seconds."""
+    waits, as a `remember` waiting for git), and `seconds` later (or once `released`) brings
+    the index to HEAD (`to_head`) or ends without (killed); then goes on for `then` seconds."""
     held = threading.Event()
 
     def command() -> None:
@@ -56,7 +63,7 @@ def _follow(
             if moves:
                 _remembered(repo)
             held.set()
-            time.sleep(seconds)
+            (released or threading.Event()).wait(seconds)
             if to_head:
                 assert repo.memidx_process("sync").code == 0  # not in-process: stdout is shared
             time.sleep(then)
@@ -110,19 +117,23 @@ def test_a_command_begun_after_head_moved_is_not_waited_for(
     """A `remember` that began after a git operation no hook followed moved HEAD, waiting for
     the git whose commit this check is (git holds its index): the commit waited 10 s for it,
     it for the commit, and the real drift went through unchecked (12.6 s each)."""
-    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 5.0)
+    # the command holds until the check ended, and the check's wait is long: a check that
+    # waited for it is told from one that did not on any load (4.0 s of 5 were too few)
+    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", LONG_WAIT)
     _remembered(repo)  # no memidx command made it: HEAD moved, no hook followed
     time.sleep(0.05)  # file times are coarse: the command begins after, not in the same tick
-    thread = _follow(repo, 8.0, to_head=False, moves=False)
+    released = threading.Event()
+    thread = _follow(repo, 2 * LONG_WAIT, to_head=False, moves=False, released=released)
     try:
         began = time.monotonic()
         done = repo.memidx("check", "all", "notes/mine.md")
         took = time.monotonic() - began
     finally:
+        released.set()
         thread.join(timeout=60)
 
     assert done.code == 1 and "the index has drifted from HEAD (it is at" in done.out, done.out
-    assert took < 4.0, took
+    assert took < LONG_WAIT / 2, took
 
 
 def test_the_wait_ends_once_the_index_is_at_head(
@@ -149,15 +160,23 @@ def test_a_commit_goes_on_once_the_index_is_at_head_though_a_follow_still_holds(
     index to HEAD: the person's commit took 8-9 s, and memidx's command failed, "git's index
     was held by git commit (pid N) for all of memidx's wait" (chaos.py seeds 3 and 4). The
     check goes on as soon as the index is at HEAD."""
-    waiting = _follow(repo, 8.0, to_head=False, moves=False)  # waits for this commit
-    released = time.monotonic() + 8.0
+    began = time.monotonic()  # the same check with nothing to wait for, on this machine now
+    assert repo.memidx_process("check", "all", "notes/mine.md").code == 0
+    alone = time.monotonic() - began
+    released = threading.Event()  # the waiting command holds until the check ended (60 s at
+    # most): 8 s were less than the check's own process took on a loaded machine (7.7 s)
+    waiting = _follow(repo, 2 * LONG_WAIT, to_head=False, moves=False, released=released)
     follower = _follow(repo, 0.5, to_head=True)  # the one that moved HEAD brings the index
     try:
+        began = time.monotonic()
         done = repo.memidx_process("check", "all", "notes/mine.md")
-        ended = time.monotonic()
+        took = time.monotonic() - began
+        held = waiting.is_alive()  # the check went on while the command still held
     finally:
+        released.set()
         follower.join(timeout=60)
         waiting.join(timeout=60)
 
     assert done.code == 0 and "drifted" not in done.out, done.out + done.err
-    assert ended < released - 1.0, f"the check waited {ended - released + 8.0:.1f} s"
+    assert held, "the check waited for the command's follow to end"
+    assert took < alone + drift_wait.FOLLOW_WAIT / 2, (took, alone)  # not its whole wait

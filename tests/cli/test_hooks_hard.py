@@ -288,16 +288,19 @@ def test_a_transcript_rotated_and_cut_between_events_files_each_exchange_once(
 ) -> None:
     repo = memory(tmp_path)
     path = transcript(tmp_path, *FIRST)
-    claude(repo, "Stop", stop(path, "Set memory=6GB in .wslconfig."))
+    # what is filed, not the deadline: under CI-like load SessionEnd's 1.4 s ran out (it gave
+    # up, logged, with both exchanges filed already), and the empty log failed the test
+    slow = {"MEMIDX_AGENT_DEADLINE": "60"}
+    claude(repo, "Stop", stop(path, "Set memory=6GB in .wslconfig."), **slow)
 
     path.write_text("".join(SECOND), encoding="utf-8")  # rotated: only the newest exchange
-    claude(repo, "Stop", stop(path, "swap=0 in .wslconfig too."))
+    claude(repo, "Stop", stop(path, "swap=0 in .wslconfig too."), **slow)
     path.write_text("".join([*FIRST, *SECOND])[:-40], encoding="utf-8")  # cut inside a line
-    claude(repo, "Stop", stop(path, "swap=0 in .wslconfig too."))
+    claude(repo, "Stop", stop(path, "swap=0 in .wslconfig too."), **slow)
     path.write_text("".join([*FIRST, *SECOND]), encoding="utf-8")
-    claude(repo, "SessionEnd", stop(path, ""))
+    claude(repo, "SessionEnd", stop(path, ""), **slow)
     path.unlink()  # deleted (Claude Code's cleanup): nothing to read, nothing lost
-    claude(repo, "Stop", stop(path, ""))
+    claude(repo, "Stop", stop(path, ""), **slow)
 
     assert len(turns(repo)) == 2 and log_lines(repo) == []
 

@@ -44,6 +44,14 @@ def serving(config: Config, idle: float) -> tuple[threading.Thread, Path]:
     return served, path
 
 
+@pytest.fixture(autouse=True)
+def patient_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hooks here wait 5 s for the server's acknowledgement, not ACK_WAIT (0.3 s): its thread
+    shares this process, and under CI-like load it took the connection and acknowledged it
+    later ("no acknowledgement"). What the wait is for, a wedged server, test_recall_wedge's."""
+    monkeypatch.setattr(recall_client, "ACK_WAIT", 5.0)
+
+
 @pytest.fixture
 def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A short $XDG_RUNTIME_DIR (pytest's folders are too deep for a socket's path)."""

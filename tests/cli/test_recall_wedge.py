@@ -36,7 +36,15 @@ from memidx.agents.recall import Recall, Recaller
 from memidx.agents.session import Where
 from memidx.config import Config
 from memidx.portable import file_lock
-from tests.cli.test_recall_hard import PROMPT, REF, copied, in_process_fails, memory, no_start
+from tests.cli.test_recall_hard import (
+    PROMPT,
+    REF,
+    WEDGED_DEADLINE,
+    copied,
+    in_process_fails,
+    memory,
+    no_start,
+)
 from tests.helpers import dead_pid
 
 __all__ = ["memory"]  # the module's embedded memory, shared with test_recall_hard's fixture
@@ -99,8 +107,8 @@ def two_hooks(config: Config) -> list[tuple[str, float]]:
             earlier = float(made) - recall_wedge.SUSPECT_AFTER - 1
             mark.write_text(f"{pid}\n{wall}\n{earlier!r}\n", encoding="utf-8")
         where = Where("claude-code", f"wedged-{n}", str(config.root))
-        started = time.monotonic()
-        block = actions.recall_for(config, where, PROMPT, started + 1.5)
+        started = time.monotonic()  # a deadline far past ACK_WAIT: test_recall_hard's
+        block = actions.recall_for(config, where, PROMPT, started + WEDGED_DEADLINE)
         done.append((block, time.monotonic() - started))
     return done
 
@@ -113,7 +121,7 @@ def test_a_stopped_server_is_replaced_by_the_next_hook_that_finds_it(config: Con
         code = server.wait(5)  # ended by the second hook
 
     assert code == -signal.SIGKILL
-    assert all(REF in block and took < 1.5 for block, took in hooks), hooks
+    assert all(REF in block and took < WEDGED_DEADLINE / 2 for block, took in hooks), hooks
 
 
 @pytest.mark.parametrize(
@@ -127,7 +135,7 @@ def test_a_listener_not_provably_the_memorys_server_is_never_ended(
         alive = server.poll() is None
 
     assert alive
-    assert all(REF in block and took < 1.5 for block, took in hooks), hooks
+    assert all(REF in block and took < WEDGED_DEADLINE / 2 for block, took in hooks), hooks
 
 
 def test_a_hook_left_too_little_time_does_not_recall_in_its_own_process(

@@ -32,6 +32,7 @@ from memidx.portable import file_lock
 from tests.helpers import dead_pid
 
 TURN = "the zebra crossing is painted on Fridays"
+LIVES_UNTIL_EOF = "import sys; sys.stdin.read()"  # a build process, until its stdin closes
 
 
 def _memory(root: Path) -> Config:
@@ -205,17 +206,22 @@ def test_a_build_that_dies_is_waited_for_no_longer(
 ) -> None:
     """The build's process ended without building the index: the search waited the whole
     BUILD_WAIT (5 s) for it all the same."""
-    builder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
+    # it lives until the test ends it 0.3 s into the search: a 0.3 s sleep from its start had
+    # ended before the search began on a loaded machine (the memory made and the turn filed)
+    builder = subprocess.Popen([sys.executable, "-c", LIVES_UNTIL_EOF], stdin=subprocess.PIPE)
+    assert builder.stdin is not None
+    monkeypatch.setattr(building, "BUILD_WAIT", 30.0)  # its whole wait: far past its life
     try:
         _background(monkeypatch, delay=None, pid=builder.pid)
         config = _memory(tmp_path)
         answers.file_turn(config, {"text": TURN, "agent": "t"})
 
         began = time.monotonic()
+        threading.Timer(0.3, builder.stdin.close).start()
         with pytest.raises(IndexUnusable) as refused:
             _hits(config, "zebra crossing")
 
-        assert 0.2 < time.monotonic() - began < 2.0  # waited while it lived, not after
+        assert 0.2 < time.monotonic() - began < 15.0  # waited while it lived, not after
         assert refused.value.message.startswith("no index at ")
     finally:
         builder.kill()
