@@ -31,9 +31,9 @@ def test_the_heaviest_go_first_then_scenarios_then_unit_modules_whatever_their_c
     assert list(ordered(work)) == [
         "tests/cli/test_sync_hard.py",
         "tests/cli/test_haystack_hard.py",
+        "tests/features/test_features.py",
         "tests/unit/test_hostile_front_matter.py",
         "tests/cli/test_search_cli.py",
-        "tests/features/test_features.py",
         "tests/cli/test_agent_hooks.py::TestSearch",
         "tests/unit/test_secret_screen.py",
         "tests/unit/test_when.py",
