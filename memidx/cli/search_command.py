@@ -13,20 +13,21 @@ from memidx.config import Config
 def search(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
     from memidx.index.store import open_store
-    from memidx.search.answer import answer, without_vectors
+    from memidx.search.answer import answer, no_vectors, without_vectors
     from memidx.search.timing import STARTED, Stopwatch
 
     watch = Stopwatch()
     text = " ".join(args.query)
     filters = filters_of(args)
     missing = without_vectors() if args.mode == "auto" else None
-    words_only = args.mode == "bm25" or missing is not None  # no numpy, no model: the lightest
-    make = None
-    if not words_only:
-        from memidx.search.searcher import Searcher as make  # numpy: timed with the imports
-    watch.add("imports", time.perf_counter() - STARTED)
     store, _ = open_store(config.index_path, write=False)
     try:
+        if args.mode == "auto" and missing is None:  # no vectors: words only, as the searcher
+            missing = no_vectors(store, config)  # answers then, without numpy's ~0.1 s
+        make = None
+        if args.mode != "bm25" and missing is None:  # no numpy, no model: the lightest
+            from memidx.search.searcher import Searcher as make  # numpy: timed with the imports
+        watch.add("imports", time.perf_counter() - STARTED)
         searcher = None if make is None else make(store, config, watch=watch)
         result = answer(
             store, config, text, filters, args.limit, mode=args.mode,

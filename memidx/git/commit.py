@@ -8,9 +8,10 @@ move from under it); when HEAD moved meanwhile it is built again on the new HEAD
 for another git command for at most WAIT_SECONDS, then says its note was not committed (the
 file stays). Only after that is the user's index told about these paths (`reset -q -- paths`,
 the same as `git add` of what was committed; each a literal pathspec, never a pattern), so
-whatever else the user had staged or edited stays as it was. Commands run through GitPython's
-command wrapper (a listed dependency), one memidx commit at a time per clone. `publish` is the
-one way memidx moves HEAD to a commit it built (the purge's, share's merge: git/rewrite.py)."""
+whatever else the user had staged or edited stays as it was. Commands run by name, as GitPython's
+command wrapper ran them (memidx/git/plumbing.py: without GitPython's import), one memidx commit
+at a time per clone. `publish` is the one way memidx moves HEAD to a commit it built (the
+purge's, share's merge: git/rewrite.py)."""
 
 from __future__ import annotations
 
@@ -68,9 +69,9 @@ def commit_paths(
     before, a pull's autostash took the deletion and gave it back after a failed commit). Each
     error ends in `undone` (`x.md was not committed`). `on`: blobs the HEAD built on must hold
     at these paths, else ChangedSince (a person's commit of them since the caller's look)."""
-    import git
+    from memidx.git.plumbing import Plumbing
 
-    repo: Any = git.Repo(config.root)
+    repo: Any = Plumbing(config.root)
     git_dir = Path(str(repo.git_dir))
     root = Path(str(repo.working_tree_dir))
     undone = undone or not_committed(paths)
@@ -218,7 +219,7 @@ def _build(
     undone: str | None = None,
     on: Mapping[str, str] | None = None,
 ) -> str:
-    import git
+    from memidx.git.plumbing import CommandFailed
 
     for path, blob in (on or {}).items():  # built again on a HEAD a person's commit moved
         held = repo.git.rev_parse("-q", "--verify", f"{head}:{path}", with_exceptions=False)
@@ -242,7 +243,7 @@ def _build(
         # the subject is UTF-8: under i18n.commitEncoding the commit was labelled otherwise
         utf8 = repo.git(c=f"i18n.commitEncoding={UTF8}")
         return str(utf8.commit_tree(tree, *parents, "-m", subject)).strip()
-    except git.GitCommandError as exc:
+    except CommandFailed as exc:
         raise commit_error(str(exc.stderr or ""), paths, undone) from exc
     finally:
         temporary.unlink(missing_ok=True)
@@ -270,9 +271,9 @@ def update_user_index(
 
 
 def _head(repo: Any) -> str | None:
-    import git
+    from memidx.git.plumbing import CommandFailed
 
     try:
         return str(repo.git.rev_parse("--verify", "-q", "HEAD^{commit}")).strip() or None
-    except git.GitCommandError:
+    except CommandFailed:
         return None  # an unborn branch: the first commit

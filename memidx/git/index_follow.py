@@ -90,15 +90,14 @@ def _away(
 
 def _told(repo: Any, commit: str, paths: Sequence[str]) -> bool:
     """Whether git's index holds at `paths` exactly what `commit` holds there (no lock taken)."""
-    import git
-
     from memidx.git.commit import literal
+    from memidx.git.plumbing import CommandFailed
 
     if not paths:
         return True
     try:
         repo.git.diff_index("--cached", "--quiet", commit, "--", *literal(paths))
-    except git.GitCommandError:
+    except CommandFailed:
         return False  # differs (exit 1), or git could not tell: the reset decides
     return True
 
@@ -115,13 +114,12 @@ def _index_free(lock: Path, deadline: float) -> None:
 def _files(repo: Any, commit: str, paths: Sequence[str]) -> dict[str, str]:
     """The files `commit` holds at or under `paths`, each with its blob (none for a deletion:
     a forget's)."""
-    import git
-
     from memidx.git.commit import literal
+    from memidx.git.plumbing import CommandFailed
 
     try:
         listed = str(repo.git.ls_tree("-r", "-z", commit, "--", *literal(paths)))
-    except git.GitCommandError:
+    except CommandFailed:
         return {}
     found: dict[str, str] = {}
     for entry in filter(None, listed.split("\0")):
@@ -157,7 +155,7 @@ def _take_out(repo: Any, root: Path, path: str, blob: str, deadline: float) -> t
 
 def _take_out_unlocked(repo: Any, root: Path, path: str, blob: str) -> bool:
     """_take_out where no POSIX shell takes git's index lock (Windows): looked at, then done."""
-    import git
+    from memidx.git.plumbing import CommandFailed
 
     literal = f":(literal){path}"
     if _object(repo, f"HEAD:{path}"):  # HEAD's own file: git's switch dealt with it
@@ -176,18 +174,18 @@ def _take_out_unlocked(repo: Any, root: Path, path: str, blob: str) -> bool:
         if staged:  # memidx's reset staged it there, before HEAD's move was seen
             repo.git.rm("--cached", "-q", "--", literal)
         file.unlink()
-    except (git.GitCommandError, OSError):
+    except (CommandFailed, OSError):
         return False
     return True
 
 
 def _unstage(repo: Any, literal: str) -> bool:
     """`git rm --cached` of one entry; False when git refused (its index held)."""
-    import git
+    from memidx.git.plumbing import CommandFailed
 
     try:
         repo.git.rm("--cached", "-q", "--", literal)
-    except git.GitCommandError:
+    except CommandFailed:
         return False
     return True
 
@@ -224,11 +222,10 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
     holds it."""
     import contextlib
 
-    import git
-
     from memidx.errors import GitError
     from memidx.git.commit import literal
     from memidx.git.index_edit import HELD, STAGED, put_back_entry
+    from memidx.git.plumbing import CommandFailed
     from memidx.git.quoted import pathspec_word
     from memidx.text import display
 
@@ -236,7 +233,7 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
     for attempt in range(10_000):  # bounded by the deadline
         try:  # HEAD's entry: mode, kind, blob (none on an unborn branch: a switch --orphan)
             listed = str(repo.git.ls_tree("-z", "HEAD", "--", *spec)).rstrip("\0").split(None, 3)
-        except git.GitCommandError:
+        except CommandFailed:
             return False
         if listed[2:3] != [blob]:
             return False
@@ -263,18 +260,18 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
             f"run `git reset -q -- {pathspec_word(path)}` {why[1]}, then "
             f"`git checkout -- {pathspec_word(path)}` if the file is missing",  # HEAD's, never
         )  # over a file a person put there (`git checkout HEAD --` wrote over it)
-    with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the
+    with contextlib.suppress(CommandFailed):  # a file came at its path since: the
         repo.git.checkout_index("-q", "--", path)  # person's, kept (`git status`: modified)
     return True
 
 
 def _object(repo: Any, spec: str) -> str:
     """The object `spec` (`<commit>:<path>`) names, "" when there is none."""
-    import git
+    from memidx.git.plumbing import CommandFailed
 
     try:
         return str(repo.git.rev_parse("-q", "--verify", spec)).strip()
-    except git.GitCommandError:
+    except CommandFailed:
         return ""
 
 

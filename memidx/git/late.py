@@ -89,11 +89,11 @@ def settle(
 
 def _object(repo: Any, spec: str) -> str:
     """The object `spec` (`<commit>:<path>`) names, "" when that commit holds no such path."""
-    import git
+    from memidx.git.plumbing import CommandFailed
 
     try:
         return str(repo.git.rev_parse("-q", "--verify", spec)).strip()
-    except git.GitCommandError:
+    except CommandFailed:
         return ""
 
 

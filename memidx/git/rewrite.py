@@ -56,11 +56,10 @@ def rewrite_unpushed(
     branch than `branch` (memidx.git.branch.head_ref, read before the purge read anything):
     a `git switch` meanwhile never gets the branch it took HEAD to rewritten. It waits `wait`
     seconds for git at most (WAIT_SECONDS when None)."""
-    import git
-
     from memidx.git.commit import WAIT_SECONDS, index_follows, publish, update_user_index
     from memidx.git.commit_lock import serialized
     from memidx.git.late import settle
+    from memidx.git.plumbing import Plumbing
     from memidx.git.publish import committers
 
     repo = GitRepo(config.root)
@@ -93,7 +92,7 @@ def rewrite_unpushed(
         then()  # index with the forgotten bytes: it ends, git's index is told again below
         try:  # (the work tree is blanked first, whatever that git does)
             if late and paths:
-                settle(git.Repo(config.root), late, head, sorted(paths), deadline, purge=True)
+                settle(Plumbing(config.root), late, head, sorted(paths), deadline, purge=True)
         finally:  # one still under way or done: git's index is told all the same (it kept
             # the forgotten bytes staged for the person's next commit, when settle raised)
             # never a reset without paths (that would reset the whole index); again here:
@@ -101,7 +100,7 @@ def rewrite_unpushed(
             if count and paths:
                 done = f"rewrote the unpushed commits up to {head[:12]}"
                 shows = "the forgotten bytes as staged"
-                repository = git.Repo(config.root)
+                repository = Plumbing(config.root)
                 update_user_index(repository, sorted(paths), head, deadline, done=done, shows=shows)
     return count
 

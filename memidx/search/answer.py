@@ -8,9 +8,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
-from memidx.errors import VECTOR_MODULES, VECTORS_HINT
+from memidx.errors import VECTORS_HINT
 from memidx.index.head import behind_head
-from memidx.index.store import Filters, Store, snapshot
+from memidx.index.store import Filters, Store, VectorStore, snapshot
+from memidx.remedies import run_hint
 from memidx.search.front_line import point_at_front_matter
 from memidx.search.lexical import SearchResult, lexical_search
 from memidx.search.present import drop_vanished
@@ -22,17 +23,25 @@ if TYPE_CHECKING:
 
 
 def without_vectors() -> str | None:
-    """The warning for `--mode auto` when memidx was installed without its vectors extra."""
-    try:
-        import numpy  # noqa: F401  # pyright: ignore[reportUnusedImport]
-    except ModuleNotFoundError as exc:
-        if exc.name not in VECTOR_MODULES:
-            raise
-        return (
-            f"vector search is not installed ({exc.name} is missing): searching by words only "
-            f"({VECTORS_HINT})"
-        )
-    return None
+    """The warning for `--mode auto` when memidx was installed without its vectors extra (numpy
+    looked for, not imported: ~0.1 s of CPU a search without vectors never needs)."""
+    from importlib.util import find_spec
+
+    if find_spec("numpy") is not None:
+        return None
+    return (
+        "vector search is not installed (numpy is missing): searching by words only "
+        f"({VECTORS_HINT})"
+    )
+
+
+def no_vectors(store: Store, config: Config) -> str | None:
+    """The warning for `--mode auto` when the index holds no vectors of the model: the words-only
+    answer the searcher gives then (Searcher._vectors_usable), without importing numpy."""
+    if VectorStore(store.conn).model(config.model) is not None:
+        return None
+    hint = run_hint(config.root, "embed")
+    return f"no vectors of {config.model} in the index: searching by words only ({hint})"
 
 
 def answer(

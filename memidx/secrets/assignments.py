@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from memidx.secrets.candidates import LEADING_PW, WorthReading
 from memidx.secrets.held import auth_passphrase, held_values
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.members import NAME_WORD, random_letters
 from memidx.secrets.negation import negation
@@ -27,7 +28,7 @@ from memidx.secrets.weak import common_password
 # (`pw1=`, `PASS2:`, let through; not `auth0`), camelCase's too (`loginPw`,
 # `basicAuth`: a small letter before; not `bypass`, `oauth`, `BASICAUTH`)
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
-EXTRA_WORDS = re.compile(
+EXTRA_WORDS = lazy(
     r"(?i)token|credential|access[_-]?key|secret[_-]?key|(?:api|private)-key|subscription[_-]?key"
     r"|(?<![A-Za-z0-9])(?:pass[0-9]?+|pw[0-9]?+|auth)\b"
     rf"|{LEADING_PW}"
@@ -39,18 +40,18 @@ EXTRA_WORDS = re.compile(
 # in the run (`tokentoken...token=`: 1.8 s for 1 KB, minutes for 8 KB); and a value read after
 # each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
 # (EXTRA_ASSIGNED, in memidx.secrets.candidates: only the names worth reading are found)
-VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
+VALUE = lazy(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters,
 # to the run's end or an `&` (a query string's next pair, `&password=`, cut off by _cut)
-VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200})(?![^\s\"'`,;&])")
+VALUE_IN_RUN = lazy(r"\s*[\"'`]?([^\s\"'`,;]{1,200})(?![^\s\"'`,;&])")
 # a query pair's value after a secret-sounding name's pair (linear.opened_by_name), its
 # base64 padding too; one a `=` goes on from is another assignment (`&b=token=!a`), judged
 # as its own (group 2: what follows the `=`)
-PAIR_VALUE = re.compile(r"([^\s\"'`,;&=]{1,200}+=*+)(?=([^\s\"'`,;&]?+))")
+PAIR_VALUE = lazy(r"([^\s\"'`,;&=]{1,200}+=*+)(?=([^\s\"'`,;&]?+))")
 # A quoted value that starts with a sign, which the library's rules read as no value (theirs
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
-SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
+SIGN_LED = lazy(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
 # block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
@@ -62,26 +63,26 @@ SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
 # names in it are read again only as they were before, up to 200 characters each
 # (`token=!token=!...` took 30 s for 100 KB so; skipping the run's names instead let
 # `url=https://<200 characters>&GITHUB_TOKEN=v4lue` through).
-SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
-SIGN_LED_LONG = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
-SIGN_LED_IN_RUN = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200})(?![^\s\"'`,;&])")
+SIGN_LED_BARE = lazy(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
+SIGN_LED_LONG = lazy(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
+SIGN_LED_IN_RUN = lazy(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200})(?![^\s\"'`,;&])")
 # an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
 # `!GetAtt`), or PyYAML's `&id001`; a password has digits (`!Welcome2024`, `&hunter22`,
 # `!Zq8vT2mW9pL`): 8,547 YAML files on a developer's machine hold 23 names of anchors alone
 # after a key, none with a digit but `&id001`
-YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
-TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
-YAML_NO_VALUE = re.compile(r"[ \t]*+[|:]")  # a block scalar's `|` or a second `:`: none
+YAML_NAME = lazy(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
+TAGGED = lazy(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+YAML_NO_VALUE = lazy(r"[ \t]*+[|:]")  # a block scalar's `|` or a second `:`: none
 # a quoted string after a tag that keeps a literal (CloudFormation's `!Sub 'v4lue'`,
 # `!Base64`, Ansible's `!unsafe`) is the key's value, let through as the tag's before; other
 # tags are given a name (`!Ref 'DbSecret'`, `!ImportValue`, Home Assistant's `!secret db_pw`)
 LITERAL_TAGS = frozenset({"!Sub", "!Base64", "!unsafe", "!str"})
-TAG_LITERAL = re.compile(r"[ \t]++[\"']?+([^\s\"']++)[\"']?+(?=[ \t]*+(?:#|$))")
+TAG_LITERAL = lazy(r"[ \t]++[\"']?+([^\s\"']++)[\"']?+(?=[ \t]*+(?:#|$))")
 # an anchor, or a tag that keeps its value as written: the value after it is the key's
 # (`password: &pw Zq8vT2mW9pL`), both in either order (`!!str &pw v4lue` was let through);
 # after another tag (`!Ref DbSecret`) it is the tag's. A sign after them is read as after the
 # key (`&pw !Zq8vT2mW9pL` was let through as an anchor before a tag; `&pw !vault |` is one)
-ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
+ANCHORED = lazy(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
 
 
 # A run of names each given a plain value of letters, digits and `_` shorter than any value
@@ -89,7 +90,7 @@ ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
 # (none after an `&`, a query pair's) and before no assignment (`a=pw =v4lue`: `pw` a name):
 # no branch below gives such a value, nor cuts it, and a line of them (`pw=1 ` to 1 MB,
 # 209,715 names) was read one Python step a name (0.86 s a MB)
-SHORT_PLAIN = re.compile(r"(?<![\w.&-])(?:[\w.-]++[:=][A-Za-z0-9_]{1,7}+(?!\s*+[:=])[ \t]++)++")
+SHORT_PLAIN = lazy(r"(?<![\w.&-])(?:[\w.-]++[:=][A-Za-z0-9_]{1,7}+(?!\s*+[:=])[ \t]++)++")
 
 
 def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
@@ -195,7 +196,7 @@ def _cut(
 # refused since `auth` was read), it is no value; a random part, a token, base64 or
 # `user:password` is
 METHOD_PART = r"(?:[A-Za-z]++[0-9]*+[a-z]{0,2}+|[0-9]++)"
-METHOD = re.compile(rf"{METHOD_PART}(?:-{METHOD_PART})++")
+METHOD = lazy(rf"{METHOD_PART}(?:-{METHOD_PART})++")
 
 
 def _extra_words(name: str) -> frozenset[str]:
@@ -225,7 +226,7 @@ def auth_method(name: str, value: str) -> bool:
 # (0.00s)`, `PASS: tests/test_auth.py`), and so is `pass:` given a test's name (`pass:
 # test_login_flow2`): each refused since `pass` was read; a random value after `PASS:` is
 # still judged, and any after `PASS=` (a `.env` file's password)
-TEST_NAME = re.compile(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
+TEST_NAME = lazy(r"(?:[\w.-]*+/)*+(?:[Tt]est|TEST)[\w./:\[\]-]*+")
 
 
 def is_test_verdict(name: str, value: str) -> bool:
@@ -240,7 +241,7 @@ def is_test_verdict(name: str, value: str) -> bool:
 # A value led by `-` is an option's (`--password-stdin`, `-Xmx512m`), which the library's rules
 # skip, but for one of the commonest passwords after it or a random string's letters between
 # digits (`password = -letmein`, `-Zq8vT2mW9pLq`: each was let through)
-DASH_LED = re.compile(r"[ \t]*+[\"'`]?+(-[^\s\"'`,;]++)")
+DASH_LED = lazy(r"[ \t]*+[\"'`]?+(-[^\s\"'`,;]++)")
 
 
 def _dash_led(line: str, at: int) -> re.Match[str] | None:
@@ -252,7 +253,7 @@ def _dash_led(line: str, at: int) -> re.Match[str] | None:
     return led if common_password(led[1]) or random else None
 
 
-BETWEEN_DIGITS = re.compile(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
+BETWEEN_DIGITS = lazy(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
 
 
 def random_run(value: str) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from memidx.secrets import library
 from memidx.secrets.assignments import auth_method
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
 from memidx.secrets.quotes import plain_quotes
 from memidx.secrets.values import looks_secret
@@ -20,29 +21,29 @@ from memidx.secrets.windows import secret_word
 # a key alone on its line (in a list item too), in quotes or not, then a block's indicator
 # (`|`, `>`, with chomping and indentation: `|-`, `>+`, `|2`) or nothing, and a comment; the
 # line's \r of a file saved on Windows (CRLF) too: such a file's keys were never read
-KEY_ALONE = re.compile(
+KEY_ALONE = lazy(
     r"([ \t]*+)(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([|>][+-]?[1-9]?[+-]?)?[ \t]*+(?:#.*)?"
     r"\r?"
 )
 BLOCK_LINES = 64  # the lines of a block read: a block of nested keys is never read twice over
 # a line below a key alone that is a key itself (`valueFrom:`, `"key":`): a nested mapping
-NESTED_KEY = re.compile(r"[\"']?+[\w.-]++[\"']?+[ \t]*+:(?!\S)")
+NESTED_KEY = lazy(r"[\"']?+[\w.-]++[\"']?+[ \t]*+:(?!\S)")
 # a key whose value on its line is a flow collection (`password: {value: x}`, `token: [x]`)
-KEY_FLOW = re.compile(
+KEY_FLOW = lazy(
     r"[ \t]*+(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([{\[][^\n]*?[}\]])[ \t]*+(?:#.*)?\r?"
 )
 # a name given a Python string in tripled quotes that its line's end leaves open, its value
 # below (`password = """` over `Zq8...` and `"""`), a prefix (`b`, `R`) before the quotes; a
 # comment after them (an allow marker: `password = """  # memidx: allow-secret`) hid the value
-TRIPLE_OPEN = re.compile(
+TRIPLE_OPEN = lazy(
     r"(?<![\w.-])([\w.-]++)[\"'\]]?+[ \t]*+(?::=|=>|[:=(])[ \t]*+[rbfuRBFU]{0,2}"
     r"(\"\"\"|''')[ \t]*+(?:#[^\n]*+)?\r?$"
 )
-ITEM = re.compile(r"-(?:[ \t]++|$)")  # a list's item: its dash, and the item after it
-COMMENT = re.compile(r"[ \t]++#.*+")  # after a plain value (in a block, `#` is its text)
+ITEM = lazy(r"-(?:[ \t]++|$)")  # a list's item: its dash, and the item after it
+COMMENT = lazy(r"[ \t]++#.*+")  # after a plain value (in a block, `#` is its text)
 # a flow collection's entry, between `{`, `[` or `,` and the next of them: a mapping's value
 # after its key's `: ` (or `":` of a JSON key), else the entry itself (a sequence's item)
-FLOW_ENTRY = re.compile(r"(?:[^,{}\[\]:]*+(?::[ \t]|\":|':))?+[ \t]*+([^,{}\[\]]*)")
+FLOW_ENTRY = lazy(r"(?:[^,{}\[\]:]*+(?::[ \t]|\":|':))?+[ \t]*+([^,{}\[\]]*)")
 
 
 def values_below(
@@ -190,7 +191,7 @@ def _judged(
 # or plain (spaces too: `api key:`): no value of the key above it, for an allow marker on that
 # key's line (broader than NESTED_KEY: what it takes for a key stays checked); a flow
 # collection (`{value: x}`) is a value
-KEY_BELOW = re.compile(r"(?:-[ \t]++)*+(?:(?:\"[^\"]*+\"|'[^']*+')[ \t]*+|[^\s#{\[][^#]*?):(?!\S)")
+KEY_BELOW = lazy(r"(?:-[ \t]++)*+(?:(?:\"[^\"]*+\"|'[^']*+')[ \t]*+|[^\s#{\[][^#]*?):(?!\S)")
 
 
 def value_end(text: str, start: int, end: int) -> int:
@@ -242,7 +243,7 @@ def _tripled_end(text: str, start: int, end: int) -> int:
 
 
 # a line that closes a string in tripled quotes, a comment or code after them
-TRIPLE_CLOSE = re.compile(r"[ \t]*+(\"\"\"|''')")
+TRIPLE_CLOSE = lazy(r"[ \t]*+(\"\"\"|''')")
 
 
 def _tripled_start(text: str, start: int, end: int) -> int:

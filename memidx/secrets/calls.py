@@ -9,24 +9,26 @@ from __future__ import annotations
 
 import re
 
+from memidx.secrets.lazy_pattern import lazy
+
 # A word with digits between its letters given nothing, digits, or (swapped twice, no
 # function's name) one short argument: `Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`,
 # `Tr0ub4dor(x)` (let through as a call), or once for the letter it looks like, two letters
 # after it (`Passw0rd(x)` was let through; `log1p(x)`, `vec3f(x)` are calls). `log2(8)`,
 # `sha256(1)` have no letter after it.
-LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\(([^\s(),]{0,16}+)\)")
-DIGITS = re.compile(r"[0-9]*+")
+LEET_CALL = lazy(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\(([^\s(),]{0,16}+)\)")
+DIGITS = lazy(r"[0-9]*+")
 # A password swaps single digits in, twice or more (`Tr0ub4dor`, `s3cr3tP4ss`), or once in a
 # word without humps given a digit (`Passw0rd(1)`), or once for the letter it looks like, a
 # small letter after it (LEET: `Passw0rd()`, `P4ssword()`, `s3cretPass()`, `MyPassw0rd(1)`);
 # a function's name has one run of digits, none such (`b64encode()`, `oauth2client()`,
 # `loadS3Credentials()`), or one before a word of code (`s3client()`, `boto3client()`,
 # `web3provider()`, `sha1sum()`: refused once LEET was read).
-SWAPPED = re.compile(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
-LEET = re.compile(r"(?<=[A-Za-z])[013457]([a-z]++)")
-HUMPED = re.compile(r"[a-z0-9][A-Z]")
-LETTERS = re.compile(r"[A-Za-z]*+")
-NAMED_KIND = re.compile(r"(?<=[A-Za-z])[0-9]([a-z]++)")  # any digit, then a word
+SWAPPED = lazy(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
+LEET = lazy(r"(?<=[A-Za-z])[013457]([a-z]++)")
+HUMPED = lazy(r"[a-z0-9][A-Z]")
+LETTERS = lazy(r"[A-Za-z]*+")
+NAMED_KIND = lazy(r"(?<=[A-Za-z])[0-9]([a-z]++)")  # any digit, then a word
 CODE_WORDS = frozenset(
     {"client", "clients", "resource", "session", "connect", "connection", "provider", "bucket",
      "service", "file", "files", "hex", "sum", "digest", "encode", "decode", "handler", "store",

@@ -20,11 +20,13 @@ from __future__ import annotations
 import bisect
 import re
 
+from memidx.secrets.lazy_pattern import lazy
+
 ASSIGNMENT = r"[\"']?+\s*+(?::=|=>|[:=])"
 # A run of name characters, then an assignment (group 1 the run). Tried only where a run
 # begins and never backing into it (see assignments.py).
-EXTRA_ASSIGNED = re.compile(rf"(?<![\w.-])([\w.-]++){ASSIGNMENT}")
-RUN = re.compile(r"[\w.-]*+")  # a run of name characters (read backwards in the reversed line)
+EXTRA_ASSIGNED = lazy(rf"(?<![\w.-])([\w.-]++){ASSIGNMENT}")
+RUN = lazy(r"[\w.-]*+")  # a run of name characters (read backwards in the reversed line)
 # Stems of every secret-sounding word, each found by str.find in the line in small letters
 # (windows.secret_words: each word holds one; keywords.STEMS)
 STEMS = ("pass", "pw", "auth", "secret", "key", "token", "credential", "bearer", "contrase")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memidx.secrets.lazy_pattern import lazy
+
 # A password on a command line, where no name says `password`: `curl -u user:password` (and
 # `--user`), HTTPie's `-a`/`--auth user:password`, `mysql -pPASSWORD` (the mysql clients take
 # it glued to `-p`), `sshpass -p PASSWORD`. Each is looked for only on a line naming its
@@ -12,22 +14,22 @@ import re
 _NEAR, _ON = r"\b", r"[^\n]{0,200}?\s"
 _USER_PASSWORD = r"[\"']?[^\s:\"']+:([^\s\"']+)"
 COMMAND_PASSWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("curl", re.compile(_NEAR + r"curl\b" + _ON + r"(?:-u\s*|--user[\s=]+)" + _USER_PASSWORD)),
+    ("curl", lazy(_NEAR + r"curl\b" + _ON + r"(?:-u\s*|--user[\s=]+)" + _USER_PASSWORD)),
     (
         "http",
-        re.compile(_NEAR + r"https?(?=[ \t])" + _ON + r"(?:-a\s*|--auth[\s=]+)" + _USER_PASSWORD),
+        lazy(_NEAR + r"https?(?=[ \t])" + _ON + r"(?:-a\s*|--auth[\s=]+)" + _USER_PASSWORD),
     ),
-    ("mysql", re.compile(_NEAR + r"mysql\w*\b" + _ON + r"-p([^\s\"'-][^\s\"']*)")),
-    ("sshpass", re.compile(_NEAR + r"sshpass\b" + _ON + r"-p\s*[\"']?([^\s\"']+)")),
+    ("mysql", lazy(_NEAR + r"mysql\w*\b" + _ON + r"-p([^\s\"'-][^\s\"']*)")),
+    ("sshpass", lazy(_NEAR + r"sshpass\b" + _ON + r"-p\s*[\"']?([^\s\"']+)")),
     (
         "login",  # `docker login -p PASSWORD` (`--password`; `-p` of `docker run` is a port)
-        re.compile(
+        lazy(
             _NEAR + r"(?:docker|podman)\s+login\b" + _ON + r"(?:-p\s*|--password[\s=]+)"
             r"[\"']?([^\s\"']+)"
         ),
     ),
     (  # PowerShell: the keyword check took the command's name for the password, and kept it
         "ConvertTo-SecureString",
-        re.compile(r"\bConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]+)[\"']"),
+        lazy(r"\bConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]+)[\"']"),
     ),
 )

@@ -6,10 +6,10 @@ the piece is masked whole."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from memidx.secrets.detect import find_secrets
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding, merged, private_spans, redact
 
 # Wider than the longest secret the detectors match: a 4096-bit RSA key block in PEM, the
@@ -29,9 +29,9 @@ BLOCK_LINES = (
     "PRIVATE KEY ----",
     "PuTTY-User-Key-File-",
 )
-WORD = re.compile(r"\S+")
-VALUE_CHAR = re.compile(r"[A-Za-z0-9+/_-]")  # base64 (both alphabets) and hex, no `=`: a name
-VALUE_RUN = re.compile(r"[A-Za-z0-9+/_-]*")
+WORD = lazy(r"\S+")
+VALUE_CHAR = lazy(r"[A-Za-z0-9+/_-]")  # base64 (both alphabets) and hex, no `=`: a name
+VALUE_RUN = lazy(r"[A-Za-z0-9+/_-]*")
 
 
 def masked_pieces(pieces: Sequence[tuple[str, int, int]]) -> list[str]:

@@ -16,7 +16,7 @@ is a name; a passphrase under any key is still judged as before, and one of a pe
 
 from __future__ import annotations
 
-import re
+from memidx.secrets.lazy_pattern import lazy
 
 # Words of the names of authentication methods, grants and directories (`Resource-Owner-
 # Password`, `Client-Credentials`, `Active-Directory`)
@@ -54,7 +54,7 @@ TERMS = (AUTH_NAME_WORDS | CLOUD_WORDS) - PERSONAL_WORDS
 _LEFT_OUT = PERSONAL_WORDS & (AUTH_NAME_WORDS | CLOUD_WORDS)
 # words of letters joined by `-`, each in small letters, a capital and small letters, or an
 # acronym in capitals (`Azure-AD-Default`)
-DASHED = re.compile(r"(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++)(?:-(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++))++")
+DASHED = lazy(r"(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++)(?:-(?:[a-z]++|[A-Z][a-z]*+|[A-Z]++))++")
 
 
 def dashed_name(value: str) -> bool:

@@ -9,7 +9,6 @@ patterns (memidx.secrets.patterns) add the kinds the library lacks.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterable
 
 from memidx.frozen import Value
@@ -18,6 +17,7 @@ from memidx.secrets import library
 from memidx.secrets.blocks import allowed_values
 from memidx.secrets.commands import COMMAND_PASSWORDS
 from memidx.secrets.keywords import URL_KIND, assigned
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BLOCK_MARKS,
@@ -95,7 +95,7 @@ def _command_passwords(text: str) -> Iterable[Finding]:
 
 # Every token detector's secret is a run of 16 or more characters without a space: the
 # detectors read only those runs, joined by newlines (~10x less text than prose).
-LONG_RUN = re.compile(r"\S{16,}")
+LONG_RUN = lazy(r"\S{16,}")
 
 
 def _long_runs(text: str) -> tuple[str, list[tuple[int, int]]]:

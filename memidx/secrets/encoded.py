@@ -4,15 +4,16 @@ next pair's `&` as `%26`; no name was given a value there, and the password was 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
+
+from memidx.secrets.lazy_pattern import lazy
 
 # an encoded `=` or `:` after a name's character, or encoded twice (`%253D`, a URL inside a
 # URL's parameter inside another's): what makes a pair worth decoding
-ENCODED_PAIR = re.compile(r"[\w\"]%(?:25)?+3[AaDd]|%(?:25)?+22%(?:25)?+3[Aa]")
+ENCODED_PAIR = lazy(r"[\w\"]%(?:25)?+3[AaDd]|%(?:25)?+22%(?:25)?+3[Aa]")
 # an ASCII character percent-encoded, or a form's `+` for a space (`password%3A+how+to+reset`
 # is a search for prose)
-ESCAPE = re.compile(r"%([0-7][0-9A-Fa-f])|\+")
+ESCAPE = lazy(r"%([0-7][0-9A-Fa-f])|\+")
 
 
 def has_encoded_pairs(line: str) -> bool:

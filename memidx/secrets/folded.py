@@ -8,10 +8,10 @@ is prose."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from memidx.secrets import library
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
 from memidx.secrets.values import looks_secret
 from memidx.secrets.windows import secret_word
@@ -20,14 +20,14 @@ from memidx.secrets.windows import secret_word
 # quote, a block's indicator, an anchor, a tag, an alias or a flow collection), nothing after
 # it (a comment ends it: no line below continues it) (group 1 its indentation, 2 the key, 3
 # the value)
-KEY_PLAIN = re.compile(
+KEY_PLAIN = lazy(
     r"([ \t]*+)(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]++([^\s\"'`#|>&!*{\[%@][^\s]*+)"
     r"[ \t]*+\r?"
 )
 # a line below that continues it: more indented, one run without a space, no key, no item,
 # no comment, a comment after it (group 3) its last (`  9pLqXk7RtY  # rotated`: let through)
 # (group 1 its indentation, 2 the run)
-CONTINUED = re.compile(
+CONTINUED = lazy(
     r"([ \t]++)(?![-#][ \t]|#)([^\s:]++|[^\s]*+:(?=\S)[^\s]*+)(?:[ \t]++(#[^\r\n]*+))?+"
     r"[ \t]*+\r?"
 )

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 from memidx.secrets.dashed_names import AUTH_NAME_WORDS, dashed_name
 from memidx.secrets.identifiers import WORD
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.members import NAME_WORD
 from memidx.secrets.signs import personal
 
@@ -18,10 +19,10 @@ from memidx.secrets.signs import personal
 # word character, and memidx read a flow collection only on its key's line alone) or a tuple
 # (`auth=("user", "v4lue")`, requests'); group 2 the call's `(`, group 3 the list's `[` or the
 # tuple's `(`. Tried only where a run of name characters begins.
-HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+([\[(]))")
+HOLDING = lazy(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+([\[(]))")
 # Each item and the `,` or closing bracket after it: a quoted string (group 2) or, in a
 # list, a plain scalar (group 3); an item of any other shape (`f(x + 1)`) ends the reading.
-HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
+HELD_ITEM = lazy(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
 # The last word of a name that holds a secret (`password`, `apiKey`, `tokens`), the words a
 # key needs before it (`ApiKey`: a `sortKey`, a `primaryKey` is none), and the first words of
 # a call that gives one (`setPassword`, `withToken`, `check_password`, `hashPassword`, as the
@@ -97,20 +98,20 @@ def _passphrase(value: str, person: bool, paired: bool) -> bool:
 
 # A method's name in capitals and digits, words joined by `-` (`AWS4-HMAC-SHA256`): in a pair's
 # password's place, the only method's name; a password's words are not (`Mango-Tiger-17`)
-CAPITALS = re.compile(r"[A-Z]++[0-9]*+(?:-[A-Z]++[0-9]*+)++")
+CAPITALS = lazy(r"[A-Z]++[0-9]*+(?:-[A-Z]++[0-9]*+)++")
 
 
 # The user's name is first only when another argument follows, a literal of no value aside
 # (`setCredentials("v4lue",)`, `setCredentials("v4lue", null)`, `(..., 3600)` were let through)
-ANOTHER = re.compile(
+ANOTHER = lazy(
     r"[ \t]*+(?!(?:null|nil|undefined|None|NULL|nullptr|true|false|True|False|[0-9.]++)"
     r"[ \t]*+[,)])[^\s,)]"
 )
 # An API key given as the user, its password empty or one character (`auth=("v4lue", "")`,
 # Freshdesk's `"X"`: let through as a user's name): 16 characters or more, no `@`, letters
 # between digits that are no word (`Zq8vT2mW9pLqXk7`; not `admin@example.com`, `ci_user_42`)
-NO_PASSWORD = re.compile(r",[ \t]*+([\"'`])[^\"'`]?+\1[ \t]*+[,)]")
-BETWEEN_DIGITS = re.compile(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
+NO_PASSWORD = lazy(r",[ \t]*+([\"'`])[^\"'`]?+\1[ \t]*+[,)]")
+BETWEEN_DIGITS = lazy(r"(?<=[0-9])[A-Za-z]++(?=[0-9])")
 
 
 def _key_as_user(line: str, at: int, value: str) -> bool:
@@ -122,20 +123,20 @@ def _key_as_user(line: str, at: int, value: str) -> bool:
 
 # An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
 # sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
-VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
+VALUE_SHAPE = lazy(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
 # A passphrase: capitalised words and a number joined by `-`, two words at least (`Mango-Tiger-17`):
 # no name's shape nor a method's (`OAuth2-PKCE`, `AWS4-HMAC-SHA256`, `scram-sha-256`), and let
 # through given to `auth` or in a list; without a number it is a header's or a grant's name as
 # often (`Access-Control-Allow-Origin`, `Resource-Owner-Password`), but given to a person's
 # password (WORDS_PASSPHRASE: `setPassword("Correct-Horse-Battery-Staple")`, let through)
-PASSPHRASE = re.compile(
+PASSPHRASE = lazy(
     r"(?=[\w-]*?[A-Z][a-z]{2,}+-(?:[0-9]++-)*+[A-Z][a-z]{2,}+)(?=[\w-]*?(?<![^-])[0-9]++(?![^-]))"
     r"(?:[A-Z][a-z]{2,}+|[0-9]++)(?:-(?:[A-Z][a-z]{2,}+|[0-9]++)){2,}+"
 )
-WORDS_PASSPHRASE = re.compile(r"[A-Z][a-z]{2,}+(?:-[A-Z][a-z]{2,}+){2,}+")
+WORDS_PASSPHRASE = lazy(r"[A-Z][a-z]{2,}+(?:-[A-Z][a-z]{2,}+){2,}+")
 # in a pair's password place, three words or more: two are a mode's or a note's (`read-only`,
 # `from-env`: `auth=("bob", "read-only")` was refused)
-PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++){2,}+")
+PAIR_PASSPHRASE = lazy(r"[A-Za-z]++(?:-[A-Za-z]++){2,}+")
 # Given to `auth` alone, four words of letters or more joined by `-`, capitalised or not
 # (`Correct-Horse-Battery-Staple`, `correct-horse-battery-staple`: let through as a method's
 # name) are a passphrase; a method's or a grant's name has fewer (`Client-Credentials`,
@@ -144,12 +145,12 @@ PAIR_PASSPHRASE = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++){2,}+")
 # a server's name and version only (`Active-Directory-2019`, `Windows-Server-2022`, DIRECTORY_
 # WORDS) is no passphrase of two words and a number: any name's words (`Password-Token-2024`,
 # `Service-Account-2024`, `Active-Directory-Password-2019`) were let through so
-WORDS_ALONE = re.compile(r"[A-Za-z]{3,}+(?:-[A-Za-z]{3,}+){3,}+")
+WORDS_ALONE = lazy(r"[A-Za-z]{3,}+(?:-[A-Za-z]{3,}+){3,}+")
 DIRECTORY_WORDS = frozenset(
     {"active", "directory", "windows", "server", "azure", "entra", "federation", "services",
      "ldap", "google", "workspace", "okta"}
 )  # fmt: skip
-LETTER_RUN = re.compile(r"[A-Za-z]++")
+LETTER_RUN = lazy(r"[A-Za-z]++")
 
 
 def auth_passphrase(value: str) -> bool:
@@ -166,7 +167,7 @@ def auth_passphrase(value: str) -> bool:
 # An algorithm a call that hashes or encrypts is given after the secret (`"aes-256-gcm"`,
 # `"AES/GCM/NoPadding"`, `"sha256"`, `"HS256"`): each was refused as a password; a word after
 # its digits is a password's (`"Des1gner2024"`, `"Sha256pass"`)
-ALGORITHM = re.compile(
+ALGORITHM = lazy(
     r"(?:aes|des|3des|rsa|sha|md5|hmac|bcrypt|scrypt|argon2|pbkdf2|chacha|blowfish|[hrep]s(?=\d))"
     r"[0-9]*+(?:[-_/][a-z0-9]++)*+$",
     re.IGNORECASE,

@@ -12,19 +12,18 @@ digit or a sign are judged as before."""
 
 from __future__ import annotations
 
-import re
-
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.members import random_letters
 
 # a version at its end (`db_password_v2`, `DB_PASSWORD_V2`, `api-key-v3`) names the secret's
 # version in a store: `{{ secret('db_password_v2') }}` was refused, the name judged as a secret
-IDENTIFIER = re.compile(
+IDENTIFIER = lazy(
     r"[a-z][A-Za-z]*+(?:_[A-Za-z]++(?![0-9]))*+(?:_v[0-9]++)?+"
     r"|[A-Z]++(?:_[A-Z]++(?![0-9]))++(?:_V[0-9]++)?+"
 )
 # a word: a capital and small letters (`Token`), small letters, or capitals not followed by a
 # small letter (`DB`, `AUTH` in `AUTHToken`)
-WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+WORD = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 SECRET_WORDS = frozenset(
     {
         "auth", "token", "tokens", "password", "passwords", "passwd", "pwd", "pw", "pass",
@@ -38,11 +37,11 @@ SECRET_WORDS = frozenset(
 # joined by `/`, a part of digits alone (`prod/db-password`, Google's
 # `projects/acme/secrets/api-key/versions/3`): `storeSecret("prod/db-password", value)` was
 # refused, the name judged as the secret
-STORE_NAME = re.compile(
+STORE_NAME = lazy(
     r"(?:[a-z]++(?:[-_][a-z]++(?![0-9]))*+(?:[-_]v[0-9]++)?+|[0-9]++)"
     r"(?:/(?:[a-z]++(?:[-_][a-z]++(?![0-9]))*+(?:[-_]v[0-9]++)?+|[0-9]++))*+"
 )
-PARTS = re.compile(r"[a-z]++")
+PARTS = lazy(r"[a-z]++")
 
 
 def names_a_secret(value: str) -> bool:
@@ -66,7 +65,7 @@ def names_a_secret(value: str) -> bool:
 # After a `:` a word only after a name of two words (`is_expired:true`, `rotation.enabled:no`):
 # `admin:hunter` is a user and a password, as `credentials:` and `curl -u` give them
 FLAG = r"(?:true|false|null|none|yes|no|[0-9]++)"
-CONDITION = re.compile(
+CONDITION = lazy(
     r"[a-z][a-z0-9]*+(?:[_.][a-z][a-z0-9]*+)*+(?:[=!<>]=|[=<>])(?:[0-9]++|[a-z]++)"
     rf"|[a-z][a-z0-9]*+:{FLAG}|[a-z][a-z0-9]*+(?:[_.][a-z][a-z0-9]*+)++:[a-z]++"
 )
@@ -77,7 +76,7 @@ CONDITION = re.compile(
 FLAG_WORDS = frozenset({"is", "has", "can", "should", "was", "did", "does", "needs", "must"})
 # each word after it a word (a vowel) or an acronym (`isHTTPS`); a random string's letters
 # split into no words (`isQzkvTwpLmxRb`, `wasHJKQWPZmx` were let through as flags' names)
-FLAG_WORD = re.compile(r"(?i:.*[aeiouy].*)|[A-Z]{1,5}")
+FLAG_WORD = lazy(r"(?i:.*[aeiouy].*)|[A-Z]{1,5}")
 
 
 def condition(value: str) -> bool:

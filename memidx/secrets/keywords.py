@@ -13,7 +13,6 @@ with the pass that judged each value in each window again (tests/unit/secrets_or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
 from memidx.secrets import library
@@ -22,6 +21,7 @@ from memidx.secrets.blocks import flow_values, values_below
 from memidx.secrets.encoded import decodings, has_encoded_pairs
 from memidx.secrets.folded import folded_values
 from memidx.secrets.labels import plain_labels
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import BASIC, BEARER, Finding
@@ -128,7 +128,7 @@ def assigned(text: str) -> Iterable[Finding]:
 # `{`, a space in its value), as do a key alone's, a flow collection's and a tripled string's
 # (memidx.secrets.blocks). 1 MB of `password=1` lines, each read by every pass, cost 1.8 s;
 # a YAML list's items too (`- password: 1`: 5 times the prose, read by every pass)
-SHORT_ASSIGNMENT = re.compile(
+SHORT_ASSIGNMENT = lazy(
     r"[ \t]*+(?:-[ \t]++)*+[\w.-]++[ \t]*+(?::=|=>|[:=])[ \t]*+[A-Za-z0-9_][A-Za-z0-9_.-]{0,6}+"
     r"[ \t]*+\r?"
 )
@@ -159,7 +159,7 @@ def _values_once(
 
 # A value closing a template's `}}` it did not open sits inside the template, after a name in
 # it: CloudFormation's `{{resolve:secretsmanager:MySecret:SecretString:password}}` was refused
-IN_TEMPLATE = re.compile(r"[^{\s]*\}\}[\"'`]?").fullmatch
+IN_TEMPLATE = lazy(r"[^{\s]*\}\}[\"'`]?").fullmatch
 
 
 def _templated(line: str, raw: str) -> bool:
@@ -238,7 +238,7 @@ def _library_values(
                 yield cut
 
 
-SPACE = re.compile(r"\s")
+SPACE = lazy(r"\s")
 
 
 class RunEnds:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 
 from memidx.secrets.assignments import random_run
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.members import random_letters
 
 # A Markdown label in bold or italics, its `:` inside or after it (`**Password:** v4lue`,
 # `- **password**: v4lue`, `__Token__:`): a note's way of writing one, let through whatever the
 # value, as no name was given it. Tried at a marker after a line's start, a space, `-` or `|`.
-LABEL = re.compile(r"(?<![^\s|>-])(\*\*|__|\*|_)([A-Za-z][\w .-]{0,40}?)(:?+)\1(?![\w*])(:?+)")
+LABEL = lazy(r"(?<![^\s|>-])(\*\*|__|\*|_)([A-Za-z][\w .-]{0,40}?)(:?+)\1(?![\w*])(:?+)")
 
 
 def plain_labels(text: str) -> str:
@@ -25,7 +26,7 @@ def plain_labels(text: str) -> str:
 
 # A key's kind and `key` in words (`**API key:** v4lue`): a label's name, as `api_key` is a
 # name; `key` alone names no secret (`key: value`), and the label's value was let through
-LABELED_KEY = re.compile(r"(?i)(?:api|secret|private|access|client|signing|encryption) key")
+LABELED_KEY = lazy(r"(?i)(?:api|secret|private|access|client|signing|encryption) key")
 
 
 # The same in prose, before its `:` (`API key: v4lue`, `The secret key: v4lue`): the value of a
@@ -34,12 +35,12 @@ LABELED_KEY = re.compile(r"(?i)(?:api|secret|private|access|client|signing|encry
 # `Client key: client-key.pem`: each was refused so), so only a random value (group 1) makes
 # it a name, as `auth` is given a method's words (assignments.auth_method). So with `is` for
 # its `:` (group 2: `The API key is v4lue` was let through; `The API key is read-only` passes)
-SPOKEN_KEY = re.compile(
+SPOKEN_KEY = lazy(
     rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})"
     r"(?:(?=:\s*+(\S*+))|[ \t]is(?=[ \t]++(\S*+)))",
     re.I,
 )
-LETTERS = re.compile(r"[A-Za-z]++")
+LETTERS = lazy(r"[A-Za-z]++")
 
 
 def _joined_key(key: re.Match[str]) -> str:

@@ -20,6 +20,8 @@ import threading
 from collections.abc import Callable, Iterator
 from functools import cache
 
+from memidx.secrets.lazy_pattern import lazy
+
 
 def first_in_run(run: str, prefix: str, pattern: str) -> str:
     """`pattern`, which starts with `prefix`, tried only at the first `prefix` of each run of
@@ -54,7 +56,7 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
-FIRST_WORD = re.compile(r"\s*+\S*+")
+FIRST_WORD = lazy(r"\s*+\S*+")
 
 
 def every_match(
@@ -87,12 +89,12 @@ def every_match(
 NO_OP = r"(?=[^\v\'\"]*)"
 QUOTE_GROUP = re.escape("([\\'\"`])") + r"(?!\?)"
 NEEDS = (
-    (re.compile(QUOTE_GROUP), ("'", '"', "`")),
-    (re.compile(re.escape('(")')), ('"',)),
-    (re.compile(re.escape(")?:")), (":",)),
-    (re.compile(re.escape(":=")), (":=",)),
-    (re.compile(re.escape("(={1,3}|!==?)") + "|" + re.escape(r"\s*=>?")), ("=",)),
-    (re.compile(r"\);\Z"), (";",)),
+    (lazy(QUOTE_GROUP), ("'", '"', "`")),
+    (lazy(re.escape('(")')), ('"',)),
+    (lazy(re.escape(")?:")), (":",)),
+    (lazy(re.escape(":=")), (":=",)),
+    (lazy(re.escape("(={1,3}|!==?)") + "|" + re.escape(r"\s*=>?")), ("=",)),
+    (lazy(r"\);\Z"), (";",)),
 )
 
 
@@ -138,7 +140,7 @@ def _tried(rules: dict[re.Pattern[str], int], line: str) -> Tried:
 # of one is given the secret, as `check_password(...)` is (`is_valid_password("v4lue")`);
 # a store's `has_secret("prod/db")`, `has_password("svc")` asks for a name, as a getter.
 # The call's name is read back from the value's `(` at most 64 characters.
-GETTER_CALL = re.compile(
+GETTER_CALL = lazy(
     r"(?:^|[^\w])(?:get|read|fetch|load|lookup|find|query|retrieve|delete|remove|del|has)"
     r"(?:_|(?=[A-Z]))[\w]*+[ \t]*+\([ \t]*+[\"'`]?+$"
 )
@@ -151,14 +153,14 @@ def _getter_argument(line: str, start: int) -> bool:
 
 # A name after a separator within a value without spaces (`password=x,secret=...`, a query
 # string's `&token=`): its run of name characters and its assignment, read once from each.
-NEXT_NAME = re.compile(r"[,;&]([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
+NEXT_NAME = lazy(r"[,;&]([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
 
 
 # How far past a value next_name reads: the separators of a long run found in one reading each
 # (a reading per value, 104,857 of them in 1 MB of `password=&`, cost 0.3 s of CPU). A match
 # that ends past the value is kept by where its shortest form ends, which is no answer for it.
 AHEAD = 4096
-NAME_BEGUN = re.compile(r"[,;&][\w.-]*+[\"']?+\s*+:?+")  # what a match cut at its end may be
+NAME_BEGUN = lazy(r"[,;&][\w.-]*+[\"']?+\s*+:?+")  # what a match cut at its end may be
 
 
 def next_name(line: str, start: int, end: int, named: Callable[[str], bool]) -> int | None:
@@ -211,12 +213,12 @@ _JUDGED = _Judged()
 
 # A query string's next pair, whatever its name, `=` right after it: a value's `&` is
 # percent-encoded there (`token_type=bearer&grant_type=password` was refused as one value)
-QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.-]*+=(?!=)")
+QUERY_PAIR = lazy(r"&[A-Za-z_][\w.-]*+=(?!=)")
 # the pair before it is a query string's (`?access_token=v4lue`, `&token=v4lue`) or gives a
 # word (`token_type=bearer`; read backwards from the `&`): elsewhere `&` and `=` are a
 # password's signs
-PAIR_IN_QUERY = re.compile(r"[?&][\w.-]++=[^\s&?=]*+")
-WORD_PAIR_BACKWARDS = re.compile(r"[A-Za-z_]++=[\w.-]++(?:[\s;,]|$)")
+PAIR_IN_QUERY = lazy(r"[?&][\w.-]++=[^\s&?=]*+")
+WORD_PAIR_BACKWARDS = lazy(r"[A-Za-z_]++=[\w.-]++(?:[\s;,]|$)")
 
 
 def _query_pair(line: str, at: int) -> bool:
@@ -240,7 +242,7 @@ def _query_pair(line: str, at: int) -> bool:
 # query pair (`secret=v4lue&cd=v4lue&ef=v4lue`, `"secret=ab&cd=v4lue&ef=v4lue"`, `secret: ab&`
 # ...: the last pair's value was let through, only the first run masked), or after a `=`, a
 # parameter's value (`q=secret%3Dab%26cd%3Dxy%26ef%3Dv4lue` decoded: the last was let through)
-OPENED_BACKWARDS = re.compile(
+OPENED_BACKWARDS = lazy(
     r"(?:[^\s&?=]*+=[\w.-]++&)*+[^\s&?=:\"'`]*+(?:=|[ \t]?+:)([\w.-]++)(?:[\s;,\"'`=]|$)"
 )
 

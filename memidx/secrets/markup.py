@@ -10,10 +10,10 @@ is: `${DB_PASS}`, `changeme`, `***` and an empty element pass."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from memidx.secrets.assignments import auth_method
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
 from memidx.secrets.signs import SIGNS, no_password, personal
 from memidx.secrets.values import assigned_value, looks_secret
@@ -23,16 +23,14 @@ from memidx.secrets.values import assigned_value, looks_secret
 # or HTML's `required` alone: any of them made the tag unread, and its value let through) and
 # whether it closes itself (group 3). Tried at each `<`, read to the next `<` or `>`: linear.
 _VALUE = r"(?:\"[^\"<>]*+\"|'[^'<>]*+'|\{[^{}<>]*+\}|(?:[^\s\"'=<>`{}/]|/(?!>))++)"
-TAG = re.compile(rf"<([A-Za-z_][\w.:-]*+)((?:\s++[\w.:-]++(?:\s*+=\s*+{_VALUE})?+)*+)\s*+(/?)>")
-ATTRIBUTE = re.compile(
+TAG = lazy(rf"<([A-Za-z_][\w.:-]*+)((?:\s++[\w.:-]++(?:\s*+=\s*+{_VALUE})?+)*+)\s*+(/?)>")
+ATTRIBUTE = lazy(
     r"([\w.:-]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|(\{[^{}]*\})|((?:[^\s\"'=<>`{}/]|/(?!>))+)))?"
 )
 # What an element holds up to its closing tag (group 3): a run without spaces (group 2), or
 # one in a CDATA section (group 1), alone between the tags or on a line of its own.
-CONTENT = re.compile(
-    r"\s*+(?:<!\[CDATA\[\s*+([^\s\]<>]++)\s*+\]\]>|([^\s<>]++))\s*+</([\w.:-]++)\s*+>"
-)
-CLOSING = re.compile(r"</([\w.:-]++)\s*+>")  # a closing tag and its name
+CONTENT = lazy(r"\s*+(?:<!\[CDATA\[\s*+([^\s\]<>]++)\s*+\]\]>|([^\s<>]++))\s*+</([\w.:-]++)\s*+>")
+CLOSING = lazy(r"</([\w.:-]++)\s*+>")  # a closing tag and its name
 WRAPPED_LINES = 64  # the lines of an element's text read as a value wrapped over them
 # A literal part of each secret-sounding word (the library's list and memidx's: `api_?key`,
 # `passwd`, `token`...): a tag holding none names no secret (tests/unit/test_secret_markup.py).
@@ -42,7 +40,7 @@ STEMS = ("pass", "pw", "auth", "secret", "key", "token", "credential", "bearer",
 # version (`^1.2.3`), a glob (`*.pem`), a path (`./pw`, `~/.pgpass`, `.env`; Windows's too,
 # `.\App_Data\pw.txt`, `%APPDATA%\app\pw.txt`, which a .NET config's `value` holds). Any value
 # so led was let through: `<password>-Zq8vT2mW9pL</password>`, `.Zq8...`, `^Zq8...`, `*Zq8...`.
-NOT_LED = re.compile(
+NOT_LED = lazy(
     r"--?+[a-z][a-z0-9]*+(?:-[a-z0-9]++)*+(?:=\S*+)?+|%[\w.-]++%(?:[/\\]\S*+)?+|\$\S*+"
     r"|[\^~][0-9][\w.+-]*+|\*++(?:[./][\w.*/-]*+)?+|\.{0,2}/\S*+|\.{1,2}\\\S*+|~/\S*+"
     r"|\.[a-z][\w.-]*+"

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import re
 
+from memidx.secrets.lazy_pattern import lazy
+
 # A member, `settings.password`, `os.environ`, names each part as code does: `en_US.Zq8vT2mW9pL`
 # was let through as one, a random part after a locale's name. A random string swaps in two
 # runs of digits or more between letters (`Zq8vT2mW9pL`); a name holds one (`s3Client`,
 # `oauth2Token`, `v1beta1`).
-MEMBER = re.compile(r"(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+")
+MEMBER = lazy(r"(?:[A-Za-z_]\w*+\.)++[A-Za-z_]\w*+")
 # Between two of them a name's letters are a word (`V2beta2HorizontalPodAutoscaler`,
 # `v2Api3Key` were refused as random), a random string's are not (`8vT2`, `2mw9`)
-RANDOM_PART = re.compile(r"(?<=[A-Za-z])[0-9]++(?=([A-Za-z]++)[0-9]++[A-Za-z])")
+RANDOM_PART = lazy(r"(?<=[A-Za-z])[0-9]++(?=([A-Za-z]++)[0-9]++[A-Za-z])")
 # with a vowel, as a word has one (`cfg.Hq7Xkrt3Lm`, a random string's, was let through)
-NAME_WORD = re.compile(r"(?=[^aeiouy]*+[aeiouy])(?:[A-Z][a-z]{2,}+|[a-z]{3,}+)")
+NAME_WORD = lazy(r"(?=[^aeiouy]*+[aeiouy])(?:[A-Z][a-z]{2,}+|[a-z]{3,}+)")
 # A part without capitals that ends in a word (`t3a2xlarge`, `m5d4xlarge`): a letter alone
 # between its digits names a kind or a size, as an instance type's (`token = ec2.t3a2xlarge`
 # was refused); `hq7x3krtlm`, no word at its end, is a random string's
@@ -50,14 +52,14 @@ def named_member(value: str) -> bool:
 # A random string of letters alone (`-ZqvTmWpLqXk`, let through: no digits): 10 letters or
 # more, whose case changes cut at least 4 parts that are no word (`Zqv`, `Tm`, `Wp`, `Lq`), not
 # an option's words (`-DskipTests`, `-XstartOnFirstThread`, `-fPIC`, `-Wno-deprecated`)
-CASE_PART = re.compile(r"[A-Z]*+[a-z]*+")
+CASE_PART = lazy(r"[A-Z]*+[a-z]*+")
 # read as a name's words, an acronym of 2 to 5 capitals before a capitalised word or at the
 # end is a part of its own and a word, and 3 parts that are no word make a random string:
 # `myAPIKeyForGCPInVSCode`, a placeholder of words, was refused as a key, its case cutting
 # `APIKey`, `GCPIn`, `VSCode`, no words; 3 rather than 4, random letters with a `Key` in them
 # are read as a name no more often than before (2.2 % of 16 letters and a `Key`, was 3.1 %)
-NAME_PART = re.compile(r"[A-Z]{2,5}(?=[A-Z][a-z]|\Z)|[A-Z]*+[a-z]*+")
-ACRONYM = re.compile(r"[A-Z]{2,5}")
+NAME_PART = lazy(r"[A-Z]{2,5}(?=[A-Z][a-z]|\Z)|[A-Z]*+[a-z]*+")
+ACRONYM = lazy(r"[A-Z]{2,5}")
 
 
 def random_letters(value: str, *, acronyms: bool = False) -> bool:

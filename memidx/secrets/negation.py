@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from memidx.secrets.identifiers import SECRET_WORDS, WORD
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.weak import NO_NAMES
 
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
@@ -16,8 +17,8 @@ from memidx.secrets.weak import NO_NAMES
 IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
 # a member may be a constant's name (`!!process.env.CI`, refused), no digits in it
 # (`password = !admin.ADMIN2024` was let through as a negation)
-NEGATION = re.compile(rf"!!?+{IDENT}(?:\.(?:{IDENT}|[A-Z][A-Z_]*+))*+[;,)]*+")
-SPACED = re.compile(r"[ \t](?::=|=)")
+NEGATION = lazy(rf"!!?+{IDENT}(?:\.(?:{IDENT}|[A-Z][A-Z_]*+))*+[;,)]*+")
+SPACED = lazy(r"[ \t](?::=|=)")
 # A flag's name is negated, not a holder's: a secret's word last and no flag's word first
 # (`password`, `db_password`, `apiKey`; a verb first is a flag's, `maskPassword = !unmasked`
 # was refused) names what holds a secret, and `password = !hunter2`,
@@ -37,14 +38,14 @@ FLAG_FIRST = frozenset(
 # one of the commonest passwords no variable is named after (`savePassword = !letmein` was let
 # through; `showPassword = !computer` was refused: weak.VARIABLE_WORDS), or a run of five
 # letters or more without a vowel, no word's (`!zqvtmwplxk`)
-NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xz]{5}", re.IGNORECASE)
-ONE_WORD = re.compile(r"!([a-z]++)")
-HOLDER_CODE = re.compile(r"^!!|[.;,)]")
+NO_VOWEL = lazy(r"[b-df-hj-np-tv-xz]{5}", re.IGNORECASE)
+ONE_WORD = lazy(r"!([a-z]++)")
+HOLDER_CODE = lazy(r"^!!|[.;,)]")
 # a word and digits negated is a password (`password = !hunter22`): a variable so named
 # (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both
 # sides, with a hump or a dot, tell negation from a config file's `db.password=!secretpass`
-WORD_DIGITS = re.compile(r"!!?+[a-z]++[0-9]++[;,)]*+")
-HUMP = re.compile(r"[a-z0-9][A-Z]")
+WORD_DIGITS = lazy(r"!!?+[a-z]++[0-9]++[;,)]*+")
+HUMP = lazy(r"[a-z0-9][A-Z]")
 
 
 def negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:

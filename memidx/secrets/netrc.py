@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
 from memidx.secrets.values import character_classes, real_password
 
@@ -17,17 +18,17 @@ NETRC_KIND = "netrc-password"  # the password of a .netrc entry (machine HOST lo
 # when the entry also names a login, every value is a value (not another keyword) and it is
 # netrc-shaped: prose that happens to string the words together ("the machine learning login
 # flow sends password resets") names no host and no password a person would set.
-START = re.compile(r"(?<![\w.-])machine(?=\s)|^[ \t>`\"']*default(?=\s)", re.MULTILINE)
-TOKEN = re.compile(r"\S+")
+START = lazy(r"(?<![\w.-])machine(?=\s)|^[ \t>`\"']*default(?=\s)", re.MULTILINE)
+TOKEN = lazy(r"\S+")
 PAIRS = frozenset({"machine", "login", "password", "account", "port"})  # keyword, value
 KEYWORDS = PAIRS | {"default", "macdef"}
 MAX_TOKENS = 60  # at most this many tokens read from one start: a long run stays linear
 # A host as netrc names it: a name, an address, optionally with its port; quoted (curl and
 # Python's netrc read `machine "h.example.com"`), or after the quote of a pasted command.
-HOST = re.compile(r"[\"'`]?[A-Za-z0-9][\w.-]*(?::\d+)?[\"'`]?")
+HOST = lazy(r"[\"'`]?[A-Za-z0-9][\w.-]*(?::\d+)?[\"'`]?")
 # A host a sentence would not name: with a dot (a domain, an address), a port, or localhost.
-CLEAR_HOST = re.compile(r"[\"'`]?(?:[\w-]+[.:].*|localhost[\"'`]?)")
-SHOUTED = re.compile(r"[A-Z]+(?:_[A-Z]+)*")  # `TOKEN`, `API_KEY`: a placeholder, as HOST is
+CLEAR_HOST = lazy(r"[\"'`]?(?:[\w-]+[.:].*|localhost[\"'`]?)")
+SHOUTED = lazy(r"[A-Z]+(?:_[A-Z]+)*")  # `TOKEN`, `API_KEY`: a placeholder, as HOST is
 
 
 def netrc_passwords(text: str) -> list[Finding]:

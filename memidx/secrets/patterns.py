@@ -9,24 +9,25 @@ from collections.abc import Iterable, Sequence
 
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, private_ranges
+from memidx.secrets.lazy_pattern import lazy
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
 OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("anthropic-key", re.compile(r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{32,}")),
+    ("anthropic-key", lazy(r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{32,}")),
     # OpenAI's project, service-account and admin keys (the library knows only T3BlbkFJ ones)
-    ("openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}")),
-    ("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{60,}")),  # fine-grained
-    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
-    ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])")),
-    ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
-    ("digitalocean-token", re.compile(r"do[por]_v1_[a-f0-9]{64}(?![a-f0-9])")),
-    ("stripe-key", re.compile(r"(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{24,}|whsec_[0-9a-zA-Z]{32,}")),
-    ("slack-token", re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}")),  # app-level token
+    ("openai-key", lazy(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}")),
+    ("github-token", lazy(r"github_pat_[A-Za-z0-9_]{60,}")),  # fine-grained
+    ("google-api-key", lazy(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+    ("huggingface-token", lazy(r"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])")),
+    ("npm-token", lazy(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
+    ("digitalocean-token", lazy(r"do[por]_v1_[a-f0-9]{64}(?![a-f0-9])")),
+    ("stripe-key", lazy(r"(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{24,}|whsec_[0-9a-zA-Z]{32,}")),
+    ("slack-token", lazy(r"xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}")),  # app-level token
     # a private key block in base64, as kubeconfig's `client-key-data:` holds one (its BEGIN
     # line's first bytes in base64: RSA, EC, PKCS#8, OpenSSH, encrypted PKCS#8, DSA)
     (
         "private-key",
-        re.compile(
+        lazy(
             r"LS0tLS1CRUdJTiB(?:SU0EgUFJJVkFURSBLRVkt|FQyBQUklWQVRFIEtFWS0t|QUklWQVRFIEtFWS0t"
             r"|PUEVOU1NIIFBSSVZBVEUgS0VZLS0t|FTkNSWVBURUQgUFJJVkFURSBLRVkt|EU0EgUFJJVkFURSBLRVkt)"
             r"[A-Za-z0-9+/]{40,}={0,2}"
@@ -38,7 +39,7 @@ OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the one that ends its headers (`Proc-Type:`, `DEK-Info:`; PGP armor has one always)
     (
         "private-key",
-        re.compile(
+        lazy(
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:[ \t]*\r?\n(?:[A-Za-z][\w-]*:[^\n]*\n)*[ \t]*\r?(?=\n))?"
             r"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\n[ \t]*\n|\Z)"
@@ -52,9 +53,9 @@ OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 BLOCK_MARKS = ("PRIVATE KEY", "PuTTY-User-Key-File")  # a text naming none has no key block
 # `Authorization: Bearer <token>`: the token, when it looks random (checked like a value)
-BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)")
+BEARER = lazy(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)")
 # `Authorization: Basic <base64 of user:password>`: a password, as in a URL
-BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+BASIC = lazy(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
 # A password in a URL (`scheme://user:password@host`, `redis://:password@host` with no user,
 # which the library's pattern needs; group 1 the user, 2 the password), whatever it holds: the
@@ -63,11 +64,11 @@ ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
 # starts (the scheme is the run's first letter on): tried at every letter, a long run of them
 # (a blob in a tool's output) cost time quadratic in its length, minutes for 1 MB, in C,
 # where no hook's deadline can stop it.
-URL_PASSWORD = re.compile(
+URL_PASSWORD = lazy(
     r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://([^\s:/@]*):([^\s@/]+)@"
 )
-PORT = re.compile(r"[0-9]{1,5}")
-HOST_WITH_PORT = re.compile(r"(?:\[[^\]\s/@]*\]|[^\s:/@?#\[\]]+):[0-9]")  # `@cache:6379`
+PORT = lazy(r"[0-9]{1,5}")
+HOST_WITH_PORT = lazy(r"(?:\[[^\]\s/@]*\]|[^\s:/@?#\[\]]+):[0-9]")  # `@cache:6379`
 
 
 def port_not_password(user: str, password: str, host: str) -> bool:

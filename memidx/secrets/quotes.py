@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from memidx.secrets.lazy_pattern import lazy
+
 # curly double, guillemets, fullwidth double, CJK corner brackets, double primes (and the CJK
 # ones, `\u301d...\u301e`); curly single, single guillemets, fullwidth single, primes: each and the
 # plain quote it is
@@ -27,7 +29,7 @@ _BESIDE = r"\s\"'`:=,;()\[\]{}<>.!?*\u2026\u2013\u2014" + _TYPOGRAPHIC + _FULLWI
 # one side. One between two other characters is part of a value (`Zk9q\u2019W2...`): read as a
 # plain quote, it cut the password in two, each part too short to judge, or masked its start
 # alone and showed the rest. A fullwidth sign is read as the plain one wherever it stands.
-DELIMITING_QUOTE = re.compile(
+DELIMITING_QUOTE = lazy(
     f"(?<![^{_BESIDE}])[{_TYPOGRAPHIC}]|[{_TYPOGRAPHIC}](?![^{_BESIDE}])|[{_FULLWIDTH_SIGNS}]"
 )
 
@@ -46,7 +48,7 @@ def plain_quotes(text: str) -> str:
 # without spaces or quotes, its closing quotes (`'v4lue""`, `"v4lue'''`: a stray quote
 # after the closing one hid the value) followed by a space, a sign or the line's end: a quote
 # inside a word (`don't`) closes nothing, and prose assigns no such run.
-MISMATCHED = re.compile(
+MISMATCHED = lazy(
     r"(?::=|=>|[:=])[ \t]*+([\"'`])[^\s\"'`]++(?!\1)([\"'`][\"'`]*+)(?=[\s,;)\]}.!?]|$)"
 )
 
@@ -71,7 +73,7 @@ def _closed_alike(match: re.Match[str]) -> str:
 # closing quote deleted or never typed): the quote after an assignment's sign, a space, a
 # call's parenthesis or `@`, a run without spaces or quotes, then only spaces to the end (a
 # CRLF file's `\r` one of them).
-UNCLOSED = re.compile(r"(?<=[\s:=>(@,\[])([\"'`])[^\s\"'`]++(?=[^\S\n]*+$)")
+UNCLOSED = lazy(r"(?<=[\s:=>(@,\[])([\"'`])[^\s\"'`]++(?=[^\S\n]*+$)")
 
 
 def closed_at_end(line: str) -> tuple[str, int]:
@@ -96,8 +98,8 @@ def closed_at_end(line: str) -> tuple[str, int]:
 # rules, asking for one quote right after the sign, missed them.
 # (The sign is matched, not looked behind: a look-behind tried at every character cost ~20 ms
 # for 500 KB of HTML that holds no Python.)
-PREFIXED = re.compile(r"([=:(,\[][ \t]*+)([rbfuRBFU]{1,2})(?=[\"'][^\s>])")
-TRIPLED = re.compile(r"(?m)(\"\"\"|''')[^\s\"'`]++(\1|(?=[^\S\n]*+$))")
+PREFIXED = lazy(r"([=:(,\[][ \t]*+)([rbfuRBFU]{1,2})(?=[\"'][^\s>])")
+TRIPLED = lazy(r"(?m)(\"\"\"|''')[^\s\"'`]++(\1|(?=[^\S\n]*+$))")
 
 
 def python_strings(text: str) -> str:
@@ -120,7 +122,7 @@ def _one_quote(match: re.Match[str]) -> str:
 # template without `${`; spaces inside the braces too, `{ "v4lue" }`): the braces made it a
 # reference, and it was let through where `apiKey="v4lue"` was refused. Read as a quoted
 # value, each brace a space.
-BRACED = re.compile(r"(=[ \t]*+)(\{[ \t]*+)([\"'`])([^\s\"'`{}$]++)\3([ \t]*+\})")
+BRACED = lazy(r"(=[ \t]*+)(\{[ \t]*+)([\"'`])([^\s\"'`{}$]++)\3([ \t]*+\})")
 
 
 def jsx_literals(text: str) -> str:
@@ -135,7 +137,7 @@ def jsx_literals(text: str) -> str:
 # `[apiKey]="'v4lue'"`): the expression's quotes inside the attribute's, and Angular's
 # brackets around the name, hid the value. Read as `api-key= 'v4lue' `, each bracket and
 # outer quote a space. Tried only where a run of name characters begins (linear).
-BOUND = re.compile(r"(?<![\w.:@\[-])(\[?+)([\w.:@-]++)(\]?+)=\"'([^\s\"'`{}$]++)'\"")
+BOUND = lazy(r"(?<![\w.:@\[-])(\[?+)([\w.:@-]++)(\]?+)=\"'([^\s\"'`{}$]++)'\"")
 
 
 def bound_literals(text: str) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from memidx.secrets.assignments import TEST_NAME, is_test_verdict
 from memidx.secrets.held import ALGORITHM, pair_passwords
 from memidx.secrets.identifiers import WORD
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.signs import PERSONAL, personal
 from memidx.secrets.technical import counted, technical
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
@@ -37,8 +38,8 @@ from memidx.secrets.values import PLACEHOLDER_WORDS, referred
 # where a run of name characters with a `p` begins (each word holds one, and so does the
 # name that asks for one again), its word looked for behind the run's end, by width.
 SHORT_SHAPE = r"[A-Za-z0-9][A-Za-z0-9!@#$%^&*+=?_.-]{3,6}+|[0-9]{8,12}+"
-SHORT_VALUE = re.compile(SHORT_SHAPE)
-SHORT = re.compile(
+SHORT_VALUE = lazy(SHORT_SHAPE)
+SHORT = lazy(
     r"(?i)(?<![\w.-])(?=[\w.-]*?p)([\w.-]++(?:(?<=pw)|(?<=pwd|pw[0-9])|(?<=pass|pwd[0-9])"
     r"|(?<=pass[0-9]|again)|(?<=passwd|repeat|retype)|(?<=passwd[0-9]|confirm)|(?<=password)"
     r"|(?<=password[0-9])|(?<=passphrase)|(?<=confirmation)))"
@@ -46,10 +47,10 @@ SHORT = re.compile(
     rf"[ \t]*+([\"'`]?+)({SHORT_SHAPE})\3"
     r"(?=[\"'`)\]}.!?]*+(?:[\s,;]|$))"
 )
-LETTER, DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"[0-9]")
-VERSION = re.compile(r"[vV]?+[0-9]++(?:\.[0-9]++)++")  # `pw: v1.2.3`, a version's
+LETTER, DIGIT = lazy(r"[A-Za-z]"), lazy(r"[0-9]")
+VERSION = lazy(r"[vV]?+[0-9]++(?:\.[0-9]++)++")  # `pw: v1.2.3`, a version's
 # a number and its unit (time, size, rate, screen, ordinal, hour; `1h30m`), hex or exponent
-QUANTITY = re.compile(
+QUANTITY = lazy(
     r"(?i)(?:[0-9]++(?:\.[0-9]++)?+(?:[mun\u00b5]?s|sec|min|hr?|[dwmyk]|[kmgtp]i?b?|px|r?em|pt|x"
     r"|[kmg]?hz|[fqr]ps|st|nd|rd|th|[ap]m))+|0x[0-9a-f]++|[0-9]++(?:\.[0-9]++)?+e[0-9]++"
 )
@@ -71,8 +72,8 @@ def short_passwords(line: str) -> Iterator[tuple[int, int]]:
 
 # what marks a test's verdict around `PASS:` (Go's `--- PASS: Test1 (0.00s)`): a short value
 # is too short to be judged random, and `PASS: hunter2` is a YAML key's password
-GO_VERDICT = re.compile(r"---[ \t]*+$")
-DURATION = re.compile(r"[ \t]++\([0-9.]++m?s\)")
+GO_VERDICT = lazy(r"---[ \t]*+$")
+DURATION = lazy(r"[ \t]++\([0-9.]++m?s\)")
 
 
 def _verdict(line: str, match: re.Match[str], name: str, value: str) -> bool:

@@ -4,10 +4,10 @@ to the name of an element of a page."""
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from memidx.secrets.identifiers import SECRET_WORDS, WORD
+from memidx.secrets.lazy_pattern import lazy
 
 # What a sign leads in a developer's notes that is no password: a path or a package (`@/lib/x`,
 # `@azure/identity`, `+refs/heads/x`: each name as code writes one, SEGMENT), an HTML entity
@@ -15,27 +15,27 @@ from memidx.secrets.identifiers import SECRET_WORDS, WORD
 # among its words: `#id_password1`, a CSS selector; `:password`, a symbol; `@@DB_PASSWORD@@`;
 # `!ENV:API_KEY`): each was refused. Read loosely (any `/`, any `&...;`, any run after a `-`),
 # they let through base64 (`+wJalrXUtnFEMI/K7MDENG/...`) and `#secret-Zk9qW2vLp8Rt7`.
-NO_PASSWORD = re.compile(
+NO_PASSWORD = lazy(
     r"&(?:[A-Za-z][a-z]{1,7}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});|^\|[a-z_][a-z0-9_]*+$"
 )
 # Capitals only before a small letter (`PasswordInput.tsx`, `OAuth2Client`), or capitals
 # alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`), a
 # dot in it (a year after a word, `@Acme/Summer@2024`, is a password's), or a major one after
 # a name in small letters, as npm's are (`@types/node@20`, refused when a dot was needed)
-SEGMENT = re.compile(
+SEGMENT = lazy(
     r"[a-z0-9._-]++@[0-9]{1,3}+|(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9]++\.[\w.+-]*+)?+|[A-Z._-]++"
 )
 # A name's run of letters between two of digits (`zq8xq2`, `x7k2m`): a random string's, no
 # word's; a word holds one run of digits (`client-s3`, `ed25519`, `oauth2client`, `k8s`)
-MIXED = re.compile(r"[0-9][A-Za-z]++[0-9]")
+MIXED = lazy(r"[0-9][A-Za-z]++[0-9]")
 PATH_SIGNS = "@+#:\\"  # what leads a path: a package (`@azure/x`), a refspec, a fragment
-NAMED = re.compile(r"[A-Za-z]")
-SLASH = re.compile("/")
-SLASHES = re.compile(r"[/\\]")  # a share's path (`\\host\share\pw`) splits on either
+NAMED = lazy(r"[A-Za-z]")
+SLASH = lazy("/")
+SLASHES = lazy(r"[/\\]")  # a share's path (`\\host\share\pw`) splits on either
 # Words joined by `_` or `-`, or by case from a small letter on (`signupPasswordInput`), as
 # identifiers.py reads a variable's name, each word's digits at its end (`Panel2`);
 # `#hunter2secret`, `#MySecret2024`, `#secret-Zk9qW2vLp8Rt7` stay passwords.
-FIELD = re.compile(
+FIELD = lazy(
     r"[a-z]++[0-9]*+(?:[_-](?:[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+|[0-9]++)|[A-Z][a-z]++[0-9]*+)++"
     r"|[A-Z][A-Z0-9]*+(?:[_-][A-Z0-9]++)++"
 )
@@ -45,7 +45,7 @@ SIGNS = "!#&+?@|=:;,\\"
 # before. A name ending in another word holds the secret (`password_new`, `secret_text`);
 # a plural too (`password_modal`, `passwordTextbox`, `password_inputs` were refused). Not
 # `list`: `password_list` holds passwords (`"#blue-sky7"` was let through).
-SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
+SELECTOR = lazy(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 ELEMENTS = frozenset(
     {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",
      "box", "container", "label", "node", "id", "ref", "target", "wrapper", "toggle", "icon",
@@ -54,7 +54,7 @@ ELEMENTS = frozenset(
      "control", "page", "screen", "menu", "toast", "alert", "hint", "help", "error", "msg",
      "message", "tooltip", "submit", "checkbox", "dropdown", "meter", "indicator"}
 )  # fmt: skip
-PARTS = re.compile(r"[:;,=.]")
+PARTS = lazy(r"[:;,=.]")
 
 
 def _names_a_field(rest: str) -> bool:
@@ -74,7 +74,7 @@ def _names_a_field(rest: str) -> bool:
 # not after a bundler's alias of the project's folder, `@/`, with no scope's name
 # (`pwd: "@/projects/app2"` was refused)
 PERSONAL = frozenset({"password", "passwords", "passwd", "pwd", "pw", "pass", "passphrase"})
-PERSONAL_SHAPE = re.compile(r"[A-Za-z]++[0-9]++|[\w.-]*+@[0-9]++")
+PERSONAL_SHAPE = lazy(r"[A-Za-z]++[0-9]++|[\w.-]*+@[0-9]++")
 
 
 def personal(name: str) -> bool:

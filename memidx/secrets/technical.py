@@ -13,9 +13,8 @@ word takes (a width, a version, a step)."""
 
 from __future__ import annotations
 
-import re
-
 from memidx.secrets.identifiers import WORD
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.signs import PERSONAL
 
 # A word and the numbers it takes: a width or a size in bits (`int32`, `sha256`, `crc32`,
@@ -28,7 +27,7 @@ WIDTH_WORDS = frozenset(
      "salsa", "curve", "sm", "des", "rc", "pbkdf", "argon", "keccak", "ripemd", "secp",
      "pkcs", "ecdsa", "dsa", "hmac", "xchacha"}
 )  # fmt: skip
-WIDTH = re.compile(
+WIDTH = lazy(
     r"[1-9]|16|20|32|36|58|62|64|80|85|86|91|128|160|224|256|264|265|384|386|390|437|448"
     r"|486|512|686|850|1024|1252|1305|2048|2312|3072|4096|18030|25519"
 )
@@ -43,17 +42,17 @@ VERSION_WORDS = frozenset(
      "freebsd", "sles", "amzn", "al", "cuda", "armv", "v", "ver", "version", "scram", "tz",
      "dx", "opengl", "vulkan", "es", "unicode", "jwt"}
 )  # fmt: skip
-VERSION = re.compile(r"[0-9]{1,2}")
+VERSION = lazy(r"[0-9]{1,2}")
 # the longer versions some take: Ubuntu's year and month (`ubuntu2204`), Python's minor
 # (`py311`, `cp312`), a year (`es2020`, `al2023`)
 LONG_VERSIONS = {
-    "ubuntu": re.compile(r"[12][0-9](?:04|10)"),
-    "py": re.compile(r"3[0-9]{1,2}"),
-    "python": re.compile(r"3[0-9]{1,2}"),
-    "cp": re.compile(r"3[0-9]{1,2}"),
-    "es": re.compile(r"20[0-9]{2}"),
-    "ecma": re.compile(r"20[0-9]{2}"),
-    "al": re.compile(r"20[0-9]{2}"),
+    "ubuntu": lazy(r"[12][0-9](?:04|10)"),
+    "py": lazy(r"3[0-9]{1,2}"),
+    "python": lazy(r"3[0-9]{1,2}"),
+    "cp": lazy(r"3[0-9]{1,2}"),
+    "es": lazy(r"20[0-9]{2}"),
+    "ecma": lazy(r"20[0-9]{2}"),
+    "al": lazy(r"20[0-9]{2}"),
 }
 # A step of a procedure and its small number (`step1`, `phase2`, `rc1`)
 STEP_WORDS = frozenset(
@@ -81,19 +80,19 @@ PLAIN_WORDS = frozenset(
 VOCABULARY = WIDTH_WORDS | VERSION_WORDS | STEP_WORDS | CONVERT_WORDS | PLAIN_WORDS
 # A value of words and numbers joined by `-`, `_`, `.` or `/` (group 1 each letters' run,
 # group 2 its digits); a number alone after a join
-ATOM = re.compile(r"([A-Za-z]++)([0-9]*+)|([0-9]++)")
-JOINS = re.compile(r"[-_./]")
+ATOM = lazy(r"([A-Za-z]++)([0-9]*+)|([0-9]++)")
+JOINS = lazy(r"[-_./]")
 # A word as written: small letters, capitals or a capital and small letters (`Argon2id`)
-CASED = re.compile(r"[a-z]++|[A-Z]++|[A-Z][a-z]++")
-CAPITALISED = re.compile(r"[A-Z][a-z]++")  # a version's or a step's word so written, numbered
+CASED = lazy(r"[a-z]++|[A-Z]++|[A-Z][a-z]++")
+CAPITALISED = lazy(r"[A-Z][a-z]++")  # a version's or a step's word so written, numbered
 # A password manager's item (`1Password/Prod-DB`, `op://Prod/db/password`, Bitwarden's): the
 # manager's name, then the item's path of names, words without digits (`vault:hunter2` is a
 # password); 1Password's name alone
-VAULT = re.compile(
+VAULT = lazy(
     r"(?i:1password|op:/|bitwarden|lastpass|keepass(?:xc)?|keychain|vault|gopass)"
     r"(?:[:/]/?[A-Za-z]++(?:[-_. ]?+[A-Za-z]++)*+)++|1Password"
 )
-VAULT_PATH = re.compile(r"[:/]++")
+VAULT_PATH = lazy(r"[:/]++")
 
 
 def vault_parts(value: str) -> list[str] | None:
@@ -106,7 +105,7 @@ def vault_parts(value: str) -> list[str] | None:
 
 
 # A file's mode in octal (`0644`, `0755`, `0600`), or a well-known port as a whole value
-MODE = re.compile(r"0[4-7][0-7]{2}")
+MODE = lazy(r"0[4-7][0-7]{2}")
 PORTS = frozenset(
     {"1080", "1194", "1433", "1521", "1883", "2181", "2375", "2376", "2379", "2380", "3000",
      "3306", "3389", "4222", "4317", "4318", "5000", "5044", "5432", "5601", "5672", "5900",
@@ -176,7 +175,7 @@ QUANTITY_WORDS = frozenset(
      "complexity", "rounds", "cost", "num", "number", "total", "per", "duration"}
 )  # fmt: skip
 # one word in small letters or capitals, `maxpassword`, `MINPASSWORDLENGTH`
-JOINED = re.compile(r"(?i:max|min|num)(?:pass|pw)")
+JOINED = lazy(r"(?i:max|min|num)(?:pass|pw)")
 EVENT = "on"  # an event's handler or hook, `on_pass`, `onPassword`: the event's first word
 
 

@@ -8,25 +8,23 @@ by one was never read."""
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Callable, Iterator
 
 from memidx.secrets.entropy import shannon
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.members import named_member
 from memidx.secrets.signs import MIXED
 
 # `${NAME}`, `${NAME:-default}` (`-`, `=`, `+` with or without `:`; `?` gives an error's
 # message, no value), `${anything}`, `{{anything}}`; no brace inside
-TEMPLATE = re.compile(
-    r"\$\{[A-Za-z_][\w.]*+(?::?+([-=+?])([^{}]*+))?+\}|\$\{[^{}]*+\}|\{\{[^{}]*+\}\}"
-)
+TEMPLATE = lazy(r"\$\{[A-Za-z_][\w.]*+(?::?+([-=+?])([^{}]*+))?+\}|\$\{[^{}]*+\}|\{\{[^{}]*+\}\}")
 # a literal part worth judging: letters and digits, `_` or `-` inside (not a path, a URL's
 # scheme, a port: `jdbc:postgresql://${HOST}:5432/db`)
-LITERAL = re.compile(r"[A-Za-z0-9]++(?:[-_]++[A-Za-z0-9]++)*+")
+LITERAL = lazy(r"[A-Za-z0-9]++(?:[-_]++[A-Za-z0-9]++)*+")
 EDGES = "-_./:@\"'`"
 # a secret-sounding name given a value a reference leads (group 2), quoted or not
-LED = re.compile(
+LED = lazy(
     r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?::=|=>|[:=])[ \t]*+[\"'`]?+((?:\$\{|\{\{)[^\s\"'`]*+)"
 )
 
@@ -81,7 +79,7 @@ def template_led(line: str, named: Callable[[str], bool]) -> Iterator[str]:
 # closing later is read as left open); one left open is read up to the next that opens: each
 # was read to the line's end, and a line of `token={{x ` took 19 s of CPU for 50 KB
 REFERENCE_READ = 1024
-OPENING = re.compile(r"\$\{|\{\{")
+OPENING = lazy(r"\$\{|\{\{")
 
 
 def _reference(line: str, at: int, end: int) -> str:
@@ -112,8 +110,8 @@ def _reference_end(line: str, at: int) -> int:
 # function that looks a value up is given, a name (NAME_LOOKUPS: `{{ secret('db_pw_v2') }}`,
 # `lookup('password', ...)`, `env "DB_PASSWORD"`, `hashFiles('**/x')`). Read token by token,
 # once: what each literal is given to is known from the tokens before it.
-TOKEN = re.compile(r""""([^"\n]*+)"|'([^'\n]*+)'|(\{\{-?+|\|\|?+|\()|([\w.]++)|([=!<>]=|=)|\S""")
-NO_LITERAL = re.compile(r"[\s{}]")
+TOKEN = lazy(r""""([^"\n]*+)"|'([^'\n]*+)'|(\{\{-?+|\|\|?+|\()|([\w.]++)|([=!<>]=|=)|\S""")
+NO_LITERAL = lazy(r"[\s{}]")
 NAME_LOOKUPS = frozenset(
     {"secret", "secrets", "lookup", "query", "q", "env", "getenv", "expandenv", "include",
      "template", "tpl", "required", "fail", "resolve", "vault", "hashfiles", "index", "get",
@@ -122,7 +120,7 @@ NAME_LOOKUPS = frozenset(
 )  # fmt: skip
 # the shell's, `${X:-"v4lue"}` (`-`, `=`, with or without `:`): only in a shell's reference, as
 # a keyword argument in a template's is none
-SHELL_DEFAULT = re.compile(r"""^\$\{[^{}]*?:?+[-=][ \t]*+(["'])([^\s"'{}]++)\1""")
+SHELL_DEFAULT = lazy(r"""^\$\{[^{}]*?:?+[-=][ \t]*+(["'])([^\s"'{}]++)\1""")
 
 
 def _quoted_defaults(reference: str) -> Iterator[str]:
@@ -176,7 +174,7 @@ def _given_literals(reference: str) -> Iterator[tuple[str, str, bool]]:
 
 # A random string given to a lookup (`{{ env "Zq8vT2mW9pLq" }}`, `secret('Zq8vT2...')`): no
 # name holds a run of letters between digits (signs.MIXED), a random string's does
-RANDOM_NAME = re.compile(r"[A-Za-z0-9]{8,}+")
+RANDOM_NAME = lazy(r"[A-Za-z0-9]{8,}+")
 
 
 def _given(callee: str, literal: str) -> bool:
@@ -197,8 +195,8 @@ FORMATS = frozenset({"format", "printf", "print"})
 PIECE_CHARSET = string.ascii_letters + string.digits + "-_"
 # a sign no name's part holds: a password's (`printf "%s:%s" .Values.user "xK9#mP2$vL5@"`,
 # Helm's basic auth, and `"P@ssw0rd2024!"` were let through as a name's parts), judged whole
-PASSWORD_SIGN = re.compile(r"[^\w./:-]")
-EMAIL_DOMAIN = re.compile(r"[\w.+-]*+@[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)++")  # `@example.com`
+PASSWORD_SIGN = lazy(r"[^\w./:-]")
+EMAIL_DOMAIN = lazy(r"[\w.+-]*+@[A-Za-z0-9-]++(?:\.[A-Za-z0-9-]++)++")  # `@example.com`
 
 
 def _random_piece(literal: str) -> bool:
@@ -214,10 +212,10 @@ def _random_piece(literal: str) -> bool:
     )
 
 
-RUN_AFTER = re.compile(r"[^\s\"'`;&|)<>]++")  # to a shell's separator
-ATTACHED = re.compile(r"[^\s\"'`;&|)<>${}]++")  # to a quote, a separator or the next reference
+RUN_AFTER = lazy(r"[^\s\"'`;&|)<>]++")  # to a shell's separator
+ATTACHED = lazy(r"[^\s\"'`;&|)<>${}]++")  # to a quote, a separator or the next reference
 # a word after a plain value a reference leads, on its line, up to a comment
-WORD_AFTER = re.compile(r"[ \t]++([^\s#]\S*+)")
+WORD_AFTER = lazy(r"[ \t]++([^\s#]\S*+)")
 
 
 def _words_after(line: str, at: int) -> Iterator[str]:

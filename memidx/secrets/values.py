@@ -4,19 +4,19 @@ characters and entropy (pure)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from memidx.private import PRIVATE_STAND_IN
 from memidx.secrets.calls import password_call
 from memidx.secrets.dashed_names import dashed_name
 from memidx.secrets.identifiers import condition, names_a_secret
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.members import MEMBER, named_member
 from memidx.secrets.technical import technical, vault_parts
 from memidx.secrets.templates import literal_parts
 from memidx.secrets.weak import common_password
 
-PLACEHOLDER_WORDS = re.compile(
+PLACEHOLDER_WORDS = lazy(
     r"(?i)^(?:x+|\*+|(?:x{3,}|\*{3,})[0-9]{1,4}|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
     r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|[\w-]*[_-]here|test(?:ing)?)$"
@@ -31,7 +31,7 @@ PLACEHOLDER_WORDS = re.compile(
 # A format's `%s`, `%d` or `%(name)s` ends its piece (`%s:%s@db`): a `%s` before a letter or a
 # digit is a password's (`wibw891LIW%scQH` was let through, the labeled set's one miss), as
 # `%de` is an encoded byte.
-REFERENCE = re.compile(
+REFERENCE = lazy(
     r"[\[\]{}<>]|^[A-Za-z_$][\w.:$-]*+\(|^\("
     r"|\$\{|^\$|%[sd](?![A-Za-z0-9])|%\(|^(?:/|\./|~|https?:)"
     + r"|^[A-Za-z]:\\(?:[\w .-]+\\)*[\w .-]+$"  # a Windows path, `C:\secrets\pw.txt`
@@ -45,18 +45,18 @@ ENOUGH_ENTROPY = (0.0, 0.0, 2.5, 2.5, 2.0)
 # One word, a capital and small letters (`Passwort`, `Kennwort`, `Tokenizer`): 46 of the 926
 # values found in 20,000 code and config files on a developer's machine, none a secret (two
 # words, `SuperSecret`, still count)
-CALLED = re.compile(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator: code
-DOT_PATH = re.compile(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
-WORD_ALONE = re.compile(r"[^\W\d_][^\W\d_A-Z]++")
+CALLED = lazy(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator: code
+DOT_PATH = lazy(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
+WORD_ALONE = lazy(r"[^\W\d_][^\W\d_A-Z]++")
 # PowerShell's cmdlet, a verb of its list and a noun (`$pw = ConvertTo-SecureString $env:X`)
-CMDLET = re.compile(
+CMDLET = lazy(
     r"(?:Get|Set|New|Read|Convert(?:To|From)|Import|Export|Invoke|Add|Remove|Test|Unprotect"
     r"|Protect|Select|Write|Out|Resolve)-(?:[A-Z][a-z]++|[A-Z]{2,4}+(?![a-z]))++"
 )
 # a locale's name with its encoding or variant (`en_US.UTF-8`, `de_DE@euro`, `C.UTF-8`): a
 # call's string (`TokenStr("en_US.UTF-8")`) or a setting, judged and refused as a secret. Its
 # variant is one of glibc's few: any word after `@` let `de_DE@hunter` through
-LOCALE = re.compile(
+LOCALE = lazy(
     r"(?:[a-z]{2,3}_[A-Z]{2}|C|POSIX)(?:\.(?i:utf-?8|iso-?8859-[0-9]{1,2}|euc-[a-z]{2}|gbk"
     r"|gb18030|big5|cp[0-9]{3,4}|koi8-[ru]))?+(?:@(?:euro|latin|cyrillic|valencia|devanagari"
     r"|iqtelif|saaho|abegede|shaw|quot|hebrew|ije))?+"
@@ -144,7 +144,7 @@ def referred(value: str) -> bool:
 
 # an ASCII value's classes, each found in C: four Python passes over each value cost 4 s of
 # 1 MB of `password=word<i>xyz` lines' 50 under a profiler
-ASCII_CLASSES = tuple(re.compile(c).search for c in ("[a-z]", "[A-Z]", "[0-9]", "[^A-Za-z0-9]"))
+ASCII_CLASSES = tuple(lazy(c).search for c in ("[a-z]", "[A-Z]", "[0-9]", "[^A-Za-z0-9]"))
 
 
 def character_classes(value: str) -> int:

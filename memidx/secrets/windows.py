@@ -23,14 +23,15 @@ from functools import cache, lru_cache
 
 from memidx.secrets import library
 from memidx.secrets.candidates import LEADING_PW, stem_starts
+from memidx.secrets.lazy_pattern import lazy
 
 # Characters a name runs on (`db.password`, `PASSWORD"]`): a name ends where they do.
 NAME_RUN = r"[\w\"'\]\[.-]"
 # A run of them followed by an assignment (`=`, `:`, `:=`, `=>`, a call). Tried only where a
 # run begins (the look-behind) and never backing into it: `secretsecret...` tried at each word
 # in the run, each try reading to its end, cost time quadratic in the run (6 s for 40 KB).
-ASSIGNED_RUN = re.compile(rf"(?<!{NAME_RUN}){NAME_RUN}++\s*+(?:=|:|\()")
-SPOKEN = re.compile(r"(?i)bearer\s|basic\s")
+ASSIGNED_RUN = lazy(rf"(?<!{NAME_RUN}){NAME_RUN}++\s*+(?:=|:|\()")
+SPOKEN = lazy(r"(?i)bearer\s|basic\s")
 
 
 @cache
@@ -110,9 +111,9 @@ BEFORE = 32
 REACH = 256
 # A quoted value compared with what follows (`'value' == `, `"value" !== `), as the library's
 # reversed comparison has it; tried at quotes only, each read to the next quote: linear.
-COMPARED = re.compile(r"([\"'`])[^\v\"'`]*\1\s*[!=]{2,3}\s*")
+COMPARED = lazy(r"([\"'`])[^\v\"'`]*\1\s*[!=]{2,3}\s*")
 QUOTES = "\"'`"
-NOT_WORD = re.compile(r"\W")
+NOT_WORD = lazy(r"\W")
 
 
 @cache
@@ -211,4 +212,4 @@ def cut_short(window: str, token: str, end: int, line: str) -> bool:
     return at != -1 and SPACE.search(window, at + len(token)) is None
 
 
-SPACE = re.compile(r"\s")
+SPACE = lazy(r"\s")
