@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import io
 import os
 import shutil
 import subprocess
@@ -14,7 +13,14 @@ import tempfile
 from collections.abc import Generator
 from pathlib import Path
 
-from tests.helpers import GIT_IDENTITY, NotesRepo, Run, clean_env, run_in_process
+from tests.helpers import (
+    GIT_IDENTITY,
+    NotesRepo,
+    Run,
+    clean_env,
+    run_in_process,
+    run_in_process_reading,
+)
 
 PROJECT = Path(__file__).resolve().parent.parent
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
@@ -87,13 +93,8 @@ class Machine(NotesRepo):
         """memidx_process's run in this process, in the machine's environment, `stdin` its
         input: for a step that sets a test up, whose process is not what the test checks (a
         new Python importing memidx costs ~0.25 s of CPU; git's hooks still run as processes)."""
-        saved = sys.stdin
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
-        try:
-            with environment({"MEMIDX_ROOT": str(self.root), **self.env}):
-                return run_in_process(self.root, *args)
-        finally:
-            sys.stdin = saved
+        with environment({"MEMIDX_ROOT": str(self.root), **self.env}):
+            return run_in_process_reading(self.root, stdin, *args)
 
     def search_refs(self, query: str) -> list[tuple[str, float]]:
         hits = self.memidx("search", "--mode", "bm25", "--json", "-k", "50", query).json()["hits"]
