@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_sync_hard import found, rebuilt_the_same
-from tests.cli.test_two_machines import committed_all, filed
+from tests.cli.test_sync_hard import found, push, rebuilt_the_same
+from tests.cli.test_two_machines import filed
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -24,16 +24,17 @@ def machines(tmp_path: Path) -> tuple[Machine, Machine]:
 
 
 def _conflicting(a: Machine, b: Machine) -> None:
-    """a's commit and b's pushed one change the same note."""
+    """a's commit and b's pushed one change the same note (set-up commits and pushes: without
+    the pre-commit checks and the pre-push scan, which are not what is tested here)."""
     a.note("shared.md", "Shared", "original body")
-    committed_all(a, "shared")
-    a.git("push", "-q", "origin", "main")
+    a.commit("shared", checks=False)
+    push(a)
     b.git("pull", "-q", "--no-rebase")
     b.note("shared.md", "Shared", "the body b wrote")
-    committed_all(b, "b's change")
-    b.git("push", "-q", "origin", "main")
+    b.commit("b's change", checks=False)
+    push(b)
     a.note("shared.md", "Shared", "the body a wrote")
-    committed_all(a, "a's change")
+    a.commit("a's change", checks=False)
 
 
 ENDS = {
@@ -68,7 +69,7 @@ def test_a_turn_filed_while_an_autostash_pull_waits_on_a_conflict(
     said = ended.stdout + ended.stderr
     assert ended.returncode == 0 and "Applied autostash" in said, said
     assert a.git("stash", "list") == ""
-    a.memidx_process("sync")
+    a.memidx_here("sync")
     for word in ("capybara", "dromedary", "fennec"):
         assert len(found(a, word)) == 1, (word, found(a, word))
     rebuilt_the_same(a)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_sync_hard import found, rebuilt_the_same
-from tests.cli.test_two_machines import committed_all, filed, filed_between_add_and_commit
+from tests.cli.test_sync_hard import found, push, rebuilt_the_same
+from tests.cli.test_two_machines import filed, filed_between_add_and_commit
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -53,8 +53,8 @@ def test_turns_an_autostash_brings_back_are_found_right_after_the_pull(
     a, b, started = machines
     filed_between_add_and_commit(a)
     b.note("from-b.md", "From B", "buffalo note")
-    committed_all(b, "b")
-    b.git("push", "-q", "origin", "main")
+    b.commit("b", checks=False)  # sets the pull up: its checks are not what is tested
+    push(b)
     before = index_change_syncs(started)
 
     pulled = a.run_git(*pull)
@@ -106,8 +106,8 @@ def test_a_staged_segment_the_autostash_holds_is_left_for_git_to_bring_back(
     a.git("add", "-A")
     filed(a, "dromedary turn after git add", "s")
     b.note("from-b.md", "From B", "buffalo note")
-    committed_all(b, "b")
-    b.git("push", "-q", "origin", "main")
+    b.commit("b", checks=False)  # sets the pull up: its checks are not what is tested
+    push(b)
 
     pulled = a.run_git(*pull)
 

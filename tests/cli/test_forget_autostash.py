@@ -141,14 +141,14 @@ def test_a_purge_of_a_peer_s_segment_failed_by_a_pull_leaves_its_bytes(
     took the blanked file (` M`), the commit failed, the error said the segment kept its
     bytes, and the stash's apply blanked it again, for the person's next `git commit -a`."""
     one, two = clones(tmp_path)
-    for clone in (one, two):
-        assert clone.memidx_process("ingest").code == 0
+    for clone in (one, two):  # the set-up runs in this process; the purges are processes
+        assert clone.memidx("ingest").code == 0
     gone = _file(one, "giraffe turn filed by one")
-    assert one.memidx_process("haystack", "commit").code == 0
+    assert one.memidx("haystack", "commit").code == 0
     two.git("pull", "-q", "--no-rebase", str(one.root), "main")
-    assert two.memidx_process("sync").code == 0
-    assert two.memidx_process("forget", gone).code == 0
-    assert two.memidx_process("haystack", "commit").code == 0
+    assert two.memidx("sync").code == 0
+    assert two.memidx("forget", gone).code == 0
+    assert two.memidx("haystack", "commit").code == 0
     [segment] = [
         p for p in (two.root / "notes" / "haystack").glob("*/*.krd") if b"giraffe" in p.read_bytes()
     ]

@@ -18,7 +18,7 @@ from memidx.errors import GitError, MemidxError
 from memidx.memory import share as share_module
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, run_in_process_reading
 from tests.machines import Machine, clone, hook_env, make_template
 from tests.memories import diverged_clones
 
@@ -34,7 +34,8 @@ def share_process(machine: Machine) -> subprocess.Popen[str]:
 
 
 def file_turn(machine: Machine, text: str) -> None:
-    run = machine.memidx_process("file-turn", stdin=f'{{"text": "{text}", "session": "s"}}')
+    """A turn filed to set a test up, in this process (the share is what is checked)."""
+    run = machine.memidx_here("file-turn", stdin=f'{{"text": "{text}", "session": "s"}}')
     assert run.code == 0, run.err
 
 
@@ -45,13 +46,13 @@ def test_clones_syncing_at_once_all_get_through_and_converge(tmp_path: Path) -> 
     for i, machine in enumerate(machines):
         file_turn(machine, f"turn number {i} from machine {i}")
         body = f"machine {i} learned that its build cache needs pruning\n"
-        assert machine.memidx_process("remember", "--title", f"Lesson {i}", stdin=body).code == 0
+        assert machine.memidx_here("remember", "--title", f"Lesson {i}", stdin=body).code == 0
     runs = [share_process(m) for m in machines]
     results = [p.communicate(timeout=300) for p in runs]
     assert [p.returncode for p in runs] == [0, 0, 0, 0], [err for _, err in results]
     assert all("Traceback" not in err for _, err in results)
     for machine in machines:  # quiesce: everyone pulls what the later pushes brought
-        assert machine.memidx_process("share").code == 0
+        assert machine.memidx_here("share").code == 0
     heads = {m.git("rev-parse", "HEAD").strip() for m in machines}
     remote_head = subprocess.run(
         ["git", "--git-dir", str(remote), "rev-parse", "main"],
@@ -78,7 +79,9 @@ def test_share_killed_as_its_haystack_commit_lands_leaves_git_s_index_in_step(
     clone's reference-transaction hook kills memidx the moment HEAD has moved, before git
     answers it; what follows the move runs on in git's own process."""
     one, _ = clones(tmp_path)
-    file = one.memidx_process("file-turn", stdin='{"text": "a turn share commits", "session": "s"}')
+    file = run_in_process_reading(
+        one.root, '{"text": "a turn share commits", "session": "s"}', "file-turn"
+    )
     assert file.code == 0, file.err
     head = one.git("rev-parse", "HEAD").strip()
 
@@ -98,7 +101,7 @@ def test_a_real_conflict_needs_a_person_and_says_so(tmp_path: Path) -> None:
     a, b = clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env)
     a.note("welcome.md", "Welcome", "machine a rewrote this line")
     a.commit("a edits", checks=False)
-    assert a.memidx_process("share").code == 0
+    assert a.memidx_here("share").code == 0
     b.note("welcome.md", "Welcome", "machine b rewrote this line differently")
     b.commit("b edits", checks=False)
     run = b.memidx_process("share")
@@ -401,7 +404,9 @@ def test_share_json_is_only_json_on_stdout_when_git_pulls_and_pushes(tmp_path: P
     """git's own lines ("Already up to date.", a merge's summary) went to stdout before the
     JSON, so `memidx share --json` was not JSON; they are diagnostics, on stderr."""
     _, two = clones(tmp_path)
-    file = two.memidx_process("file-turn", stdin='{"text": "a turn to share", "session": "s"}')
+    file = run_in_process_reading(
+        two.root, '{"text": "a turn to share", "session": "s"}', "file-turn"
+    )
     assert file.code == 0, file.err
 
     run = two.memidx_process("share", "--json")
@@ -418,7 +423,7 @@ def test_share_without_a_remote_says_what_it_committed_and_that_nothing_was_push
     that there was none to make)."""
     repo.note("seed.md", "Seed", "a first note")
     repo.commit("seed")
-    assert repo.memidx_process("file-turn", stdin='{"text": "a turn to share"}').code == 0
+    assert run_in_process_reading(repo.root, '{"text": "a turn to share"}', "file-turn").code == 0
 
     first = repo.memidx_process("share")
     again = repo.memidx_process("share")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_sync_hard import found, rebuilt_the_same
+from tests.cli.test_sync_hard import found, push, rebuilt_the_same
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -26,7 +26,7 @@ def machines(tmp_path: Path) -> tuple[Machine, Machine]:
 
 def filed(machine: Machine, text: str, session: str) -> dict[str, object]:
     turn = json.dumps({"text": text, "session": session, "agent": "claude"})
-    run = machine.memidx_process("file-turn", "--json", stdin=turn)
+    run = machine.memidx_here("file-turn", "--json", stdin=turn)
     assert run.code == 0, run.err
     answer: dict[str, object] = run.json()
     return answer
@@ -57,15 +57,15 @@ def test_turns_filed_on_both_machines_and_moved_by_plain_git_are_found_once_on_e
     filed(b, "buffalo turn on machine b", "s-42")
     filed(b, "bison turn in b's own session", "b-1")
     committed_all(a, "a's turns")
-    a.git("push", "-q", "origin", "main")
+    push(a)
     filed(a, "axolotl turn after a's commit", "s-42")
     assert a.git("status", "--porcelain", "--untracked-files=no") == ""  # nothing appended
     committed_all(b, "b's turns")
     b.git("pull", "-q", "--no-rebase", "--no-edit")
-    b.git("push", "-q", "origin", "main")
+    push(b)
     a.git("pull", "-q", "--no-rebase", "--no-edit")
     committed_all(a, "a's later turn")
-    a.git("push", "-q", "origin", "main")
+    push(a)
     b.git("pull", "-q", "--ff-only")
 
     words = ["aardvark", "anteater", "buffalo", "bison", "axolotl"]
@@ -83,12 +83,12 @@ def conflict_waits(a: Machine, b: Machine) -> None:
     on the conflict (notes/clean.md, A's too, merged cleanly and staged)."""
     a.note("shared.md", "Shared", "base words")
     committed_all(a, "base")
-    a.git("push", "-q", "origin", "main")
+    push(a)
     b.git("pull", "-q", "--ff-only")
     a.note("shared.md", "Shared", "alpha words from machine a")
     a.note("clean.md", "Clean", "cheetah merged cleanly")
     committed_all(a, "a edits")
-    a.git("push", "-q", "origin", "main")
+    push(a)
     b.note("shared.md", "Shared", "bravo words from machine b")
     committed_all(b, "b edits")
     pulled = b.run_git("pull", "--no-rebase", "--no-edit")
@@ -106,7 +106,7 @@ def test_forget_while_a_pull_waits_on_a_conflict_leaves_the_merge_to_the_person(
     a, b = machines
     a.note("old.md", "Old", "heron words to forget")
     committed_all(a, "old")
-    a.git("push", "-q", "origin", "main")
+    push(a)
     conflict_waits(a, b)
     stages = b.git("ls-files", "-u")
 
@@ -128,7 +128,7 @@ def test_forget_while_a_pull_waits_on_a_conflict_leaves_the_merge_to_the_person(
     assert "notes/shared.md" not in tree and "notes/old.md" not in tree
     assert found(b, "alpha") == [] and found(b, "cheetah") == ["notes/clean.md"]
     rebuilt_the_same(b)
-    b.git("push", "-q", "origin", "main")
+    push(b)
     a.git("pull", "-q", "--ff-only")
     assert found(a, "alpha") == [] and found(a, "heron") == []
     assert found(a, "cheetah") == ["notes/clean.md"]
@@ -143,7 +143,7 @@ def test_reset_hard_past_a_haystack_commit_and_back_loses_and_doubles_no_turn(
     its own, and `git reset --hard` forward brings the first back: every turn found once."""
     a, _ = machines
     filed(a, "capybara committed turn", "s")
-    assert a.memidx_process("haystack", "commit").code == 0
+    assert a.memidx_here("haystack", "commit").code == 0
     filed(a, "dromedary loose turn", "s")
     committed = a.git("rev-parse", "HEAD").strip()
 
@@ -190,11 +190,11 @@ def test_a_turn_forgotten_on_the_other_machine_is_gone_after_a_plain_pull(
     a, b = machines
     gone = filed(b, "giraffe turn to forget", "s-42")
     filed(b, "giraffe neighbour that stays", "s-42")
-    assert b.memidx_process("share").code == 0
+    assert b.memidx_here("share").code == 0
     a.git("pull", "-q", "--ff-only")
     assert len(found(a, "giraffe")) == 2
-    assert a.memidx_process("forget", str(gone["id"])).code == 0
-    assert a.memidx_process("share").code == 0
+    assert a.memidx_here("forget", str(gone["id"])).code == 0
+    assert a.memidx_here("share").code == 0
 
     b.git("pull", "-q", "--no-rebase", "--no-edit")
 
@@ -228,11 +228,11 @@ def test_a_turn_filed_between_git_add_and_git_commit_survives_a_reset_hard(
     filed_between_add_and_commit(a)
 
     a.git("reset", "-q", "--hard")  # HEAD stays: no hook runs
-    assert a.memidx_process("sync").code == 0  # as the next hook does
+    assert a.memidx_here("sync").code == 0  # as the next hook does
 
     once_each(a, ["capybara", "dromedary", "echidna"])
     rebuilt_the_same(a)  # its status too
-    assert a.memidx_process("share").code == 0
+    assert a.memidx_here("share").code == 0
     assert a.git("status", "--porcelain") == ""
     b.git("pull", "-q", "--ff-only")
     once_each(b, ["capybara", "dromedary", "echidna"])
@@ -248,12 +248,12 @@ def test_a_segment_end_a_stash_or_autostash_took_is_left_for_git_to_bring_back(
     a, b = machines
     filed_between_add_and_commit(a)
     a.git("stash", "-q")
-    assert a.memidx_process("sync").code == 0
+    assert a.memidx_here("sync").code == 0
     assert a.git("status", "--porcelain", "--untracked-files=no") == ""
     a.git("stash", "pop", "-q")
     b.note("from-b.md", "From B", "buffalo note")
     committed_all(b, "b")
-    b.git("push", "-q", "origin", "main")
+    push(b)
 
     pulled = a.run_git("pull", "--rebase", "--autostash")
 
