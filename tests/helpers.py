@@ -175,16 +175,6 @@ def run_in_process(root: Path, *args: str, stdin: str | None = None) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
-def run_in_process_reading(root: Path, stdin: str, *args: str) -> Run:
-    """run_in_process with `stdin` as memidx's input (file-turn's turn, remember's body)."""
-    saved = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
-    try:
-        return run_in_process(root, *args)
-    finally:
-        sys.stdin = saved
-
-
 def venv_for_make(folder: Path) -> Path:
     """This suite's virtualenv as `make VENV=folder` can name it whatever this clone's path
     holds (make splits a space, expands a `$`, reads a `%` as a pattern): its pyvenv.cfg, a

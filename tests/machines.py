@@ -19,7 +19,6 @@ from tests.helpers import (
     Run,
     clean_env,
     run_in_process,
-    run_in_process_reading,
 )
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -94,7 +93,7 @@ class Machine(NotesRepo):
         input: for a step that sets a test up, whose process is not what the test checks (a
         new Python importing memidx costs ~0.25 s of CPU; git's hooks still run as processes)."""
         with environment({"MEMIDX_ROOT": str(self.root), **self.env}):
-            return run_in_process_reading(self.root, stdin, *args)
+            return run_in_process(self.root, *args, stdin=stdin)
 
     def search_refs(self, query: str) -> list[tuple[str, float]]:
         hits = self.memidx("search", "--mode", "bm25", "--json", "-k", "50", query).json()["hits"]

@@ -18,7 +18,7 @@ from memidx.errors import GitError, MemidxError
 from memidx.memory import share as share_module
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
-from tests.helpers import NotesRepo, run_in_process_reading
+from tests.helpers import NotesRepo, run_in_process
 from tests.machines import Machine, clone, hook_env, make_template
 from tests.memories import diverged_clones
 
@@ -79,8 +79,8 @@ def test_share_killed_as_its_haystack_commit_lands_leaves_git_s_index_in_step(
     clone's reference-transaction hook kills memidx the moment HEAD has moved, before git
     answers it; what follows the move runs on in git's own process."""
     one, _ = clones(tmp_path)
-    file = run_in_process_reading(
-        one.root, '{"text": "a turn share commits", "session": "s"}', "file-turn"
+    file = run_in_process(
+        one.root, "file-turn", stdin='{"text": "a turn share commits", "session": "s"}'
     )
     assert file.code == 0, file.err
     head = one.git("rev-parse", "HEAD").strip()
@@ -404,8 +404,8 @@ def test_share_json_is_only_json_on_stdout_when_git_pulls_and_pushes(tmp_path: P
     """git's own lines ("Already up to date.", a merge's summary) went to stdout before the
     JSON, so `memidx share --json` was not JSON; they are diagnostics, on stderr."""
     _, two = clones(tmp_path)
-    file = run_in_process_reading(
-        two.root, '{"text": "a turn to share", "session": "s"}', "file-turn"
+    file = run_in_process(
+        two.root, "file-turn", stdin='{"text": "a turn to share", "session": "s"}'
     )
     assert file.code == 0, file.err
 
@@ -423,7 +423,7 @@ def test_share_without_a_remote_says_what_it_committed_and_that_nothing_was_push
     that there was none to make)."""
     repo.note("seed.md", "Seed", "a first note")
     repo.commit("seed")
-    assert run_in_process_reading(repo.root, '{"text": "a turn to share"}', "file-turn").code == 0
+    assert run_in_process(repo.root, "file-turn", stdin='{"text": "a turn to share"}').code == 0
 
     first = repo.memidx_process("share")
     again = repo.memidx_process("share")
