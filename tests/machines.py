@@ -198,3 +198,37 @@ def environment(env: dict[str, str]) -> Generator[None]:
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+@contextlib.contextmanager
+def put_back(machine: Machine) -> Generator[Machine]:
+    """`machine`, shared by a module's tests, for one test; after it (passed or failed) put
+    back as it was: its HEAD, its tracked files, and no file or folder the test left outside
+    .git/ and .memidx/. What one test wrongly wrote is that test's failure alone: no neighbour
+    fails for it, nor passes over the same write of its own made first by another. Its
+    tracked files must be as committed (a change to them would be reset)."""
+    assert not machine.git("status", "--porcelain", "--untracked-files=no"), "changed files"
+    head = machine.git("rev-parse", "HEAD").strip()
+    there = set(_work_tree(machine.root))
+    try:
+        yield machine
+    finally:
+        if machine.git("rev-parse", "HEAD").strip() != head or machine.git(
+            "status", "--porcelain", "--untracked-files=no"
+        ):
+            machine.git("reset", "-q", "--hard", head)
+        for path in sorted(set(_work_tree(machine.root)) - there, reverse=True):  # deepest first
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink()
+
+
+def _work_tree(root: Path) -> Generator[Path]:
+    """Every file and folder under `root` but git's and memidx's own folders."""
+    for path in root.iterdir():
+        if path.name in (".git", ".memidx"):
+            continue
+        yield path
+        if path.is_dir() and not path.is_symlink():
+            yield from path.rglob("*")

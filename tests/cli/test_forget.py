@@ -20,12 +20,6 @@ from memidx.search.recent import recent
 from tests.helpers import NotesRepo, clean_env
 
 
-def turn(repo: NotesRepo, text: str) -> str:
-    run = repo.memidx_process("file-turn", stdin=json.dumps({"text": text}))
-    assert run.code == 0, run.err
-    return run.out.strip()
-
-
 def hits(repo: NotesRepo, words: str) -> list[str]:
     run = repo.memidx_process("search", "--mode", "bm25", "--json", words)
     assert run.code == 0, run.err
@@ -33,8 +27,8 @@ def hits(repo: NotesRepo, words: str) -> list[str]:
 
 
 def filed(repo: NotesRepo, text: str) -> str:
-    """turn(), run in-process: a set-up's filing, not what the test checks (a process costs
-    ~0.2 s of CPU more); the commands a test checks still run as processes."""
+    """`memidx file-turn` of `text`, run in-process: a set-up's filing, not what the test
+    checks (a process costs ~0.2 s of CPU more). The record's id."""
     run = repo.memidx("file-turn", stdin=json.dumps({"text": text}))
     assert run.code == 0, run.err
     return run.out.strip()

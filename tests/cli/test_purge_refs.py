@@ -16,22 +16,16 @@ import pytest
 from memidx.config import load_config
 from memidx.git import rewrite as rewrite_module
 from memidx.haystack.purge import purge
-from tests.cli.test_forget import clones, filed, reachable_bytes, turn
+from tests.cli.test_forget import clones, filed, reachable_bytes
 from tests.helpers import NotesRepo, clean_env
 
 SECRET = b"zebra secret turn"
 
 
-def forgotten_on_head(repo: NotesRepo) -> str:
-    """A committed, unpushed turn holding SECRET; returns its id (not yet forgotten)."""
-    ident = turn(repo, SECRET.decode())
-    assert repo.memidx_process("haystack", "commit").code == 0
-    return ident
-
-
 def committed_secret(repo: NotesRepo) -> str:
-    """committed_secret(), run in-process: the set-up, not what the test checks (two
-    processes cost ~0.4 s of CPU more); the purges the tests check still run as processes."""
+    """A committed, unpushed turn holding SECRET; returns its id (not yet forgotten). Filed
+    and committed in-process: the set-up, not what the test checks (two processes cost ~0.4 s
+    of CPU more); the purges the tests check still run as processes."""
     ident = filed(repo, SECRET.decode())
     assert repo.memidx("haystack", "commit").code == 0
     return ident

@@ -6,6 +6,7 @@ import io
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from memidx.memory import remember as remember_module
 from memidx.memory.pending_mark import any_pending
 from memidx.memory.remember import remember
 from tests.helpers import Run
-from tests.machines import Machine, clone, environment, hook_env, make_template
+from tests.machines import Machine, clone, environment, hook_env, make_template, put_back
 from tests.pending_runs import finishers
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
@@ -191,8 +192,16 @@ def test_a_usage_error_is_exit_2_of_the_process(refusing: Machine) -> None:
     assert "Traceback" not in run.err and run.out == ""
 
 
+@pytest.fixture
+def refusing(refusing_machine: Machine) -> Iterator[Machine]:
+    """The module's machine for one test, put back after it (a refusal wrongly written is
+    that test's failure, not its neighbours')."""
+    with put_back(refusing_machine) as machine:
+        yield machine
+
+
 @pytest.fixture(scope="module")
-def refusing(tmp_path_factory: pytest.TempPathFactory) -> Machine:
+def refusing_machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
     """A machine whose notes/kept.md is a file (uncommitted): for remember's refusals."""
     root = tmp_path_factory.mktemp("refusing")
     env = hook_env(root / "pre-commit-home")

@@ -5,6 +5,7 @@ merge two folders that differ only in case."""
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from memidx.errors import UsageError
 from memidx.mcp import answers
 from memidx.mcp.serve import error_line
 from tests.helpers import NotesRepo, Run
-from tests.machines import Machine, clone, environment, hook_env, make_template
+from tests.machines import Machine, clone, environment, hook_env, make_template, put_back
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
 UNPORTABLE = [
@@ -52,8 +53,16 @@ def untracked(repo: NotesRepo) -> str:
     return repo.git("status", "--porcelain", "--untracked-files=all")
 
 
+@pytest.fixture
+def refusing(refusing_machine: Machine) -> Iterator[Machine]:
+    """The module's machine for one refusal, put back after it: what one wrongly wrote (a
+    notes/ops/ of its own) failed its test, and every later one's `notes/ops` check too."""
+    with put_back(refusing_machine) as machine:
+        yield machine
+
+
 @pytest.fixture(scope="module")
-def refusing(tmp_path_factory: pytest.TempPathFactory) -> Machine:
+def refusing_machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
     """One machine for the refusals, which write nothing (each test asserts it)."""
     root = tmp_path_factory.mktemp("refusing")
     env = hook_env(root / "pre-commit-home")
