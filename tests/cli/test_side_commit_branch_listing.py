@@ -10,7 +10,7 @@ import pty
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -68,7 +68,7 @@ def test_a_side_commit_given_a_long_wait_takes_none_of_it_for_a_listing(
 
 
 @contextlib.contextmanager
-def _pending_beside_a_listing(repo: NotesRepo) -> Iterator[None]:
+def _pending_beside_a_listing(repo: NotesRepo) -> Generator[None]:
     """A note pending for the branch `side`, and a `git branch` listing held open by its pager
     in a terminal (60 s) while the block runs."""
     repo.git("branch", "side")
