@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from memidx.config import load_config
+from memidx.git import commit as git_commit
 from memidx.haystack import segment_commit
 from tests.alone import at_once
 from tests.cli.test_late_merge import wait_for
@@ -26,6 +27,8 @@ EDITOR = (
     "while [ ! -e {released} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n"
     'echo "the person\'s message" > "$1"\n'
 )
+
+LONG_WAIT = 60.0  # seconds the haystack commit may wait for the person's git here
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a commit under way is seen in /proc")
@@ -55,6 +58,10 @@ def test_a_commit_begun_under_the_lock_is_waited_for_without_it(
         dropping(*args)
 
     monkeypatch.setattr(segment_commit, "drop_empty_folders", person_begins)
+    # the commit's whole wait (in this process) made long: one that waited under the lock held
+    # the filing ~58 s, past at_once on any load (at 10 s, past it only while a filing alone
+    # takes under 3.7 s); the person's commit ends once the filing was timed
+    monkeypatch.setattr(git_commit, "WAIT_SECONDS", LONG_WAIT)
     done: list[object] = []
     config = load_config(repo.root, env={})
     worker = threading.Thread(target=lambda: done.append(segment_commit.commit_haystack(config)))

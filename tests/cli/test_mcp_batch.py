@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
@@ -157,10 +157,23 @@ def _lines_session(root: Path, how: tuple[str, ...], version: str) -> list[list[
         answers: list[list[Any]] = []
         for ping, (line, answered) in enumerate(LINES, start=9):
             raw.send(line + b"\n" + _ping(ping))
-            answers.append([raw.answer() for _ in range(len(answered) + 1)])
+            answers.append(_until_ping(raw, ping, len(answered) + 3))
     finally:
         assert raw.close() == 0
     return answers
+
+
+def _until_ping(raw: Raw, ping: int, most: int) -> list[Any]:
+    """The answers read up to the ping's (`most` at most): a line answered wrongly (one answer
+    too many or too few) is seen in its own test alone, not also in the next line's."""
+    answers: list[Any] = []
+    while len(answers) < most and not (answers and _is_ping(answers[-1], ping)):
+        answers.append(raw.answer())
+    return answers
+
+
+def _is_ping(answer: object, ping: int) -> bool:
+    return isinstance(answer, dict) and cast(dict[str, object], answer).get("id") == ping
 
 
 def _ping(request: int) -> bytes:

@@ -223,11 +223,15 @@ def test_hooks_acknowledged_before_a_stuck_answer_are_let_go_when_the_server_giv
     monkeypatch.setattr(
         recall_loop, "STALLED_AFTER", 10.0, raising=False
     )  # only giving up is tried here
+    # a server that joined its stuck thread would end only once it came back (Held's 10 s;
+    # CLOSE_WAIT made longer): a join of LONG / 4 after the hook (itself < LONG / 2) tells it
+    # from one that ended as it gave up, on any load (join(10.0) waited the thread out)
+    monkeypatch.setattr(recall_loop, "CLOSE_WAIT", 3 * LONG)
     recaller = Held()
     recaller.held.clear()
     with served(config, recaller) as loop, prompted(config):
         block, took = hook(config, LONG)
-        loop.join(10.0)
+        loop.join(LONG / 4)
         ended = not loop.is_alive()
 
     assert (block, ended) == (HERE, True)

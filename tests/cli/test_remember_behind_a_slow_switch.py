@@ -39,11 +39,13 @@ def test_a_note_behind_a_slow_switch_is_pending_said_why_then_committed(
     smudge = f"touch {ran}; i=0; while [ ! -e {release} ] && [ $i -lt 1200 ]; do sleep 0.05;"
     repo.git("config", "filter.slow.smudge", f"{smudge} i=$((i+1)); done; cat")
     monkeypatch.setattr(git_commit, "WAIT_SECONDS", 1.0)  # 10 s: the switch would outlast 12
-    waits: set[float] = set()  # each wait's deadline: a wait is counted, not timed
+    # each wait's deadline and the seconds it was given (at its first look): waits counted
+    # and their lengths read, not timed (the second try's is BEHIND_WAIT, 1 s, not 10)
+    waits: dict[float, float] = {}
     wait = git_commit.wait_for_index
 
     def counted(lock: Path, root: Path, undone: str, deadline: float) -> None:
-        waits.add(deadline)
+        waits.setdefault(deadline, deadline - time.monotonic())
         wait(lock, root, undone, deadline)
 
     monkeypatch.setattr(git_commit, "wait_for_index", counted)
@@ -63,6 +65,7 @@ def test_a_note_behind_a_slow_switch_is_pending_said_why_then_committed(
         why = f"git's index was held by git switch (pid {person.pid}) for all of memidx's wait"
         assert why in done.pending, done.pending
         assert len(waits) <= 2, (waits, waited)  # its wait (1 s here), once more, no more
+        assert max(waits.values()) <= 1.0, (waits, waited)  # each 1 s: 10 s once was the second
         release.touch()
         _, err = person.communicate(timeout=60)
         assert person.returncode == 0, err

@@ -10,15 +10,20 @@ import pty
 import signal
 import subprocess
 import time
+from collections.abc import Generator
 from pathlib import Path
 
+import pytest
+
 from memidx.config import load_config
+from memidx.git import side_commit
 from memidx.memory.pending_notes import keep
 from tests.alone import at_once
-from tests.helpers import MEMIDX_BIN, clean_env, started_memory
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, started_memory
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
 REF = "notes/disk-full.md"
+LONG_WAIT = 60.0  # seconds the in-process side commit may wait: a wait for the listing shows
 
 
 def test_a_listing_held_open_by_its_pager_does_not_hold_a_side_commit(tmp_path: Path) -> None:
@@ -26,6 +31,46 @@ def test_a_listing_held_open_by_its_pager_does_not_hold_a_side_commit(tmp_path: 
     began = time.monotonic()  # a sync with nothing to do or wait for, on this machine now
     assert repo.memidx_process("sync").code == 0
     alone = time.monotonic() - began
+    with _pending_beside_a_listing(repo):
+        started = time.monotonic()
+        synced = subprocess.run(
+            [str(MEMIDX_BIN), "sync"],
+            cwd=repo.root,
+            env=clean_env(MEMIDX_ROOT=str(repo.root)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        took = time.monotonic() - started
+    assert synced.returncode == 0, synced.stderr
+    # the whole wait (10 s) on top of a sync alone; 6.4 s with no wait in it under load
+    assert took < at_once(alone), f"sync took {took:.1f} s ({alone:.1f} alone) beside git branch"
+    assert repo.git("show", f"side:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+def test_a_side_commit_given_a_long_wait_takes_none_of_it_for_a_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same sync in-process with a wait of LONG_WAIT: told from one that waited for the
+    listing on any load (the process's bound, on top of a sync alone, passes a 10 s wait
+    once a sync alone takes 5 s, as under CI-like load: 6.4 s)."""
+    repo = started_memory(tmp_path)
+    monkeypatch.setattr(side_commit, "WAIT_SECONDS", LONG_WAIT)
+    with _pending_beside_a_listing(repo):
+        started = time.monotonic()
+        synced = repo.memidx("sync")
+        took = time.monotonic() - started
+    assert synced.code == 0, synced.err
+    assert took < LONG_WAIT / 2, f"sync took {took:.1f} s beside git branch"
+    assert repo.git("show", f"side:{REF}") == TEXT
+
+
+@contextlib.contextmanager
+def _pending_beside_a_listing(repo: NotesRepo) -> Generator[None]:
+    """A note pending for the branch `side`, and a `git branch` listing held open by its pager
+    in a terminal (60 s) while the block runs."""
     repo.git("branch", "side")
     repo.write(REF, TEXT)
     keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/side")
@@ -41,27 +86,12 @@ def test_a_listing_held_open_by_its_pager_does_not_hold_a_side_commit(tmp_path: 
             assert time.monotonic() < deadline and listing.poll() is None
             time.sleep(0.05)
         assert listing.poll() is None, "git branch should be held open by its pager"
-        started = time.monotonic()
-        synced = subprocess.run(
-            [str(MEMIDX_BIN), "sync"],
-            cwd=repo.root,
-            env=clean_env(MEMIDX_ROOT=str(repo.root)),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        took = time.monotonic() - started
+        yield
     finally:
         os.killpg(listing.pid, signal.SIGKILL)  # git and its pager
         listing.wait()
         os.close(leader)
         os.close(follower)
-    assert synced.returncode == 0, synced.stderr
-    # the whole wait (10 s) on top of a sync alone; 6.4 s with no wait in it under load
-    assert took < at_once(alone), f"sync took {took:.1f} s ({alone:.1f} alone) beside git branch"
-    assert repo.git("show", f"side:{REF}") == TEXT
-    assert repo.memidx("status", "--json").json()["pending_notes"] == []
 
 
 def _children(pid: int) -> str:
