@@ -55,7 +55,7 @@ def may_serve(folder: Path) -> bool:
     lock there. A server whose memory was removed since is not seen: pytest_sessionfinish's
     check stops it and fails the run. .git folders are not walked (as _by_pid_file)."""
     for top, folders, _ in os.walk(folder.resolve()):
-        if STATE in folders and os.path.isdir(os.path.join(top, STATE, "agents")):
+        if STATE in folders and Path(top, STATE, "agents").is_dir():
             return True
         if ".git" in folders:
             folders.remove(".git")

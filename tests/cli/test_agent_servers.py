@@ -91,7 +91,11 @@ def test_a_hook_makes_the_servers_folder_before_it_starts_one(
     """recall_servers_stopped skips its look at the processes for a test whose folder holds no
     memory with `.memidx/agents`: the hook that starts a server made it before, always."""
     seen: list[bool] = []
-    monkeypatch.setattr("memidx.children.start_detached", lambda *_: seen.append(may_serve(tmp_path)))
+
+    def start(*_: object) -> None:
+        seen.append(may_serve(tmp_path))
+
+    monkeypatch.setattr("memidx.children.start_detached", start)
     config = Config(root=tmp_path / "memory", index_path=tmp_path / "memory" / ".memidx" / "x")
     (tmp_path / "memory" / ".git").mkdir(parents=True)
     (tmp_path / "memory" / ".memidx").mkdir()
