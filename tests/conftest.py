@@ -84,15 +84,16 @@ def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 def recall_servers_stopped(request: pytest.FixtureRequest) -> Iterator[None]:
     """Stop, after each test (failed too), the recall servers its agents' hooks started for
     the memories in its tmp_path: detached, they outlived the test and the suite by their idle
-    time (tests/agent_servers.py). pytest_sessionfinish fails the run when one is left."""
+    time (tests/agent_servers.py), where one can have been started (stop_servers_for).
+    pytest_sessionfinish fails the run when one is left."""
     folder: Path | None = None
     if "tmp_path" in request.fixturenames:
         folder = request.getfixturevalue("tmp_path")
     yield
     if folder is not None:
-        from tests.agent_servers import stop_servers_under
+        from tests.agent_servers import stop_servers_for
 
-        stop_servers_under(folder)
+        stop_servers_for(folder)
 
 
 @pytest.fixture

@@ -11,8 +11,17 @@ from pathlib import Path
 
 import pytest
 
+from memidx.agents import recall_client, recall_server
+from memidx.config import Config
 from tests import agent_servers
-from tests.agent_servers import PID_FILE, servers_under, stop_servers_under
+from tests.agent_servers import (
+    PID_FILE,
+    may_serve,
+    servers_under,
+    stop_servers_for,
+    stop_servers_under,
+)
+from tests.conftest import _no_recall_server_left  # pyright: ignore[reportPrivateUsage]
 
 SLEEP = "import time; print('up', flush=True); time.sleep(60)"
 
@@ -73,4 +82,63 @@ def test_without_proc_a_pid_file_naming_another_process_stops_nothing(
     assert servers_under(tmp_path / "run") == {server.pid: memory}
     assert stop_servers_under(tmp_path / "run") == {server.pid: memory}
     assert other.poll() is None, "a process that is no recall server was stopped"
+    assert server.wait(10) != 0
+
+
+def test_a_hook_makes_the_servers_folder_before_it_starts_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """recall_servers_stopped skips its look at the processes for a test whose folder holds no
+    memory with `.memidx/agents`: the hook that starts a server made it before, always."""
+    seen: list[bool] = []
+
+    def start(*_: object) -> None:
+        seen.append(may_serve(tmp_path))
+
+    monkeypatch.setattr("memidx.children.start_detached", start)
+    config = Config(root=tmp_path / "memory", index_path=tmp_path / "memory" / ".memidx" / "x")
+    (tmp_path / "memory" / ".git").mkdir(parents=True)
+    (tmp_path / "memory" / ".memidx").mkdir()
+    assert not may_serve(tmp_path)
+
+    recall_client.start(config)
+
+    assert seen == [True]
+    assert recall_server.server_folder(config) == tmp_path / "memory" / PID_FILE.parent
+
+
+def test_a_server_a_test_starts_is_still_stopped_after_it(
+    tmp_path: Path, started: list[subprocess.Popen[bytes]]
+) -> None:
+    """What recall_servers_stopped does after a test: the server of a memory in its folder
+    (with the folder the hook made) is stopped; nothing else is looked for where none is."""
+    memory = (tmp_path / "run" / "memory").resolve()
+    (memory / PID_FILE.parent).mkdir(parents=True)
+    (tmp_path / "quiet").mkdir()
+    server = stand_in(started, tmp_path, "-C", str(memory), "agent", "serve")
+
+    assert stop_servers_for(tmp_path / "quiet") == {}
+    assert server.poll() is None
+    assert stop_servers_for(tmp_path / "run") == {server.pid: memory}
+    assert server.wait(10) != 0
+
+
+class _Session:
+    exitstatus: int | pytest.ExitCode = pytest.ExitCode.OK
+
+
+def test_a_server_left_running_fails_the_run_and_is_stopped(
+    tmp_path: Path, started: list[subprocess.Popen[bytes]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pytest_sessionfinish's check, the safety net for what recall_servers_stopped skips (a
+    server whose memory's folder was removed): the run fails, naming it, and it is stopped."""
+    memory = (tmp_path / "gone" / "memory").resolve()
+    server = stand_in(started, tmp_path, "-C", str(memory), "agent", "serve")
+    session = _Session()
+    assert not may_serve(tmp_path)
+
+    _no_recall_server_left(session, tmp_path)  # type: ignore[arg-type]
+
+    assert session.exitstatus == pytest.ExitCode.TESTS_FAILED
+    assert f"pid {server.pid} ({memory})" in capsys.readouterr().err
     assert server.wait(10) != 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,6 +16,9 @@ from memidx.search.searcher import Searcher
 from tests.benchmark.golden import copy_notes, queries, score
 from tests.cli.network_watch import network_use, network_watch
 from tests.helpers import NotesRepo, Run
+
+if TYPE_CHECKING:
+    from memidx.embed.embedders import FastembedEmbedder, OnnxEmbedder
 
 PARAPHRASE = "how do I combine several small commits into one before merging"
 SQUASH_NOTE = "notes/git/interactive-rebase-squash-fixup.md"
@@ -221,16 +224,29 @@ def test_a_remembered_note_is_embedded_in_the_background(tmp_path: Path, models_
     assert found["hits"][0]["ref"] == "notes/wsl-memory.md"
 
 
-def test_the_query_path_gives_the_vectors_fastembed_gives(models_dir: Path) -> None:
-    import numpy as np
-
+@pytest.fixture(scope="module")
+def embedders(models_dir: Path) -> tuple[OnnxEmbedder, FastembedEmbedder]:
+    """The packaged model's query embedder and fastembed's, each loaded once for the module
+    (two loads of each model were most of two tests' CPU): they are only read."""
     from memidx.config import Config
     from memidx.embed.embedders import FastembedEmbedder, OnnxEmbedder
 
     config = Config(root=models_dir, models_path=models_dir)
+    return OnnxEmbedder(config), FastembedEmbedder(config)
+
+
+def test_the_query_path_gives_the_vectors_fastembed_gives(
+    embedders: tuple[OnnxEmbedder, FastembedEmbedder], models_dir: Path
+) -> None:
+    import numpy as np
+
+    from memidx.config import Config
+    from memidx.embed.embedders import OnnxEmbedder
+
+    config = Config(root=models_dir, models_path=models_dir)
     texts = ["WSL eats all my RAM", "git detached HEAD " * 60, "x", "ünïcödé café 日本語"]
-    reference = FastembedEmbedder(config).embed(texts)
-    light = OnnxEmbedder(config)
+    light, fast = embedders
+    reference = fast.embed(texts)
     assert np.allclose(reference, np.vstack([light.embed_query(t) for t in texts]), atol=1e-5)
     # what `memidx embed` stores for the packaged model
     assert np.allclose(reference, OnnxEmbedder(config, bulk=True).embed(texts), atol=1e-5)
@@ -242,16 +258,14 @@ def test_hybrid_and_vector_modes_give_as_many_hits_as_asked(golden: NotesRepo) -
         assert found["count"] == 40, mode
 
 
-def test_a_query_with_a_lone_surrogate_is_searched_not_raised(models_dir: Path) -> None:
+def test_a_query_with_a_lone_surrogate_is_searched_not_raised(
+    embedders: tuple[OnnxEmbedder, FastembedEmbedder],
+) -> None:
     # an agent's prompt in JSON may hold one ("\ud83d", half an emoji cut off): the model's
     # tokenizer refused it with a TypeError, which failed the recall hook
     import numpy as np
 
-    from memidx.config import Config
-    from memidx.embed.embedders import FastembedEmbedder, OnnxEmbedder
-
-    config = Config(root=models_dir, models_path=models_dir)
-    for embedder in (OnnxEmbedder(config), FastembedEmbedder(config)):
+    for embedder in embedders:
         for query in ("file lock \ud83d", "\udcff", "\ud83d\ude80 file lock"):
             well_formed = query.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
             vector = embedder.embed_query(query)
