@@ -39,16 +39,16 @@ def handle(call: HookCall) -> str:
     from memidx.agents.claude_transcript import parse
     from memidx.agents.transcript import read_text
 
-    transcript = parse(read_text(Path(str(payload.get("transcript_path") or ""))))
+    text = read_text(Path(str(payload.get("transcript_path") or "")))
+    if event == "PreCompact":  # first: filing the exchanges may outlast the deadline or fail
+        actions.archive_transcript(config, where, text)
+    transcript = parse(text)
     if event in ("Stop", "SessionEnd", "PreCompact"):
         last = str(payload.get("last_assistant_message") or "").strip()
         every = event == "SessionEnd"
         exchanges = [e for e in transcript.exchanges if e.closed or every or _done(e, last)]
         actions.capture(config, where, exchanges)
-    if event == "PreCompact":
-        path = Path(str(payload.get("transcript_path") or ""))
-        actions.archive_transcript(config, where, read_text(path))
-    elif event == "PostCompact":
+    if event == "PostCompact":
         actions.summary(config, where, str(payload.get("compact_summary") or ""))
     if event in ("Stop", "SessionEnd"):  # versions without PostCompact: the summary record
         for summary in transcript.summaries:

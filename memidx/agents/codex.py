@@ -65,11 +65,11 @@ def handle(call: HookCall) -> str:
     if event in ("Stop", "PostCompact"):
         for summary in parse(text).summaries:
             actions.summary(config, where, summary)
-    elif event == "PreCompact":
+    elif event == "PreCompact":  # the archive first: filing may outlast the deadline or fail
+        actions.archive_transcript(config, where, text)
         lagged = _lagged(session_state(config, where))
         written = [e for _, e in _unfiled(lagged, parse(text).exchanges) if e.answered]
         actions.capture(config, where, written)
-        actions.archive_transcript(config, where, text)
     return ""
 
 

@@ -52,10 +52,12 @@ def _follow(
     moves: bool = True,
     then: float = 0.0,
     released: threading.Event | None = None,
+    ended: threading.Event | None = None,
 ) -> Thread:
     """memidx's command: it holds its `following` lock file, moves HEAD (`moves`; else it
     waits, as a `remember` waiting for git), and `seconds` later (or once `released`) brings
-    the index to HEAD (`to_head`) or ends without (killed); then goes on for `then` seconds."""
+    the index to HEAD (`to_head`) or ends without (killed); then goes on for `then` seconds
+    (or until `ended`)."""
     held = threading.Event()
 
     def command() -> None:
@@ -66,7 +68,7 @@ def _follow(
             (released or threading.Event()).wait(seconds)
             if to_head:
                 assert repo.memidx_process("sync").code == 0  # not in-process: stdout is shared
-            time.sleep(then)
+            (ended or threading.Event()).wait(then)
 
     thread = threading.Thread(target=command)
     thread.start()
@@ -140,11 +142,15 @@ def test_the_wait_ends_once_the_index_is_at_head(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A command that goes on after bringing the index to HEAD is not waited for."""
-    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", 6.0)
-    thread = _follow(repo, 1.0, to_head=True, then=10.0)
+    # the check waits long and the command goes on until the check ended: one that waited for
+    # the command is told from one that did not on any load (its sync outlasted a 6 s wait)
+    monkeypatch.setattr(drift_wait, "FOLLOW_WAIT", LONG_WAIT)
+    ended = threading.Event()
+    thread = _follow(repo, 1.0, to_head=True, then=2 * LONG_WAIT, ended=ended)
     try:
         done = repo.memidx("check", "all", "notes/mine.md")
     finally:
+        ended.set()
         thread.join(timeout=60)
 
     assert done.code == 0 and "drifted" not in done.out, done.out

@@ -5,6 +5,8 @@ past the hook's 10 s deadline. The wait for the person's git is made before the 
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -33,7 +35,7 @@ def test_a_turn_is_filed_while_a_haystack_commit_waits_for_a_persons_commit(
     filed = repo.memidx_process("file-turn", stdin='{"text": "a fact filed before"}')
     alone = time.monotonic() - alone
     assert filed.code == 0, filed.err
-    started, editor = tmp_path / "started", tmp_path / "editor.sh"
+    started, editor, trace = tmp_path / "started", tmp_path / "editor.sh", tmp_path / "trace"
     released = tmp_path / "released"
     editor.write_text(EDITOR.format(started=started, released=released))
     editor.chmod(0o755)
@@ -45,14 +47,19 @@ def test_a_turn_is_filed_while_a_haystack_commit_waits_for_a_persons_commit(
     with subprocess.Popen(argv, cwd=repo.root, env=env, stdout=pipe, stderr=pipe) as person:
         try:
             wait_for("the person's editor", started.exists)
+            traced = clean_env(MEMIDX_ROOT=str(repo.root), PATH=_traced(tmp_path, trace))
             committing = subprocess.Popen(
                 [str(MEMIDX_BIN), "haystack", "commit"], cwd=repo.root, stdout=pipe,
-                stderr=pipe, env=clean_env(MEMIDX_ROOT=str(repo.root)), text=True,
+                stderr=pipe, env=traced, text=True,
             )  # fmt: skip
-            time.sleep(1)  # it waits for the person's commit now
+            # it waits for the person's commit once it has found git's folder (its last git
+            # but a status before that wait), not after a set time: a filing before it began
+            # waiting (its imports outlasted 1 s under load) tested nothing
+            wait_for("the haystack commit's look", lambda: "--absolute-git-dir" in _read(trace), 60)
             began = time.monotonic()
             turn = repo.memidx_process("file-turn", stdin='{"text": "a fact filed meanwhile"}')
             took = time.monotonic() - began
+            waiting = committing.poll() is None  # still waiting for the person's commit
             released.touch()
             out, err = committing.communicate(timeout=60)
         finally:
@@ -60,8 +67,24 @@ def test_a_turn_is_filed_while_a_haystack_commit_waits_for_a_persons_commit(
             _, said = person.communicate(timeout=60)
     assert person.returncode == 0, said
     assert turn.code == 0 and "Traceback" not in turn.err, turn.err
+    assert waiting, "the haystack commit ended before the filing did"
     assert took < at_once(alone), (took, alone)  # the haystack commit's wait (10 s) held it
     assert committing.returncode == 0 and "committed" in out, err  # once the person's ended
     subjects = repo.git("log", "--format=%s").splitlines()
     assert subjects[1:] == ["the person's message", "start"], subjects
     assert subjects[0].startswith("haystack: segments of ")
+
+
+def _traced(tmp_path: Path, trace: Path) -> str:
+    """A PATH whose git writes each command it runs to `trace`, then runs it."""
+    folder = tmp_path / "traced"
+    folder.mkdir()
+    (folder / "git").write_text(
+        f'#!/bin/sh\necho "$*" >> {trace}\nexec {shutil.which("git")} "$@"\n'
+    )
+    (folder / "git").chmod(0o755)
+    return f"{folder}{os.pathsep}{os.environ['PATH']}"
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""

@@ -108,7 +108,9 @@ def test_a_finisher_gives_up_within_its_bound_while_git_holds_the_clone(repo: No
         holder.kill()
         holder.wait()
         lock.unlink(missing_ok=True)
-    assert 1.0 <= took < 3.0 and len(pending(config)) == 1 and _subjects(repo) == ["start"]
+    # its limit, and no more than a third of the holder's 30 s: one past its limit waits them
+    # (3 s was less than a loaded machine's last look and lock; the ratio told nothing more)
+    assert 1.0 <= took < 10.0 and len(pending(config)) == 1 and _subjects(repo) == ["start"]
     assert said == ["the pending notes were not committed within 1 s (`memidx sync` commits them)"]
     assert finish_when_git_lets_go(config, said.append, limit=5.0) is True  # git let go
     assert _subjects(repo) == ["memidx remember: Held note", "start"]

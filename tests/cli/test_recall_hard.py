@@ -65,8 +65,12 @@ def copied(config: Config, folder: Path) -> Config:
 
 
 def in_process_fails(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Make the hook's own recall (taken when the server does not answer) a recorded no-op."""
+    """Make the hook's own recall (taken when the server does not answer) a recorded no-op,
+    and wait 5 s for the server's acknowledgement, not ACK_WAIT (0.3 s): its thread shares
+    this process, and under CI-like load a long prompt's hook fell back ("no
+    acknowledgement"). What that wait is for, a wedged server, is the test's below."""
     fell_back: list[str] = []
+    monkeypatch.setattr(recall_client, "ACK_WAIT", 5.0)
 
     class Refused:
         def __init__(self, config: Config) -> None:

@@ -312,7 +312,9 @@ def test_a_hook_files_in_the_log_alone_while_another_process_holds_the_index(
         took = time.monotonic() - began
 
     assert not duplicate
-    assert took < 1.4, took  # SessionEnd's deadline
+    # a hook that waited for the upgrade waited the index lock's 60 s: a sixth of that tells it
+    # on any load (SessionEnd's 1.4 s deadline is the hook runner's, not this process's time)
+    assert took < 10, took
     assert indexed(config.index_path, "while the index is upgraded") == 0
     by_sync(config)
     assert indexed(config.index_path, "while the index is upgraded") == 1

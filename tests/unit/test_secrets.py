@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -17,6 +16,7 @@ from memidx.secrets.detect import find_secrets, mask, redact_text
 from memidx.secrets.patterns import OWN_PATTERNS
 from memidx.secrets.values import looks_secret
 from tests.benchmark.secrets.labeled import LOOK_ALIKES, SECRETS, samples
+from tests.cpu_cost import least_ratio
 
 SECRET_SAMPLES, LOOK_ALIKE_SAMPLES = samples(seed=16, per_kind=3)
 
@@ -151,13 +151,15 @@ def test_a_url_password_is_found_whatever_comes_before_the_scheme(url: str) -> N
 
 
 def test_a_long_run_of_letters_is_scanned_in_linear_time() -> None:
-    blob = "x" * 100_000  # a tool's output: at every letter the URL pattern took O(n)
-    started = time.process_time()  # CPU time: the other work on a shared machine adds none
+    url = f"https://app:{'Zq9' + 'xT4mLw8vR2'}@db"
+    large, small = (f"{'x' * n} {url} {'x' * n}A" for n in (100_000, 6_250))  # a tool's output
 
-    found = find_secrets(f"{blob} https://app:{'Zq9' + 'xT4mLw8vR2'}@db {blob}A")
+    # at every letter the URL pattern took O(n) (~25 s): 16x the letters took ~256x the CPU
+    # time of the fewer read just before, linear ~16x (a ratio: a slower machine slows both)
+    least, ratios = least_ratio(lambda: find_secrets(large), lambda: find_secrets(small), below=64)
 
-    assert time.process_time() - started < 3  # ~25 s before
-    assert [f.kind for f in found] == ["basic-auth"]
+    assert least < 64, f"16x the letters took {ratios}x the time"
+    assert [f.kind for f in find_secrets(large)] == ["basic-auth"]
 
 
 @pytest.mark.parametrize(
@@ -360,15 +362,29 @@ def test_netrc_placeholders_and_prose_are_left_alone(text: str) -> None:
 
 
 def test_a_long_netrc_file_is_read_in_linear_time() -> None:
-    started = time.process_time()  # CPU time: the other work on a shared machine adds none
+    entry = f"machine h.example.com\n  login bob\n  password {NETRC}\n"
+    found: list[int] = []
 
-    found = find_secrets(f"machine h.example.com\n  login bob\n  password {NETRC}\n" * 40_000)
+    # ~1.5 s for 2.2 MB, each entry read once: 16x the entries ~16x the CPU time of the fewer
+    # read just before (a ratio: a slower machine slows both), each read with all after ~256x
+    least, ratios = least_ratio(
+        lambda: found.append(len(find_secrets(entry * 40_000))),
+        lambda: find_secrets(entry * 2_500),
+        below=64,
+        runs=1,
+    )
 
-    assert time.process_time() - started < 10  # ~1.5 s for 2.2 MB; each entry read once
-    assert len(found) == 40_000
+    assert least < 64, f"16x the entries took {ratios}x the time"
+    assert found[-1] == 40_000
 
 
 def test_many_command_words_on_one_line_are_scanned_in_linear_time() -> None:
-    started = time.process_time()  # CPU time: the other work on a shared machine adds none
-    find_secrets("curl " * 200_000 + "mysql " * 100_000)
-    assert time.process_time() - started < 5  # ~1 s; a pattern without its bound took minutes
+    # ~1 s; a pattern without its bound took minutes: 16x the words ~16x the CPU time of the
+    # fewer read just before (a ratio: a slower machine slows both), unbounded ~256x
+    least, ratios = least_ratio(
+        lambda: find_secrets("curl " * 200_000 + "mysql " * 100_000),
+        lambda: find_secrets("curl " * 12_500 + "mysql " * 6_250),
+        below=64,
+        runs=1,
+    )
+    assert least < 64, f"16x the words took {ratios}x the time"

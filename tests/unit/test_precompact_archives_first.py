@@ -1,0 +1,68 @@
+"""Before compaction the transcript is archived first: the filing of its exchanges is the
+longer work (a 9 MB transcript under load took past the 30 s deadline) and may fail, and a
+hook that gave up in it left the transcript the agent was about to compact unarchived. The
+exchanges are filed at the next event; the transcript's words before compaction are not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from memidx.agents import actions, claude_code, codex
+from memidx.agents.runner import Adapter, HookCall
+from memidx.config import Config
+
+ANSWER = {"content": [{"type": "text", "text": "Cap it."}]}
+LINES = [
+    {"type": "user", "uuid": "u1", "message": {"content": "how do I cap vmmem?"}},
+    {"type": "assistant", "uuid": "a1", "message": ANSWER},
+]
+
+
+class GaveUp(Exception):
+    """The filing of the exchanges stopped (its deadline, a lock, an error)."""
+
+
+@pytest.mark.parametrize("adapter", [claude_code.ADAPTER, codex.ADAPTER], ids=["claude", "codex"])
+def test_precompact_archives_before_it_files_the_exchanges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, adapter: Adapter
+) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in LINES))
+    archived: list[str] = []
+
+    def capture(*_: object) -> list[object]:
+        raise GaveUp
+
+    monkeypatch.setattr(actions, "capture", capture)
+
+    def archive(_config: object, _where: object, text: str) -> None:
+        archived.append(text)
+
+    monkeypatch.setattr(actions, "archive_transcript", archive)
+    monkeypatch.setattr(codex, "session_state", _no_state)
+    payload: dict[str, object] = {
+        "session_id": "s1", "cwd": str(tmp_path), "transcript_path": str(path),
+        "hook_event_name": "PreCompact", "trigger": "manual",
+    }  # fmt: skip
+    call = HookCall("agent", "PreCompact", payload, cast(Config, None), 0.0)
+
+    with pytest.raises(GaveUp):
+        adapter.handle(call)
+
+    assert archived == [path.read_text()]
+
+
+def _no_state(*_: object) -> _NoState:
+    return _NoState()
+
+
+class _NoState:
+    def text(self, _key: str) -> None:
+        return None
+
+    def keys(self, _key: str) -> list[str]:
+        return []
