@@ -45,9 +45,10 @@ class Commands:
         with_exceptions: bool = True,
     ) -> str:
         """Run `git <command> args...` in the work tree; its stdout without the final newline."""
-        argv = ["git", "-C", str(self._root), *self._prefix, command, *args]
+        argv = ["git", *self._prefix, command, *args]  # in the work tree, as GitPython ran it:
+        # the command's name first, where a person's git wrapper looks for it (not `-C`)
         full = {**for_this_clone(os.environ), "LANGUAGE": "C", "LC_ALL": "C", **(env or {})}
-        done = run_process(argv, full)
+        done = run_process(argv, full, cwd=self._root)
         if with_exceptions and done.returncode != 0:
             said = done.stderr.decode("utf-8", "surrogateescape").removesuffix("\n")
             raise CommandFailed(argv, done.returncode, said)
