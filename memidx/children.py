@@ -13,12 +13,28 @@ from contextlib import suppress
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Mapping
     from pathlib import Path
     from typing import BinaryIO
 
 # A POSIX shell to run two git commands as one child process (the second must run even when
 # memidx is killed between them); None where there is none to count on.
 SHELL: str | None = None if sys.platform == "win32" else "/bin/sh"
+# What names the repository, work tree, index and objects git works on (`git rev-parse
+# --local-env-vars`, less configuration and replace refs), over the folder it runs in: a git
+# hook in a linked work tree of the person's project has that work tree's GIT_DIR and
+# GIT_INDEX_FILE, and a memidx it starts commits in its own clone, never in the project.
+ELSEWHERE = frozenset({
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX",
+})  # fmt: skip
+
+
+def for_this_clone(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` less the variables that name another repository (ELSEWHERE): git finds the
+    clone from the folder it runs in (`-C`, its working directory)."""
+    return {name: value for name, value in environ.items() if name not in ELSEWHERE}
 
 
 def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
@@ -31,7 +47,7 @@ def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     import subprocess
 
     pipe = subprocess.PIPE
-    env = {**os.environ, "GIT_TEXTDOMAINDIR": os.devnull}
+    env = {**for_this_clone(os.environ), "GIT_TEXTDOMAINDIR": os.devnull}
     return subprocess.Popen(
         argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=env,
         start_new_session=sys.platform != "win32",  # Windows has no sessions
@@ -46,6 +62,7 @@ def run_in_session(argv: list[str], cwd: Path, errors: BinaryIO) -> int:
 
     done = subprocess.run(
         argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, check=False,
+        env=for_this_clone(os.environ),  # a hook's GIT_DIR named another repository
         start_new_session=sys.platform != "win32",  # Windows has no sessions
     )  # fmt: skip
     return done.returncode

@@ -2,8 +2,9 @@
 commits called them through GitPython's command wrapper, without importing GitPython: the
 import alone cost ~0.1 s of CPU (and a `git version` child) in every remember, forget, share
 and haystack commit. Each call runs as GitPython ran it: in the work tree, with git's words in
-English (LANGUAGE=C, LC_ALL=C) and the given variables over this process's environment, no
-input, one trailing newline cut from its output; CommandFailed on a non-zero exit."""
+English (LANGUAGE=C, LC_ALL=C) and the given variables over this process's environment (less
+what names another repository: memidx.children.for_this_clone), no input, one trailing newline
+cut from its output; CommandFailed on a non-zero exit."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from memidx.children import for_this_clone
 from memidx.git.process import run_process
 
 
@@ -43,9 +45,10 @@ class Commands:
         with_exceptions: bool = True,
     ) -> str:
         """Run `git <command> args...` in the work tree; its stdout without the final newline."""
-        argv = ["git", "-C", str(self._root), *self._prefix, command, *args]
-        full = {**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **(env or {})}
-        done = run_process(argv, full)
+        argv = ["git", *self._prefix, command, *args]  # in the work tree, as GitPython ran it:
+        # the command's name first, where a person's git wrapper looks for it (not `-C`)
+        full = {**for_this_clone(os.environ), "LANGUAGE": "C", "LC_ALL": "C", **(env or {})}
+        done = run_process(argv, full, cwd=self._root)
         if with_exceptions and done.returncode != 0:
             said = done.stderr.decode("utf-8", "surrogateescape").removesuffix("\n")
             raise CommandFailed(argv, done.returncode, said)

@@ -47,14 +47,19 @@ Watch = Callable[[bytes], bool]
 
 
 def run_process(
-    argv: list[str], env: Mapping[str, str], stdin: bytes = b"", watch: Watch | None = None
+    argv: list[str],
+    env: Mapping[str, str],
+    stdin: bytes = b"",
+    watch: Watch | None = None,
+    cwd: Path | None = None,
 ) -> Finished:
-    """Run `argv` (looked up on PATH) with `stdin` as its input; OSError when it cannot start,
-    Stopped (the child ended) as soon as `watch` says so. Only the end of its stderr is kept
-    (a child that writes to it without bound never makes this process grow with it)."""
+    """Run `argv` (looked up on PATH; in `cwd`, when given) with `stdin` as its input; OSError
+    when it cannot start, Stopped (the child ended) as soon as `watch` says so. Only the end of
+    its stderr is kept (a child that writes to it without bound never makes this process grow
+    with it)."""
     pipe = subprocess.PIPE
     given = pipe if stdin else subprocess.DEVNULL  # no input: an empty pipe's end, at once
-    with subprocess.Popen(argv, stdin=given, stdout=pipe, stderr=pipe, env=env) as child:
+    with subprocess.Popen(argv, stdin=given, stdout=pipe, stderr=pipe, env=env, cwd=cwd) as child:
         out, err = child.stdout, child.stderr
         assert out is not None and err is not None  # both are pipes
         errors: list[bytes] = []

@@ -1,8 +1,8 @@
 """Read notes out of git: the tree at a commit, blobs, changes between commits, uncommitted files.
 
 Plumbing commands run as plain child processes (memidx.git.process): importing GitPython costs over
-100 ms, which the post-commit hook cannot afford. GitPython is used where git's porcelain
-behaviour matters (committing with hooks, see remember.py).
+100 ms, which the post-commit hook cannot afford. memidx's commits run git by name
+(memidx/git/plumbing.py), without GitPython either.
 """
 
 from __future__ import annotations

@@ -11,9 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-import git
-
 from memidx.git.index_follow import follow
+from memidx.git.plumbing import Plumbing
 from tests.helpers import NotesRepo, clean_env
 
 
@@ -34,7 +33,7 @@ def test_a_switch_after_the_index_was_held_gets_no_forgotten_note_staged(tmp_pat
 
     def follow_the_forget() -> None:
         try:
-            follow(git.Repo(repo.root), repo.root, ["notes/gone.md"], forget.strip(),
+            follow(Plumbing(repo.root), repo.root, ["notes/gone.md"], forget.strip(),
                    branch="refs/heads/main", deadline=time.monotonic() + 20,
                    done="forgotten", shows="it")  # fmt: skip
         except BaseException as exc:  # noqa: BLE001 - said by the assertion below
@@ -49,7 +48,7 @@ def test_a_switch_after_the_index_was_held_gets_no_forgotten_note_staged(tmp_pat
         repo.git("symbolic-ref", "HEAD", "refs/heads/side")
         index = repo.root / ".git" / "index.side"
         env = {**clean_env(), "GIT_INDEX_FILE": str(index)}
-        repo_side = git.Repo(repo.root)
+        repo_side = Plumbing(repo.root)
         repo_side.git.read_tree("side", env=env)
         repo_side.git.checkout_index("-f", "--", "notes/gone.md", env=env)
         index.replace(repo.root / ".git" / "index")

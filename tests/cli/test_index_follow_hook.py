@@ -21,7 +21,7 @@ from tests.helpers import NotesRepo, clean_env
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
 def test_a_switch_in_its_post_checkout_hook_is_not_waited_for(tmp_path: Path) -> None:
-    import git
+    from memidx.git.plumbing import Plumbing
 
     repo = NotesRepo(tmp_path / "memory")
     repo.note("first.md", "First", "a first note")
@@ -40,7 +40,7 @@ def test_a_switch_in_its_post_checkout_hook_is_not_waited_for(tmp_path: Path) ->
         wait_for("the switch to run its post-checkout hook", in_hook.exists)
         started = time.monotonic()
         follow(
-            git.Repo(repo.root),
+            Plumbing(repo.root),
             repo.root,
             ["notes/second.md"],
             commit,
@@ -63,7 +63,7 @@ def test_a_worktree_add_run_here_is_not_waited_for(tmp_path: Path) -> None:
     """`git worktree add ../other -b side` run in this work tree writes another work tree's
     HEAD, index and files, never this one's: the index follow waited for it all the same (a
     `memidx remember` during a worktree add of a 5 s checkout took 4.7 s, 0.7 s without)."""
-    import git
+    from memidx.git.plumbing import Plumbing
 
     repo = NotesRepo(tmp_path / "memory")
     repo.write(".gitattributes", "*.bin filter=slow\n")
@@ -84,7 +84,7 @@ def test_a_worktree_add_run_here_is_not_waited_for(tmp_path: Path) -> None:
         wait_for("the worktree add to check out", (tmp_path / "smudging").exists)
         started = time.monotonic()
         follow(
-            git.Repo(repo.root),
+            Plumbing(repo.root),
             repo.root,
             ["notes/second.md"],
             commit,

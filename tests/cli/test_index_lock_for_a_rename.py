@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import git
 import pytest
 
 from memidx.children import SHELL
 from memidx.git.index_edit import HELD, put_back_entry, take_out_entry
+from memidx.git.plumbing import Plumbing
 from tests.git_shims import put_git_first
 from tests.helpers import NotesRepo, started_memory
 from tests.memories import TAKEN as TEXT
@@ -94,7 +94,7 @@ def test_the_index_follow_leaves_git_s_index_to_the_person_s_add(
     repo, commit = _memidx_committed_over_the_index(tmp_path)
     log = _person_at(repo, tmp_path, monkeypatch, "reset")
 
-    update_user_index(git.Repo(repo.root), [REF], commit, time.monotonic() + 5, done="", shows="")
+    update_user_index(Plumbing(repo.root), [REF], commit, time.monotonic() + 5, done="", shows="")
 
     assert _after(repo, monkeypatch, log) == "A  person.txt\n"  # both: the note as committed
 

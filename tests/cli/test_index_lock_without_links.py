@@ -9,10 +9,10 @@ import os
 import time
 from pathlib import Path
 
-import git
 import pytest
 
 from memidx.git.index_edit import put_back_entry
+from memidx.git.plumbing import Plumbing
 from tests.cli.test_index_lock_for_a_rename import (
     REF,
     TEXT,
@@ -46,7 +46,7 @@ def test_the_index_follow_without_hard_links_leaves_the_person_s_add(
     log = _person_at(repo, tmp_path, monkeypatch, "reset")
     _no_links(tmp_path, monkeypatch)
 
-    update_user_index(git.Repo(repo.root), [REF], commit, time.monotonic() + 5, done="", shows="")
+    update_user_index(Plumbing(repo.root), [REF], commit, time.monotonic() + 5, done="", shows="")
 
     assert _after(repo, monkeypatch, log) == "A  person.txt\n"
     assert not list((repo.root / ".git").glob("memidx-*"))  # no copy left

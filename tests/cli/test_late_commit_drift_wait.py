@@ -61,11 +61,11 @@ def _mutual_wait(repo: NotesRepo) -> tuple[float, subprocess.CompletedProcess[st
         assert wait_for(None, mark), "the person's commit never reached its hook"
         late = committers(repo.root)
         assert late, "the person's commit was not seen"
-        import git
+        from memidx.git.plumbing import Plumbing
 
         began = time.monotonic()
         with contextlib.suppress(StillUnderWay):  # it gave up first: the index follows still
-            settle(git.Repo(repo.root), late, commit, [ref], began + MUTUAL)
+            settle(Plumbing(repo.root), late, commit, [ref], began + MUTUAL)
         waited = time.monotonic() - began
         assert repo.memidx_process("sync").code == 0  # the index follows HEAD
     out, err = person.communicate(timeout=60)

@@ -12,7 +12,6 @@ import threading
 import time
 from pathlib import Path
 
-import git
 import pytest
 
 from memidx.config import load_config
@@ -21,6 +20,7 @@ from memidx.git import late
 from memidx.git import publish as publish_module
 from memidx.git.commit import commit_paths
 from memidx.git.newcomers import COMMITTING
+from memidx.git.plumbing import Plumbing
 from memidx.git.publish import started
 from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
@@ -146,7 +146,7 @@ def test_a_late_git_that_outlasts_the_wait_leaves_the_note_unacknowledged(
         try:
             them = {str(sleeper.pid): f"merge {started(str(sleeper.pid))}"}
             with pytest.raises(GitBusy, match=r"a git merge of this clone .* still under way"):
-                late.settle(git.Repo(one.root), them, commit, [ref], time.monotonic())
+                late.settle(Plumbing(one.root), them, commit, [ref], time.monotonic())
         finally:
             sleeper.kill()
 
@@ -160,7 +160,7 @@ def test_a_note_a_late_git_took_out_of_head_is_not_acknowledged(tmp_path: Path) 
     ended = {"999999999": "merge 1"}  # no such process: it ended
 
     with pytest.raises(GitBusy, match=r"took notes/agent\.md out of HEAD"):
-        late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())
+        late.settle(Plumbing(one.root), ended, commit, [ref], time.monotonic())
 
 
 def test_a_path_memidx_committed_the_deletion_of_is_checked_without_a_traceback(
@@ -174,9 +174,9 @@ def test_a_path_memidx_committed_the_deletion_of_is_checked_without_a_traceback(
     commit = one.commit("memidx share: the note moved")
     ended = {"999999999": "merge 1"}  # no such process: it ended
 
-    late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())  # HEAD agrees
+    late.settle(Plumbing(one.root), ended, commit, [ref], time.monotonic())  # HEAD agrees
 
     one.note("seed.md", "Seed", "brought back by a merge of a stale index")
     one.commit("a merge concluded from a stale index")
     with pytest.raises(GitBusy, match=r"took notes/seed\.md out of HEAD"):
-        late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())
+        late.settle(Plumbing(one.root), ended, commit, [ref], time.monotonic())

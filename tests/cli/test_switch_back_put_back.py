@@ -116,10 +116,9 @@ def test_the_hint_when_the_index_stays_held_keeps_the_person_s_file(tmp_path: Pa
     import subprocess
     import time
 
-    import git
-
     from memidx.errors import GitError
     from memidx.git.index_follow import _put_back  # pyright: ignore[reportPrivateUsage]
+    from memidx.git.plumbing import Plumbing
     from tests.helpers import NotesRepo
 
     repo = NotesRepo(tmp_path / "memory")
@@ -131,7 +130,7 @@ def test_the_hint_when_the_index_stays_held_keeps_the_person_s_file(tmp_path: Pa
     lock = repo.root / ".git" / "index.lock"
     lock.touch()  # another git's, past the wait
     with pytest.raises(GitError) as raised:
-        _put_back(git.Repo(repo.root), NOTE, blob, done="committed", deadline=time.monotonic())
+        _put_back(Plumbing(repo.root), NOTE, blob, done="committed", deadline=time.monotonic())
     lock.unlink()
     said = re.fullmatch(r"run `([^`]+)`.*", raised.value.hint)
     assert said, raised.value.hint
@@ -145,10 +144,9 @@ def test_a_put_back_git_refused_says_what_git_said(tmp_path: Path) -> None:
     memidx said "git's index stayed held", and to wait for another git, which none was."""
     import time
 
-    import git
-
     from memidx.errors import GitError
     from memidx.git.index_follow import _put_back  # pyright: ignore[reportPrivateUsage]
+    from memidx.git.plumbing import Plumbing
     from tests.helpers import NotesRepo
 
     repo = NotesRepo(tmp_path / "memory")
@@ -158,7 +156,7 @@ def test_a_put_back_git_refused_says_what_git_said(tmp_path: Path) -> None:
     blob = repo.git("rev-parse", f"HEAD:{NOTE}").strip()
     (repo.root / ".git" / "index").write_bytes(b"DIRC broken")
     with pytest.raises(GitError) as raised:
-        _put_back(git.Repo(repo.root), NOTE, blob, done="committed", deadline=time.monotonic())
+        _put_back(Plumbing(repo.root), NOTE, blob, done="committed", deadline=time.monotonic())
     said = str(raised.value)
     assert "stayed held" not in said, said
     assert (

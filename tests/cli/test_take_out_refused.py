@@ -10,12 +10,12 @@ import subprocess
 import time
 from pathlib import Path
 
-import git
 import pytest
 
 from memidx.children import SHELL
 from memidx.errors import GitError
 from memidx.git.index_follow import follow
+from memidx.git.plumbing import Plumbing
 from tests.git_shims import put_git_first
 from tests.helpers import started_memory
 from tests.memories import TAKEN as TEXT
@@ -42,7 +42,7 @@ def test_a_take_out_git_refused_says_what_git_said_and_what_stayed(
 
     with pytest.raises(GitError) as raised:
         follow(
-            git.Repo(repo.root), repo.root, [REF], commit, branch="refs/heads/main",
+            Plumbing(repo.root), repo.root, [REF], commit, branch="refs/heads/main",
             deadline=time.monotonic() + 2, done=done, shows="",
         )  # fmt: skip
 
@@ -73,7 +73,7 @@ def test_a_git_folder_that_refuses_the_lock_is_said_so_not_held(tmp_path: Path) 
         started = time.monotonic()
         with pytest.raises(GitError) as raised:
             follow(
-                git.Repo(repo.root), repo.root, [REF], commit, branch="refs/heads/main",
+                Plumbing(repo.root), repo.root, [REF], commit, branch="refs/heads/main",
                 deadline=time.monotonic() + 5, done="committed", shows="",
             )  # fmt: skip
         waited = time.monotonic() - started

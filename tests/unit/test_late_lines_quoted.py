@@ -8,13 +8,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import git
 import pytest
 
 from memidx.errors import MemidxError
 from memidx.git import index_edit
 from memidx.git.index_follow import _put_back  # pyright: ignore[reportPrivateUsage]
 from memidx.git.late import StillUnderWay, settle
+from memidx.git.plumbing import Plumbing
 from tests.helpers import NotesRepo
 
 ODD = "notes/line\nbreak.md"
@@ -41,7 +41,7 @@ def test_a_path_out_of_head_since_is_named_on_one_line(repo: NotesRepo, purge: b
     repo.git("commit", "-q", "--no-verify", "-m", "taken out")
 
     with pytest.raises(StillUnderWay) as raised:
-        settle(git.Repo(repo.root), {}, commit, [ODD], time.monotonic(), purge=purge)
+        settle(Plumbing(repo.root), {}, commit, [ODD], time.monotonic(), purge=purge)
 
     _one_line(raised.value)
 
@@ -56,6 +56,6 @@ def test_the_put_back_s_error_names_the_path_on_one_line(
 
     monkeypatch.setattr(index_edit, "put_back_entry", held)
     with pytest.raises(MemidxError) as raised:
-        _put_back(git.Repo(repo.root), ODD, blob, done="memidx: done", deadline=time.monotonic())
+        _put_back(Plumbing(repo.root), ODD, blob, done="memidx: done", deadline=time.monotonic())
 
     _one_line(raised.value)
