@@ -98,7 +98,6 @@ PURE = [
     "memidx.agents.hook_owner",
     "memidx.agents.mcp_owner",
     "memidx.agents.json_text",
-    "memidx.secrets.lazy_pattern",
     "memidx.secrets.patterns",
     "memidx.secrets.values",
     "memidx.secrets.short",
