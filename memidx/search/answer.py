@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
-from memidx.errors import VECTORS_HINT
+from memidx.errors import VECTORS_HINT, MemidxError
 from memidx.index.head import behind_head
 from memidx.index.store import Filters, Store, VectorStore, snapshot
 from memidx.remedies import run_hint
@@ -40,8 +40,17 @@ def no_vectors(store: Store, config: Config) -> str | None:
     answer the searcher gives then (Searcher._vectors_usable), without importing numpy."""
     if VectorStore(store.conn).model(config.model) is not None:
         return None
-    hint = run_hint(config.root, "embed")
-    return f"no vectors of {config.model} in the index: searching by words only ({hint})"
+    return words_only(vectors_missing(config))
+
+
+def vectors_missing(config: Config) -> MemidxError:
+    """The error of an index that holds no vectors of `config`'s model, with what makes them."""
+    return MemidxError(f"no vectors of {config.model} in the index", run_hint(config.root, "embed"))
+
+
+def words_only(error: MemidxError) -> str:
+    """The warning of a search that answers by words only because of `error`."""
+    return f"{error.message}: searching by words only ({error.hint})"
 
 
 def answer(

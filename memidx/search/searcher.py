@@ -18,6 +18,7 @@ from memidx.embed.embedders import Embedder, query_embedder
 from memidx.errors import MemidxError, ModelError, UsageError
 from memidx.index.store import Filters, Store, VectorStore, rarity, snapshot
 from memidx.remedies import run_hint
+from memidx.search.answer import vectors_missing, words_only
 from memidx.search.fusion import Fusion, fuse_rankings
 from memidx.search.hits import Early, HitBuilder
 from memidx.search.lexical import (
@@ -154,10 +155,7 @@ class Searcher:
         known = VectorStore(self.store.conn).model(self.config.model)
         try:
             if known is None:
-                raise MemidxError(
-                    f"no vectors of {self.config.model} in the index",
-                    self._embed_hint(),
-                )
+                raise vectors_missing(self.config)
             embedder = self.embedder()
             if known != (embedder.dim, embedder.fingerprint):
                 raise MemidxError(
@@ -167,7 +165,7 @@ class Searcher:
         except (ModelError, MemidxError) as exc:
             if required:
                 raise
-            self._notes.append(f"{exc.message}: searching by words only ({exc.hint})")
+            self._notes.append(words_only(exc))
             return False
         return True
 
