@@ -15,7 +15,8 @@ from memidx.errors import GitError
 from memidx.frozen import Value
 from memidx.git.cat_file import Oversize, parse_batch
 from memidx.git.change import Change
-from memidx.git.process import Finished, Stopped, Watch, run_process
+from memidx.git.process import Finished, Stopped, Watch, ended, run_process
+from memidx.git.root_gone import cannot_run, root_gone
 
 MODE_GITLINK = "160000"
 # One `git cat-file --batch` reads blobs until these many bytes (a blob of unknown size counts
@@ -75,7 +76,7 @@ class GitRepo:
         `watch` stops it."""
         done = self._run(args, input_bytes, watch)
         if check and done.returncode != 0:
-            raise failed(args[0], done)
+            raise root_gone(self.root) or failed(args[0], done)
         return done.stdout
 
     def _run(self, args: Sequence[str], input_bytes: bytes, watch: Watch | None = None) -> Finished:
@@ -86,13 +87,13 @@ class GitRepo:
                 env["GIT_INDEX_FILE"] = self.index_file
             return run_process(argv, env, input_bytes, watch)
         except OSError as exc:
-            raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
+            raise cannot_run(self.root, exc) from exc
 
     def head(self) -> str | None:
         """The commit id at HEAD, or None in a repository without commits."""
         done = self._run(("rev-parse", "-q", "--verify", "HEAD^{commit}"), b"")
         if done.returncode not in (0, 1):  # 1: no commit yet; anything else is an error
-            raise failed("rev-parse", done)
+            raise root_gone(self.root) or failed("rev-parse", done)
         return done.stdout.strip().decode() or None
 
     def has(self, commit: str, path: str) -> bool:
@@ -218,7 +219,7 @@ def failed(command: str, done: Finished) -> GitError:
     """The error for a git command that exited non-zero: its last line of stderr."""
     message = done.stderr.decode("utf-8", "replace").strip().splitlines()
     return GitError(
-        f"git {command} failed: {message[-1] if message else done.returncode}",
+        f"git {command} {f'failed: {message[-1]}' if message else ended(done.returncode)}",
         "check the repository with `git status`",
     )
 
