@@ -17,7 +17,6 @@ from functools import cache
 
 from memidx.secrets.entropy import shannon
 from memidx.secrets.linear import every_match, linear
-from memidx.secrets.plugins import plugin_modules, refuse
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit-msg check ~2 ms
 if TYPE_CHECKING:
@@ -152,7 +151,10 @@ def may_find(text: str) -> bool:
 
 @cache
 def _plugin_modules() -> dict[str, Any]:
-    """The plugin modules (memidx.secrets.plugins), loaded once."""
+    """The plugin modules (memidx.secrets.plugins), loaded once: imported only then, as what
+    loads them (importlib.util: ~5 ms) is needed by no text the screen passes."""
+    from memidx.secrets.plugins import plugin_modules
+
     return plugin_modules(tuple(module for module, _, _ in PLUGINS))
 
 
@@ -162,6 +164,8 @@ Spans = Callable[[str], Iterator[tuple[int, int]]]
 @cache
 def library_finders() -> tuple[tuple[str, Spans], ...]:
     """(kind, spans) for each library detector: spans(text) yields where its secrets stand."""
+    from memidx.secrets.plugins import refuse
+
     modules = _plugin_modules()
     found: list[tuple[str, Spans]] = []
     for module, name, kind in PLUGINS:
