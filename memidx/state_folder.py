@@ -22,8 +22,9 @@ IGNORE_ALL = b"# memidx's index and state: derived, never committed\n*\n"
 
 def ensure_folder(folder: Path, *, parents: bool = True) -> None:
     """`folder.mkdir(parents=parents, exist_ok=True)`; a state folder made on the way (the
-    folder itself or one above it) is made ignoring itself first. Raises what mkdir raises
-    (FileNotFoundError without `parents` when the folder above is gone)."""
+    folder itself or one above it) is made ignoring itself first, in the memory's folder only
+    as it is. Raises what mkdir raises (FileNotFoundError when the memory's folder is gone, or
+    without `parents` when the folder above is)."""
     if folder.is_dir():
         return  # the hot path: one stat
     for part in (folder, *folder.parents):
@@ -31,19 +32,19 @@ def ensure_folder(folder: Path, *, parents: bool = True) -> None:
             if not part.is_dir():
                 if os.path.lexists(part) and not part.is_dir():  # mkdir said "File exists"
                     raise FileExistsError(errno.EEXIST, NO_FOLDER, str(part))
-                _made_ignoring_itself(part, parents=parents)
+                _made_ignoring_itself(part)
             break
     folder.mkdir(parents=parents, exist_ok=True)
 
 
-def _made_ignoring_itself(state_dir: Path, *, parents: bool) -> None:
+def _made_ignoring_itself(state_dir: Path) -> None:
     """Make `state_dir` with its `.gitignore` in it at once: built as a folder of this
     process's beside it and renamed into place whole. Made first and filled after, another
     process saw it there, took it as done and made its folders in it, while the first's write
     failed (a full disk) and left it so: `.memidx/traces/` with no `.gitignore` (2 in 80
-    rounds). A failure removes only what this process made."""
-    if parents:
-        state_dir.parent.mkdir(parents=True, exist_ok=True)
+    rounds). A failure removes only what this process made. The folder it is in, the memory's,
+    is never made (FileNotFoundError): one deleted while memidx ran was made again, holding a
+    new index and the trace of a hook that failed for want of it."""
     own = state_dir.with_name(f"{state_dir.name}.{os.getpid()}.tmp")
     with suppress(FileExistsError):  # one a killed process of this pid left: this pid's
         own.mkdir()

@@ -111,7 +111,11 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
         return _finish(failed)
     error = holder.get("error")
     if isinstance(error, BaseException):
-        _trace(config, agent, event, f"{type(error).__name__}: {error}", directory, standing)
+        from memidx.git.root_gone import root_gone
+
+        gone = None if config is None else root_gone(config.root)  # whatever failed on the way
+        said_why = f"{type(gone or error).__name__}: {gone or error}"
+        _trace(config, agent, event, said_why, directory, standing)
         return _finish(failed)
     return _finish(str(holder.get("output") or ""))
 

@@ -49,6 +49,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(exc.code or 0)
     directory = Path(args.directory) if args.directory else None
     index: Path | None = None  # named in the errors of SQLite that reach this far
+    root: Path | None = None  # the memory's folder: gone meanwhile, said so
     if args.command == "hook":  # must never fail the git operation, whatever happens
         from memidx.githooks.hook import run_hook, stage_from_environment
 
@@ -61,7 +62,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
             return memory(args, directory)
         config = _config(args.command, directory)
-        index = config.index_path
+        index, root = config.index_path, config.root
         return _handler(args.handler)(args, config)
     except UsageError as exc:
         print(f"memidx: usage error: {exc}", file=sys.stderr)
@@ -82,14 +83,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         return 0
     except OSError as exc:
-        from memidx.index.connection import ERRNO_HINTS
+        from memidx.cli.os_error import os_error_line
 
-        where = f" {exc.filename}:" if exc.filename else ""
-        hint = ERRNO_HINTS.get(exc.errno or 0)
-        print(
-            f"memidx: error:{where} {exc.strerror or exc}{f' ({hint})' if hint else ''}",
-            file=sys.stderr,
-        )
+        print(f"memidx: error: {os_error_line(exc, root)}", file=sys.stderr)
         return 1
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitBusy, GitError
+from memidx.git.process import KILLED
 
 # What git says when it cannot write, checked before its lock message: a full disk makes
 # git fail to write even its own lock file ("sha1 file '.git/index.lock' write error").
@@ -42,6 +43,8 @@ def commit_error(stderr: str, paths: Sequence[str], undone: str | None = None) -
         if any(message in stderr for message in messages):
             last = stderr.splitlines()[-1]
             return GitError(f"{undone}: {why} ({last})", f"{remedy}, then try again")
+    if stderr.startswith("git ") and KILLED in stderr:  # CommandFailed's words: git said none
+        return GitError(f"{undone}: {stderr}", "nothing was committed; try again")
     if "index.lock" in stderr:
         return GitError(f"git kept its index locked; {undone}", "try again")
     if "Please tell me who you are" in stderr or "empty ident" in stderr:

@@ -4,7 +4,9 @@ import alone cost ~0.1 s of CPU (and a `git version` child) in every remember, f
 and haystack commit. Each call runs as GitPython ran it: in the work tree, with git's words in
 English (LANGUAGE=C, LC_ALL=C) and the given variables over this process's environment (less
 what names another repository: memidx.children.for_this_clone), no input, one trailing newline
-cut from its output; CommandFailed on a non-zero exit."""
+cut from its output; CommandFailed on a non-zero exit. A git that cannot start (none on PATH,
+the work tree deleted meanwhile: an OSError from the child's working directory) or that fails
+because the work tree is gone raises GitError saying so, never an OSError or git's words."""
 
 from __future__ import annotations
 
@@ -13,14 +15,21 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memidx.children import for_this_clone
-from memidx.git.process import run_process
+from memidx.errors import GitError
+from memidx.git.process import ended, run_process
+from memidx.git.root_gone import cannot_run, root_gone
 
 
-class CommandFailed(Exception):
-    """A git command exited non-zero (GitPython's GitCommandError): `stderr` holds its words."""
+class CommandFailed(GitError):
+    """A git command exited non-zero (GitPython's GitCommandError): `stderr` holds its words,
+    or, for a git a signal ended, `git <command> was killed by SIG...`. A GitError: one that
+    no caller expects reaches the command line as one line, not a traceback."""
 
-    def __init__(self, argv: list[str], status: int, stderr: str) -> None:
-        super().__init__(f"{' '.join(argv)} failed with status {status}: {stderr}")
+    def __init__(self, command: str, status: int, stderr: str) -> None:
+        if not stderr.strip():  # a signal's (no words): said so, for commit_error too
+            stderr = f"git {command} {ended(status)}"
+        last = stderr.strip().splitlines()[-1]
+        super().__init__(f"git {command} failed: {last}", "git's words; fix what they name")
         self.status = status
         self.stderr = stderr
 
@@ -48,10 +57,15 @@ class Commands:
         argv = ["git", *self._prefix, command, *args]  # in the work tree, as GitPython ran it:
         # the command's name first, where a person's git wrapper looks for it (not `-C`)
         full = {**for_this_clone(os.environ), "LANGUAGE": "C", "LC_ALL": "C", **(env or {})}
-        done = run_process(argv, full, cwd=self._root)
+        try:
+            done = run_process(argv, full, cwd=self._root)
+        except OSError as exc:  # no git on PATH, or the work tree gone (the child's cwd)
+            raise cannot_run(self._root, exc) from exc
+        if done.returncode != 0 and (gone := root_gone(self._root)) is not None:
+            raise gone  # whatever the caller would make of git's failure: nothing works now
         if with_exceptions and done.returncode != 0:
             said = done.stderr.decode("utf-8", "surrogateescape").removesuffix("\n")
-            raise CommandFailed(argv, done.returncode, said)
+            raise CommandFailed(command, done.returncode, said)
         return done.stdout.removesuffix(b"\n").decode("utf-8", "surrogateescape")
 
     def __getattr__(self, name: str) -> Command:

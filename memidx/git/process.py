@@ -38,6 +38,22 @@ class Finished(Value):
     stderr: bytes
 
 
+KILLED = "was killed by"  # what `ended` says of a child a signal ended
+
+
+def ended(status: int) -> str:
+    """How a child that printed no reason ended: `exited with status 128`, `was killed by SIGKILL`
+    (Popen's negative status: a signal's number)."""
+    if status >= 0:
+        return f"exited with status {status}"
+    import signal
+
+    try:
+        return f"{KILLED} {signal.Signals(-status).name}"
+    except ValueError:
+        return f"{KILLED} signal {-status}"
+
+
 class Stopped(Exception):
     """The caller's watch stopped a child on what it printed."""
 

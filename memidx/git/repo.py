@@ -13,8 +13,10 @@ from pathlib import Path
 
 from memidx.errors import GitError
 from memidx.frozen import Value
+from memidx.git.cat_file import Oversize, parse_batch
 from memidx.git.change import Change
-from memidx.git.process import Finished, Stopped, Watch, run_process
+from memidx.git.process import Finished, Stopped, Watch, ended, run_process
+from memidx.git.root_gone import cannot_run, root_gone
 
 MODE_GITLINK = "160000"
 # One `git cat-file --batch` reads blobs until these many bytes (a blob of unknown size counts
@@ -22,7 +24,6 @@ MODE_GITLINK = "160000"
 BATCH_BYTES = 16 << 20
 BATCH_BLOBS = 512
 UNKNOWN_SIZE = 1 << 20
-BLOB_HEADER = 100  # "<id> blob <size>", at most (ids of SHA-256 repositories included)
 # For every command that prints a commit with --format (log, reflog, diff-tree):
 # i18n.logOutputEncoding re-encodes all it prints, ids and NULs too (UTF-16), not only the
 # message; with this, git prints messages as stored and the rest as ASCII.
@@ -75,7 +76,7 @@ class GitRepo:
         `watch` stops it."""
         done = self._run(args, input_bytes, watch)
         if check and done.returncode != 0:
-            raise failed(args[0], done)
+            raise root_gone(self.root) or failed(args[0], done)
         return done.stdout
 
     def _run(self, args: Sequence[str], input_bytes: bytes, watch: Watch | None = None) -> Finished:
@@ -86,13 +87,13 @@ class GitRepo:
                 env["GIT_INDEX_FILE"] = self.index_file
             return run_process(argv, env, input_bytes, watch)
         except OSError as exc:
-            raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
+            raise cannot_run(self.root, exc) from exc
 
     def head(self) -> str | None:
         """The commit id at HEAD, or None in a repository without commits."""
         done = self._run(("rev-parse", "-q", "--verify", "HEAD^{commit}"), b"")
         if done.returncode not in (0, 1):  # 1: no commit yet; anything else is an error
-            raise failed("rev-parse", done)
+            raise root_gone(self.root) or failed("rev-parse", done)
         return done.stdout.strip().decode() or None
 
     def has(self, commit: str, path: str) -> bool:
@@ -155,7 +156,7 @@ class GitRepo:
         ids = [blob for blob, _ in wanted]
         request = "".join(f"{b}\n" for b in ids).encode()
         try:
-            out = self.run("cat-file", "--batch", input_bytes=request, watch=_Oversize(max_bytes))
+            out = self.run("cat-file", "--batch", input_bytes=request, watch=Oversize(max_bytes))
         except Stopped as exc:  # a blob whose size was unknown is over the limit
             if not retry:
                 raise GitError(
@@ -164,7 +165,7 @@ class GitRepo:
             sizes = self.blob_sizes(ids)
             yield from self._read_batch([(b, sizes[b]) for b in ids], max_bytes, retry=False)
             return
-        for blob, data in _parse_batch(out, ids):
+        for blob, data in parse_batch(out, ids):
             yield blob, len(data), data
 
     def blob_sizes(self, blob_ids: Sequence[str]) -> dict[str, int]:
@@ -214,56 +215,11 @@ def _batches(blobs: Sequence[tuple[str, int]]) -> Iterator[list[tuple[str, int]]
         yield batch
 
 
-class _Oversize:
-    """Watches `git cat-file --batch` output as it arrives and stops git at the header of a blob
-    over `max_bytes`, before its contents."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.contents_left = 0  # bytes of the current blob (and its newline) still to come
-        self.header = b""
-
-    def __call__(self, data: bytes) -> bool:
-        at = 0
-        while at < len(data):
-            if self.contents_left:
-                step = min(self.contents_left, len(data) - at)
-                self.contents_left -= step
-                at += step
-                continue
-            end = data.find(b"\n", at)
-            if end == -1:
-                self.header += data[at:]
-                return len(self.header) > BLOB_HEADER  # no header is this long: not cat-file's
-            fields = (self.header + data[at:end]).split()
-            self.header, at = b"", end + 1
-            if len(fields) == 3 and fields[2].isdigit():  # else "<id> missing": no contents
-                if int(fields[2]) > self.max_bytes:
-                    return True
-                self.contents_left = int(fields[2]) + 1
-        return False
-
-
-def _parse_batch(out: bytes, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-    """Split `git cat-file --batch` output: per blob "<id> <type> <size>\\n<data>\\n"."""
-    at = 0
-    for blob_id in blob_ids:
-        end = out.find(b"\n", at)
-        header = out[at:end].split() if end != -1 else []
-        if len(header) != 3 or not header[2].isdigit():
-            raise GitError(f"git cannot read blob {blob_id}", "run `git fsck`")
-        start = end + 1
-        at = start + int(header[2]) + 1
-        if at > len(out) or out[at - 1 : at] != b"\n":  # cut short: never a truncated note
-            raise GitError(f"git's output for blob {blob_id} is incomplete", "run `git fsck`")
-        yield blob_id, out[start : at - 1]
-
-
 def failed(command: str, done: Finished) -> GitError:
     """The error for a git command that exited non-zero: its last line of stderr."""
     message = done.stderr.decode("utf-8", "replace").strip().splitlines()
     return GitError(
-        f"git {command} failed: {message[-1] if message else done.returncode}",
+        f"git {command} {f'failed: {message[-1]}' if message else ended(done.returncode)}",
         "check the repository with `git status`",
     )
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Iterator
 
-from memidx.errors import GitError
 from memidx.git.process import Failed, stream_process
 from memidx.git.repo import GitRepo, failed, git_env
+from memidx.git.root_gone import cannot_run, root_gone
 
 
 def streamed(repo: GitRepo, *args: str) -> Generator[bytes, None, None]:
@@ -16,9 +16,9 @@ def streamed(repo: GitRepo, *args: str) -> Generator[bytes, None, None]:
     try:
         yield from stream_process(["git", "-C", str(repo.root), *args], git_env())
     except Failed as exc:
-        raise failed(args[0], exc.done) from None
+        raise root_gone(repo.root) or failed(args[0], exc.done) from None
     except OSError as exc:
-        raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
+        raise cannot_run(repo.root, exc) from exc
 
 
 def split_at(pieces: Iterable[bytes], mark: bytes) -> Iterator[bytes]:

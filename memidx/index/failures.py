@@ -84,7 +84,7 @@ def _append_whole(path: Path, data: bytes) -> bool:
     a file just removed."""
     for _ in range(10):  # the file was removed (or replaced) while this waited for it
         try:
-            ensure_folder(path.parent)
+            ensure_folder(path.parent)  # never the memory's folder, gone: the fallback's line
             fd = os.open(path, _TO_APPEND, 0o666)
         except OSError:
             return False

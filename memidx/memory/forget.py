@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.git.quoted import pathspec_word
+from memidx.git.root_gone import root_gone
 from memidx.memory.forget_landed import (
     landed,
     late,
@@ -107,6 +108,8 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         removed = {ref: kept}  # an edit since the look is the person's: its file is left
         commit = commit_paths(config, [ref], subject, branch=branch, removed=removed, undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
+        if (gone := root_gone(config.root)) is not None:  # no HEAD to look at: said as it is
+            raise gone from exc
         held = GitRepo(config.root).has("HEAD", ref)  # a late git may have put it back since
         moved = moves(config, branch, subject, before)
         if isinstance(exc, MemidxError) and not held and (moved or late(exc)):

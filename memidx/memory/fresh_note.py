@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, MemidxError, SwitchedAway
+from memidx.git.root_gone import root_gone
 from memidx.memory.note_file import free_name
 from memidx.memory.note_state import blob_id, ids_at, the_same_note
 from memidx.memory.pending_notes import (
@@ -92,6 +93,8 @@ def commit_fresh(
     try:
         commit = commit_note(config, note, commit_wait(False, by), note.branch)
     except MemidxError as exc:
+        if (gone := root_gone(config.root)) is not None:  # no retry, nothing to write: said
+            raise gone from None
         if _landed(config, note):  # moved, but git's index did not follow: as before
             written_now(config, note, head_branch(config) or "", say)
             if landed := landed_late(config, note, exc, say):

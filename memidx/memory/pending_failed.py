@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from memidx.config import Config
 from memidx.errors import MemidxError
+from memidx.git.root_gone import root_gone
 from memidx.memory.note_state import added_by, blob_id, ids_at, the_same_note
 from memidx.memory.pending_notes import PendingNote
 
@@ -36,6 +37,8 @@ def failed(
     "not committed", and "stays pending, committed once that is fixed", of a note in HEAD."""
     from memidx.memory.fresh_note import written_now  # it imports pending_notes
 
+    if (gone := root_gone(config.root)) is not None:  # nothing to keep or write: said as it is
+        raise gone from None
     landed = in_head(config, note)
     if only_commit:
         stays = "" if landed else " (it stays pending)"  # one in HEAD is dropped next pass

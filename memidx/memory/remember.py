@@ -96,7 +96,8 @@ def remember(
         return _remembered(config, (directory, directory_arg, text), note, moves, deadline)
     except BaseException:  # fail safe: a full disk's OSError too, past an older note's commit
         with contextlib.suppress(MemidxError, OSError):  # the error raised is the one to say
-            moves.follow(config)
+            if config.root.is_dir():  # the memory's folder gone: nothing to follow, said once
+                moves.follow(config)
         raise
 
 

@@ -9,7 +9,8 @@ import sys
 from collections.abc import Mapping
 
 from memidx.config import Config
-from memidx.errors import GitError
+from memidx.git.process import ended
+from memidx.git.root_gone import cannot_run, root_gone
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
 # merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
@@ -40,8 +41,10 @@ def run_git(
             input=given,
             env=untranslated(os.environ),
         )
-    except OSError as exc:
-        raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
+    except OSError as exc:  # no git on PATH, or the clone's folder gone (the child's cwd)
+        raise cannot_run(config.root, exc) from exc
+    if done.returncode != 0 and (gone := root_gone(config.root)) is not None:
+        raise gone  # never retried: no git runs in it again
     for text in (done.stdout, done.stderr):  # git's lines are diagnostics: stdout is the result
         if text.strip() and args[0] not in LOOKS:
             sys.stderr.write(text)
@@ -87,4 +90,4 @@ def reason(done: subprocess.CompletedProcess[str]) -> str:
 
 def last_line(done: subprocess.CompletedProcess[str]) -> str:
     lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return lines[-1] if lines else f"exit {done.returncode}"
+    return lines[-1] if lines else f"git {ended(done.returncode)}"  # a signal's: no words

@@ -12,6 +12,7 @@ from memidx.embed.running import RESTARTS, cut_off, cut_off_runs
 from memidx.errors import MemidxError, NewerIndex
 from memidx.git.left_lock import LeftLock, left_lock
 from memidx.git.repo import GitRepo
+from memidx.git.underway import git_dir
 from memidx.haystack.damage import recorded, torn_line
 from memidx.haystack.record_drift import record_drift
 from memidx.index.connection import disk_full
@@ -121,16 +122,17 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.memory, status.found_by = str(config.root), config.found_by
     status.index_remedy = run_hint(config.root, "ingest")  # `make ingest` only with its Makefile
-    status.unwritable, status.git_lock = unwritable(config), _left(config, status)
+    # git's folder, asked of git once (the lock left, the move under way)
+    folder, state = (git_dir(config.root) if config.in_git else None), config.state_dir
+    status.unwritable, status.git_lock = unwritable(config), _left(config, status, folder)
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
         status.agent_failure_no_memory = last_failure(trace)
         status.agent_trace_no_memory = str(trace)
     status.mcp_server = shared_server(config)
-    status.embed_cut_off = cut_off(config.state_dir)
-    status.embed_cut_off_runs = cut_off_runs(config.state_dir)
-    status.moving_head, status.entry_edit, changed = _changed(config, wait)
+    status.embed_cut_off, status.embed_cut_off_runs = cut_off(state), cut_off_runs(state)
+    status.moving_head, status.entry_edit, changed = _changed(config, wait, folder)
     status.uncommitted = [
         (code, ref) for code, ref in changed if is_note_path(ref, config.notes_dir)
     ]
@@ -171,20 +173,22 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     return status
 
 
-def _changed(config: Config, wait: float) -> tuple[bool, int | None, list[tuple[str, str]]]:
+def _changed(
+    config: Config, wait: float, folder: Path | None
+) -> tuple[bool, int | None, list[tuple[str, str]]]:
     """Whether memidx is moving HEAD (moving_head), the pid of its shell when that lock is a
     change of one entry instead (a take-out or put-back: said as such), and git's changes,
-    none while it holds git's index."""
+    none while it holds git's index. `folder`: git's folder of the clone (git_dir's)."""
     if not config.in_git:
         return False, None, []
-    if moving_head(config.root, wait):  # HEAD's move, not the person's changes
+    if moving_head(folder, wait):  # HEAD's move, not the person's changes
         from memidx.git.killed_edit import entry_editor
 
         return True, entry_editor(config.root), []
     return False, None, GitRepo(config.root).uncommitted(config.notes_dir)
 
 
-def moving_head(root: Path, wait: float) -> bool:
+def moving_head(folder: Path | None, wait: float) -> bool:
     """Whether memidx holds git's index lock for a move of HEAD (a remember, forget, share
     or haystack commit) after `wait` seconds: between HEAD's move and git's index taking it,
     `git status` read the move as the person's change (a remembered note `D `, staged for
@@ -192,9 +196,7 @@ def moving_head(root: Path, wait: float) -> bool:
     import time
 
     from memidx.git.move_script import held_by_memidx
-    from memidx.git.underway import git_dir
 
-    folder = git_dir(root)
     if folder is None:
         return False
     until = time.monotonic() + wait
@@ -205,13 +207,11 @@ def moving_head(root: Path, wait: float) -> bool:
     return False
 
 
-def _left(config: Config, status: Status) -> LeftLock | None:
-    """A git lock left behind; what a killed memidx moved aside in the git folder, and which of
-    those hold what a git wrote, set in `status`."""
+def _left(config: Config, status: Status, folder: Path | None) -> LeftLock | None:
+    """A git lock left behind in git's `folder`; what a killed memidx moved aside there, and
+    which of those hold what a git wrote, set in `status`."""
     from memidx.git.folder_asides import asides_left, git_written
-    from memidx.git.underway import git_dir
 
-    folder = git_dir(config.root) if config.in_git else None
     if folder is None:
         return None
     asides = asides_left(folder)

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
-from memidx.secrets.blocks import allowed_values
 from memidx.secrets.commands import COMMAND_PASSWORDS
 from memidx.secrets.keywords import URL_KIND, assigned
 from memidx.secrets.lazy_pattern import lazy
@@ -32,7 +31,6 @@ from memidx.secrets.patterns import (
     redact,
     url_password,
 )
-from memidx.secrets.values import real_password
 
 COMMAND_KIND = "command-password"  # a password on a command line (curl -u, mysql -p...)
 
@@ -64,12 +62,12 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
             found.extend(
                 _back(Finding(start, end, kind), places)
                 for start, end in spans(joined)
-                if kind != URL_KIND or real_password(url_password(joined[start:end]))
+                if kind != URL_KIND or _real_password(url_password(joined[start:end]))
             )
     for match in URL_PASSWORD.finditer(joined):
         user, password = match.group(1, 2)
         host = joined[match.end() : match.end() + 300]
-        if real_password(password) and not port_not_password(user, password, host):
+        if _real_password(password) and not port_not_password(user, password, host):
             found.append(_back(Finding(*match.span(2), URL_KIND), places))
     found.extend(_command_passwords(text))
     found.extend(netrc_passwords(text))
@@ -78,7 +76,23 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     if keywords:
         found.extend(assigned(text))
     result = [f for f in merged(found) if text[f.start : f.end] not in PUBLISHED_EXAMPLES]
-    return outside(result, allowed_values(text, allowed_lines(text))) if allow else result
+    return outside(result, _allowed(text)) if allow and result else result  # none: none left
+
+
+def _real_password(password: str) -> bool:
+    """values.real_password, imported at the first password found: most texts (a commit's
+    message) hold none, and what judges one costs each check's import (~5 ms)."""
+    from memidx.secrets.values import real_password
+
+    return real_password(password)
+
+
+def _allowed(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of what the allow markers of `text` leave alone (blocks.allowed_values,
+    imported only for a text checked with them)."""
+    from memidx.secrets.blocks import allowed_values
+
+    return allowed_values(text, allowed_lines(text))
 
 
 def _command_passwords(text: str) -> Iterable[Finding]:
@@ -89,7 +103,7 @@ def _command_passwords(text: str) -> Iterable[Finding]:
             continue
         for match in pattern.finditer(text):
             password = match.group(1).rstrip(",;")
-            if len(password) >= 4 and real_password(password):
+            if len(password) >= 4 and _real_password(password):
                 yield Finding(match.start(1), match.end(1), COMMAND_KIND)
 
 
@@ -126,8 +140,8 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
     """`text` with `<private>…</private>` spans and every secret replaced by
     `[REDACTED:<kind>]`; `allow` keeps lines with an allow marker as they are (notes)."""
     findings = merged([*private_spans(text), *find_secrets(text, keywords=keywords)])
-    if allow:
-        allowed = allowed_values(text, allowed_lines(text))
+    if allow and findings:
+        allowed = _allowed(text)
         findings = [f for f in findings if f.kind == PRIVATE_KIND or f in outside([f], allowed)]
     kinds = tuple(sorted({f.kind for f in findings}))
     return Redaction(redact(text, findings), len(findings), kinds, _places_of(text, findings))

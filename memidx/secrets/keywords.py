@@ -16,20 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from memidx.secrets import library
-from memidx.secrets.assignments import extra_keyword_values
-from memidx.secrets.blocks import flow_values, values_below
-from memidx.secrets.encoded import decodings, has_encoded_pairs
-from memidx.secrets.folded import folded_values
 from memidx.secrets.labels import plain_labels
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import BASIC, BEARER, Finding
-from memidx.secrets.places import every_place
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
-from memidx.secrets.short import short_passwords
-from memidx.secrets.templates import template_led
-from memidx.secrets.values import assigned_value, looks_secret, real_password
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -50,6 +42,8 @@ def _basic_password(token: str) -> bool:
     that is no placeholder (`username:password`, the usual example)."""
     import base64
     import binascii
+
+    from memidx.secrets.values import real_password
 
     try:
         decoded = base64.b64decode(token, validate=True).decode("utf-8")
@@ -94,11 +88,18 @@ def assigned(text: str) -> Iterable[Finding]:
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
     text = plain_labels(matched_quotes(plain_quotes(code_strings(text))))
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
+    lines = _candidate_lines(text)
+    if not lines:  # most texts (a commit's message): what reads such lines is never imported
+        return
+    from memidx.secrets.blocks import flow_values, values_below
+    from memidx.secrets.encoded import decodings, has_encoded_pairs
+    from memidx.secrets.folded import folded_values
+
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     secret: dict[str, bool] = {}  # each value judged: whether it looked secret
     short: dict[str, list[tuple[int, int]]] = {}  # each SHORT_ASSIGNMENT line's, read once
     read: dict[str, list[Finding]] = {}  # each named line's values, read once
-    for start, done in _candidate_lines(text):
+    for start, done in lines:
         line = text[start:done]
         yield from folded_values(text, start, done, KEYWORD_KIND)  # `password: v4` over `  lue`
         if SHORT_ASSIGNMENT.fullmatch(line):  # `password=1`: a short password at most
@@ -136,6 +137,8 @@ SHORT_ASSIGNMENT = lazy(
 
 def _short(line: str, read: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
     """short_passwords of a SHORT_ASSIGNMENT line, each line's text read once (`read`)."""
+    from memidx.secrets.short import short_passwords
+
     found = read.get(line)
     if found is None:
         found = list(short_passwords(line))
@@ -172,6 +175,12 @@ def _templated(line: str, raw: str) -> bool:
 def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     """The secret values of one line, placed in it: the library's keyword detector's,
     memidx's (extra_keyword_values), bearer and basic tokens."""
+    from memidx.secrets.assignments import extra_keyword_values
+    from memidx.secrets.places import every_place
+    from memidx.secrets.short import short_passwords
+    from memidx.secrets.templates import template_led
+    from memidx.secrets.values import assigned_value
+
     kinds: dict[str, str] = {}
     yield from _library_values(line, judge, kinds)
     kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
@@ -189,6 +198,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
 
 def _judge(entropy: Callable[[str], float], secret: dict[str, bool]) -> Callable[[str], bool]:
     """looks_secret, each value judged once: `secret` keeps each one's answer."""
+    from memidx.secrets.values import looks_secret
 
     def judge(value: str) -> bool:
         known = secret.get(value)

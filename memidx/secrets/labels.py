@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memidx.secrets.assignments import random_run
 from memidx.secrets.lazy_pattern import lazy
-from memidx.secrets.members import random_letters
 
 # A Markdown label in bold or italics, its `:` inside or after it (`**Password:** v4lue`,
 # `- **password**: v4lue`, `__Token__:`): a note's way of writing one, let through whatever the
@@ -44,6 +42,9 @@ LETTERS = lazy(r"[A-Za-z]++")
 
 
 def _joined_key(key: re.Match[str]) -> str:
+    from memidx.secrets.assignments import random_run  # a spoken key's value only
+    from memidx.secrets.members import random_letters
+
     said = key[1] is None  # `API key is v4lue`: written `API_key:   v4lue`, the same length
     value = (key[2] if said else key[1]).strip("\"'`.,;:()[]<>*")
     if random_run(value) or any(random_letters(part[0]) for part in LETTERS.finditer(value)):

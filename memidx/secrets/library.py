@@ -4,21 +4,17 @@ detect-secrets' plugins import `requests` for `verify()`, which asks a provider 
 is live. memidx never verifies (it must never send a packet) and only calls `analyze_string`,
 which matches text. The plugins are imported with a stand-in `requests` whose every function
 raises, so no verification can reach the network even by mistake; importing the real one would
-also cost ~60 ms and urllib3's IPv6 probe socket (see STAND_INS). The package's `__init__` (its
-whole scan engine, filters and baseline code, ~50 ms more) is not run: only the plugins load.
+also cost ~60 ms and urllib3's IPv6 probe socket (memidx.secrets.plugins.STAND_INS). The
+package's `__init__` (its whole scan engine, filters and baseline code, ~50 ms more) is not
+run: only the plugins load.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import re
-import sys
-import types
 from collections.abc import Callable, Iterator
 from functools import cache
 
-from memidx.errors import MemidxError, missing_module_error
 from memidx.secrets.entropy import shannon
 from memidx.secrets.linear import every_match, linear
 
@@ -47,7 +43,6 @@ PLUGINS = (
     ("azure_storage_key", "AzureStorageKeyDetector", "azure-storage-key"),
     ("square_oauth", "SquareOAuthDetector", "square-oauth"),
 )
-PACKAGE = "detect_secrets"
 
 
 # detect-secrets 1.5.0's token patterns as its plugins compile them (by plugin module), and its
@@ -154,63 +149,13 @@ def may_find(text: str) -> bool:
     return any(needed in text and pattern.search(text) for pattern, needed in _screen())
 
 
-class NetworkRefused(MemidxError):
-    """Something tried to use detect-secrets' network access (verification)."""
-
-
-def _refuse(*_args: object, **_kwargs: object) -> Any:
-    raise NetworkRefused(
-        "detect-secrets tried to reach the network (verification)", "memidx never verifies"
-    )
-
-
-# What the plugins import only to verify: `requests`, and the settings and argument injection
-# that run `verify()` from analyze_line (memidx calls analyze_string alone). They stand in
-# while the plugins load, so verification cannot even start, and loading costs half as much.
-STAND_INS = ("requests", f"{PACKAGE}.settings", f"{PACKAGE}.util.inject")
-
-
-class _NoNetwork(types.ModuleType):
-    """Stands in while the plugins load: names resolve, every call raises."""
-
-    class Response:
-        """Only named in the plugins' annotations."""
-
-    exceptions = types.SimpleNamespace(RequestException=type("RequestException", (Exception,), {}))
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        return _refuse
-
-
 @cache
 def _plugin_modules() -> dict[str, Any]:
-    """The plugin modules, loaded with the stand-in and without the package's __init__."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or spec.submodule_search_locations is None:
-        raise missing_module_error(PACKAGE) or MemidxError(f"{PACKAGE} is not installed")
-    saved = {name: sys.modules.get(name) for name in (PACKAGE, *STAND_INS)}
-    if PACKAGE not in sys.modules:
-        package = types.ModuleType(PACKAGE)
-        package.__path__ = list(spec.submodule_search_locations)
-        package.__spec__ = spec
-        sys.modules[PACKAGE] = package
-    for name in STAND_INS:
-        if name == "requests" or sys.modules.get(name) is None:
-            sys.modules[name] = _NoNetwork(name)
-    try:
-        return {
-            module: importlib.import_module(f"{PACKAGE}.plugins.{module}")
-            for module, _, _ in PLUGINS
-        } | {
-            name: importlib.import_module(f"{PACKAGE}.plugins.{name}")
-            for name in ("keyword", "high_entropy_strings")
-        }
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)  # later imports get the real package
-            else:
-                sys.modules[name] = module
+    """The plugin modules (memidx.secrets.plugins), loaded once: imported only then, as what
+    loads them (importlib.util: ~5 ms) is needed by no text the screen passes."""
+    from memidx.secrets.plugins import plugin_modules
+
+    return plugin_modules(tuple(module for module, _, _ in PLUGINS))
 
 
 Spans = Callable[[str], Iterator[tuple[int, int]]]
@@ -219,11 +164,13 @@ Spans = Callable[[str], Iterator[tuple[int, int]]]
 @cache
 def library_finders() -> tuple[tuple[str, Spans], ...]:
     """(kind, spans) for each library detector: spans(text) yields where its secrets stand."""
+    from memidx.secrets.plugins import refuse
+
     modules = _plugin_modules()
     found: list[tuple[str, Spans]] = []
     for module, name, kind in PLUGINS:
         plugin: Any = getattr(modules[module], name)()
-        plugin.verify = _refuse  # belt and braces: never called, and never able to send
+        plugin.verify = refuse  # belt and braces: never called, and never able to send
         if "analyze_string" in type(plugin).__dict__:  # it reads its denylist's findall
             plugin.denylist = [linear(pattern)[0] for pattern in plugin.denylist]
         found.append((kind, _spans(plugin)))

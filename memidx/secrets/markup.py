@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from memidx.secrets.assignments import auth_method
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
 from memidx.secrets.signs import SIGNS, no_password, personal
-from memidx.secrets.values import assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
 # `name=...` unquoted (a `/` in it too, `data-url=/api/keys`, but for `/>`), JSX's `name={...}`,
@@ -81,6 +79,8 @@ def markup_values(
             group = 1 if held.group(1) is not None else 2
             local = tag.group(1).rpartition(":")[2]
             person = personal(local)  # `<password>@hunter/hunter2`
+            from memidx.secrets.assignments import auth_method  # a named tag's content only
+
             if auth_method(local, held.group(group)):
                 continue  # `<auth>scram-sha-256</auth>`: a method's name
             if _secret(held.group(group), entropy, person=person):
@@ -140,6 +140,8 @@ def _secret(value: str, entropy: Callable[[], Entropy], *, person: bool = False)
     """Whether an element's text or a `value` looks secret, judged as a keyword's value is:
     none starting with a sign the keyword rules read no value after (`-p`, `%DB_PASSWORD%`,
     `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`)."""
+    from memidx.secrets.values import assigned_value, looks_secret  # a named value only
+
     value = assigned_value(value)
     if not value or NOT_LED.fullmatch(value):
         return False

@@ -8,7 +8,6 @@ import re
 
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
-from memidx.secrets.values import character_classes, real_password
 
 NETRC_KIND = "netrc-password"  # the password of a .netrc entry (machine HOST login U password P)
 
@@ -98,6 +97,8 @@ class _Entry:
             return []
         if host == "default" or CLEAR_HOST.fullmatch(host):
             return self.passwords
+        from memidx.secrets.values import character_classes  # a .netrc's entry only
+
         return [f for f in self.passwords if character_classes(text[f.start : f.end]) >= 2]
 
 
@@ -108,6 +109,8 @@ def _blank_line(text: str, start: int, end: int) -> bool:
 def _password(text: str, start: int, end: int) -> list[Finding]:
     """The password at text[start:end], without the quotes around a pasted command's
     (`echo "machine h login u password p" >> ~/.netrc`), unless it is a placeholder."""
+    from memidx.secrets.values import real_password  # a .netrc's entry only
+
     raw = text[start:end]
     password = raw.strip("\"'`")
     if len(password) < 4 or not real_password(password) or SHOUTED.fullmatch(password):

@@ -83,6 +83,7 @@ PURE = [
     "memidx.notes.language_names",
     "memidx.notes.function_words",
     "memidx.notes.lookalikes",
+    "memidx.git.cat_file",
     "memidx.git.change",
     "memidx.index.drift",
     "memidx.search.query",

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memidx.secrets import keywords, library
+from memidx.secrets import keywords, library, values
 from memidx.secrets.detect import find_secrets
 from memidx.secrets.patterns import Finding, merged
 from memidx.secrets.places import FEW, every_place
@@ -150,13 +150,13 @@ def test_the_library_entropy_is_the_plugins_own() -> None:
 def judgments(text: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every value the keyword pass judged, in order, once per judgment."""
     seen: list[str] = []
-    real: Callable[[str, Callable[[str], float]], bool] = keywords.looks_secret
+    real: Callable[[str, Callable[[str], float]], bool] = values.looks_secret
 
     def counted(value: str, entropy: Callable[[str], float]) -> bool:
         seen.append(value)
         return real(value, entropy)
 
-    monkeypatch.setattr(keywords, "looks_secret", counted)
+    monkeypatch.setattr(values, "looks_secret", counted)  # keywords imports it at its use
     find_secrets(text)
     return seen
 

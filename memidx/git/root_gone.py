@@ -1,0 +1,33 @@
+"""What to say when git cannot run in the memory's folder: the folder was deleted, or something
+else took its path, while memidx was working in it (Python's OSError for a missing working
+directory, or git's "Unable to read current working directory", named neither), or git itself
+is not on PATH."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.errors import GitError
+
+NO_GIT_HINT = "install git and put it on PATH"
+
+
+def root_gone(root: Path) -> GitError | None:
+    """The error for the memory's folder `root` gone or no longer a folder; None while it is
+    one (git's failure is then its own)."""
+    if root.is_dir():
+        return None
+    what = "is no longer a folder" if root.exists() else "is gone (deleted or moved away)"
+    return GitError(
+        f"the memory's folder {root} {what}, so git cannot run in it",
+        "restore the folder (or clone the memory again), then run the command again",
+    )
+
+
+def cannot_run(root: Path, exc: OSError) -> GitError:
+    """The error for git that could not start in `root`: the folder gone, or no git on PATH."""
+    if (gone := root_gone(root)) is not None:
+        return gone
+    if isinstance(exc, FileNotFoundError):  # named by neither its strerror nor its filename
+        return GitError(f"cannot run git: no {exc.filename or 'git'} on PATH", NO_GIT_HINT)
+    return GitError(f"cannot run git: {exc.strerror or exc}", NO_GIT_HINT)
