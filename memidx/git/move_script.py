@@ -45,9 +45,12 @@ _FOLLOW = (
     # 13 ms hashed at their paths (a bench of the two loops alone, median of 7, load 9)
     'aside() { case $1 in */*) a="${1%/*}/.${1##*/}.memidx-$$";; *) a=".$1.memidx-$$";; esac; }; '
     # (set -C for the whole subshell: its place made in the shell itself, no process per file)
-    'leave() { printf "%s\\n" "$gone" | ( set -C; add= cand= nl="\n"; while IFS= read -r line; do '
-    'p=${line#* }; case $line in "") ;; "+ "*) add=$add$p$nl;; '
-    '*) { [ -f "$p" ] && [ ! -L "$p" ]; } || continue; aside "$p"; '
+    # (a file it deletes already gone: memidx's own follow deleted it, killed before it removed
+    # the folder that left empty; that folder goes at the end, when still empty)
+    'leave() { printf "%s\\n" "$gone" | ( set -C; set --; add= cand= nl="\n"; '
+    'while IFS= read -r line; do p=${line#* }; case $line in "") ;; "+ "*) add=$add$p$nl;; '
+    '*) { [ -f "$p" ] && [ ! -L "$p" ]; } || { [ -e "$p" ] || [ -h "$p" ] || '
+    'case $p in */*) set -- "$@" "${p%/*}";; esac; continue; }; aside "$p"; '
     '{ :; } 2>/dev/null >"$a" || continue; '
     'if mv -f -- "$p" "$a" 2>/dev/null; then cand=$cand$line$nl; else rm -f -- "$a"; fi;; '
     "esac; done; "
@@ -60,7 +63,7 @@ _FOLLOW = (
     'elif ln -- "$a" "$p" 2>/dev/null; then rm -f -- "$a"; '
     'elif [ ! -e "$p" ] && [ ! -h "$p" ]; then mv -f -- "$a" "$p"; fi; done; '
     '[ $# = 0 ] || { rm -f -- "$@"; for p in "$@"; do shift; set -- "$@" "${p%/*}"; done; '
-    'rmdir -p -- "$@" 2>/dev/null; }; ); ); }; '
+    'rmdir -p -- "$@" 2>/dev/null; }; ); [ $# = 0 ] || rmdir -p -- "$@" 2>/dev/null; ); }; '
     'git update-ref -m "$1" --stdin; '
     'said=$1 new=$2 old=$3 dir=$4 gone=$5 token="memidx $$ $2"; shift 5; '
     f"lock=$dir/index.lock; copy=$dir/{COPY}; "
