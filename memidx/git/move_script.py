@@ -80,6 +80,12 @@ _FOLLOW = (
     # HEAD moved and the lock not this shell's: memidx did the follow itself and let it go
     # (index_swap; another git may hold it by now): done. share's went back (THEN_OR_BACK)
     "mine || exit 0; "
+    # memidx killed as its own follow's git ran on its copy (move_follow: `-<memidx's pid>`):
+    # that git, its child, runs on, and wrote the note again once this follow was done and
+    # the lock let go, over an edit saved since; waited for while it holds its lock of that
+    # copy (10 s at most: a git killed with memidx left it), at no cost when there is none
+    f"own=$dir/{COPY}-$PPID.lock n=0; "
+    'while [ -e "$own" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done; '
     # a killed shell's copy's lock: the copy is memidx's while it holds the lock
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
     # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here
