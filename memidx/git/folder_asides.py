@@ -1,8 +1,9 @@
 """What memidx moved aside in the git folder and left there: `.index.lock.memidx-<pid>`, a lock
 memidx.git.judged_unlink moved aside to compare it before its unlink, or a dead copy of git's
 index (`.memidx-copied-index-<pid>.memidx-<pid>`, or a late pull's put-back's
-`.memidx-put-back-<pid>.memidx-<pid>`), left when the memidx that moved it was killed in
-between. Nothing looked in the git folder for them: each stayed for good, unnamed.
+`.memidx-put-back-<pid>.memidx-<pid>`, and the `.lock` a git killed as it changed that copy
+took beside it), left when the memidx that moved it was killed in between. Nothing looked
+in the git folder for them: each stayed for good, unnamed.
 The next memidx that takes git's index lock removes each whose memidx is gone (its pid, as
 memidx.process_start judges it) and that holds nothing of anyone's (the token of a lock memidx
 took, nothing at all, or a copy of the index memidx made); one holding what a git wrote (a
@@ -71,9 +72,13 @@ def _asides(git_dir: Path) -> list[tuple[Path, int, bool]]:
         return []
     found: list[tuple[Path, int, bool]] = []
     for name in names:
-        inner, pid = _inner(name), _moved(name)[1]
-        if pid is not None and (inner == "index.lock" or inner.startswith(_COPIES)):
-            found.append((git_dir / name, pid, inner != "index.lock"))
+        # a copy's `.lock`: the git that changed the copy (the put-back's `git reset`) killed
+        # with the memidx shell whose pid the copy's name holds, a part of an index memidx made
+        base = name.removesuffix(".lock")
+        inner, pid = _inner(base), _moved(base)[1]
+        lock = inner == "index.lock" and base == name
+        if pid is not None and (lock or inner.startswith(_COPIES)):
+            found.append((git_dir / name, pid, not lock))
     return sorted(found)
 
 

@@ -116,13 +116,14 @@ def _work_tree_and_index(
     if files and not _checked_out(root, copy, files):
         return False  # the shell does it again: the files deleted stay so
     trace.mark("written")
+    for path in deleted:  # as git's restore does; before the rename: a memidx killed after
+        # it left them for good (the shell's restore on the new index matches nothing, fails)
+        remove_emptied(root, (root / path).parent)
     try:
         copy.replace(git_dir / "index")
     except OSError:  # the shell does it again, as above
         return False
     trace.mark("renamed")
-    for path in deleted:  # as git's restore does
-        remove_emptied(root, (root / path).parent)
     return True
 
 

@@ -45,9 +45,12 @@ _FOLLOW = (
     # 13 ms hashed at their paths (a bench of the two loops alone, median of 7, load 9)
     'aside() { case $1 in */*) a="${1%/*}/.${1##*/}.memidx-$$";; *) a=".$1.memidx-$$";; esac; }; '
     # (set -C for the whole subshell: its place made in the shell itself, no process per file)
-    'leave() { printf "%s\\n" "$gone" | ( set -C; add= cand= nl="\n"; while IFS= read -r line; do '
-    'p=${line#* }; case $line in "") ;; "+ "*) add=$add$p$nl;; '
-    '*) { [ -f "$p" ] && [ ! -L "$p" ]; } || continue; aside "$p"; '
+    # (a file it deletes already gone: memidx's own follow deleted it, killed before it removed
+    # the folder that left empty; that folder goes at the end, when still empty)
+    'leave() { printf "%s\\n" "$gone" | ( set -C; set --; add= cand= nl="\n"; '
+    'while IFS= read -r line; do p=${line#* }; case $line in "") ;; "+ "*) add=$add$p$nl;; '
+    '*) { [ -f "$p" ] && [ ! -L "$p" ]; } || { [ -e "$p" ] || [ -h "$p" ] || '
+    'case $p in */*) set -- "$@" "${p%/*}";; esac; continue; }; aside "$p"; '
     '{ :; } 2>/dev/null >"$a" || continue; '
     'if mv -f -- "$p" "$a" 2>/dev/null; then cand=$cand$line$nl; else rm -f -- "$a"; fi;; '
     "esac; done; "
@@ -60,7 +63,7 @@ _FOLLOW = (
     'elif ln -- "$a" "$p" 2>/dev/null; then rm -f -- "$a"; '
     'elif [ ! -e "$p" ] && [ ! -h "$p" ]; then mv -f -- "$a" "$p"; fi; done; '
     '[ $# = 0 ] || { rm -f -- "$@"; for p in "$@"; do shift; set -- "$@" "${p%/*}"; done; '
-    'rmdir -p -- "$@" 2>/dev/null; }; ); ); }; '
+    'rmdir -p -- "$@" 2>/dev/null; }; ); [ $# = 0 ] || rmdir -p -- "$@" 2>/dev/null; ); }; '
     'git update-ref -m "$1" --stdin; '
     'said=$1 new=$2 old=$3 dir=$4 gone=$5 token="memidx $$ $2"; shift 5; '
     f"lock=$dir/index.lock; copy=$dir/{COPY}; "
@@ -77,6 +80,12 @@ _FOLLOW = (
     # HEAD moved and the lock not this shell's: memidx did the follow itself and let it go
     # (index_swap; another git may hold it by now): done. share's went back (THEN_OR_BACK)
     "mine || exit 0; "
+    # memidx killed as its own follow's git ran on its copy (move_follow: `-<memidx's pid>`):
+    # that git, its child, runs on, and wrote the note again once this follow was done and
+    # the lock let go, over an edit saved since; waited for while it holds its lock of that
+    # copy (10 s at most: a git killed with memidx left it), at no cost when there is none
+    f"own=$dir/{COPY}-$PPID.lock n=0; "
+    'while [ -e "$own" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done; '
     # a killed shell's copy's lock: the copy is memidx's while it holds the lock
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
     # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here
