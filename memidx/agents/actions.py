@@ -169,10 +169,39 @@ def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list
 
 
 def archive_transcript(config: Config, where: Where, text: str) -> Filed | None:
-    """Archive a whole transcript verbatim (before compaction)."""
-    from memidx.agents.capture import archive
+    """Archive a whole transcript verbatim (before compaction), after the one an earlier hook
+    of the session left unfinished; a copy of it is kept until its last part is filed (for
+    the session's next event, should this hook be cut off: memidx.agents.archive_left)."""
+    from memidx.agents import archive_left as left
+    from memidx.agents.capture import archive, embed_later
 
-    return _file_one(config, where, archive, text)
+    finish_archive(config, where)
+    state = session_state(config, where)
+    kept = left.begin(config, where, state, text) if text.strip() else False
+    filed = archive(config, where, state, text)
+    if kept:
+        left.end(config, where, state)  # saves the state
+    else:
+        state.save()
+    embed_later(config, [filed])
+    return filed
+
+
+def finish_archive(config: Config, where: Where) -> Filed | None:
+    """File the rest of the transcript an earlier hook of the session began to archive and
+    did not finish (its deadline passed), before this event's own work: the summary that
+    follows a compaction points at it whole. None when there is none."""
+    from memidx.agents.archive_left import end, take_left
+    from memidx.agents.capture import archive, embed_later
+
+    state = session_state(config, where)
+    text = take_left(config, where, state)
+    if text is None:
+        return None
+    filed = archive(config, where, state, text)
+    end(config, where, state)
+    embed_later(config, [filed])
+    return filed
 
 
 def summary(config: Config, where: Where, text: str) -> Filed | None:
