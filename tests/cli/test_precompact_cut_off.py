@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import actions, capture
-from memidx.agents.archive_left import left_path
+from memidx.agents.archive_left import begin, left_path, take_left
 from memidx.agents.session import TRANSCRIPT, Where, session_state
 from memidx.config import Config, load_config
+from memidx.hashes import sha256_hex
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed
@@ -92,7 +93,8 @@ def test_parts_say_they_are_parts_and_the_rest_is_filed_once(
     assert sorted(str(h["tags"]) for h in hits) == [
         "['claude-code', 'part-1-of-4']", "['claude-code', 'part-2-of-4']",
     ]  # fmt: skip
-    assert left_path(config, where).read_text() == text
+    copy = left_path(config, where, sha256_hex(text.encode()))
+    assert copy.read_text() == text
     calls.clear()
 
     actions.finish_archive(config, where)
@@ -105,7 +107,7 @@ def test_parts_say_they_are_parts_and_the_rest_is_filed_once(
     last = next(h for h in hits if "part-4-of-4" in str(h["tags"]))
     meta = last["meta"]
     assert isinstance(meta, dict) and session_state(config, where).text(TRANSCRIPT) == meta["id"]
-    assert not left_path(config, where).exists()
+    assert not copy.exists()
     assert actions.finish_archive(config, where) is None
 
 
@@ -120,14 +122,15 @@ def test_a_torn_copy_is_forgotten_and_said(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(capture, "file", gave_up)
     with pytest.raises(GaveUp):
         actions.archive_transcript(config, where, "the quillwort session\n")
-    left_path(config, where).write_text("the quillwort sess")  # torn by a power loss
+    copy = left_path(config, where, sha256_hex(b"the quillwort session\n"))
+    copy.write_text("the quillwort sess")  # torn by a power loss
     monkeypatch.undo()
 
     assert actions.finish_archive(config, where) is None
 
     trace = config.agent_hook_error_path.read_text()
     assert "claude-code archive" in trace and "cannot be finished" in trace
-    assert not left_path(config, where).exists()
+    assert not copy.exists()
     assert archived(repo, "quillwort") == []
 
 
@@ -174,3 +177,14 @@ def test_every_agents_next_event_finishes_an_archive_cut_off(tmp_path: Path, age
 
     assert len(archived(repo, "vmmem")) == 1
     assert repo.memidx("status", "--json").json()["archives_left"] == 0
+
+
+def test_a_session_never_takes_the_copy_of_one_whose_name_starts_as_its_own(
+    tmp_path: Path,
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    other = Where("claude-code", "s.1", str(tmp_path))
+    copy = begin(config, other, "the quillwort session\n")
+
+    assert take_left(config, Where("claude-code", "s", str(tmp_path))) is None
+    assert take_left(config, other) == ("the quillwort session\n", copy)
