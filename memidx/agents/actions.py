@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from memidx.agents import recall_client, recall_server, recall_times
 from memidx.agents.block import strip_injected
@@ -169,10 +170,37 @@ def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list
 
 
 def archive_transcript(config: Config, where: Where, text: str) -> Filed | None:
-    """Archive a whole transcript verbatim (before compaction)."""
-    from memidx.agents.capture import archive
+    """Archive a whole transcript verbatim (before compaction), after the one an earlier hook
+    of the session left unfinished; a copy of it is kept until its last part is filed (for
+    the session's next event, should this hook be cut off: memidx.agents.archive_left)."""
+    from memidx.agents.archive_left import begin
 
-    return _file_one(config, where, archive, text)
+    finish_archive(config, where)
+    return _archive(config, where, text, begin(config, where, text) if text.strip() else None)
+
+
+def finish_archive(config: Config, where: Where) -> Filed | None:
+    """File the rest of the transcript an earlier hook of the session began to archive and
+    did not finish (its deadline passed), before this event's own work: the summary that
+    follows a compaction points at it whole. None when there is none."""
+    from memidx.agents.archive_left import take_left
+
+    found = take_left(config, where)
+    return None if found is None else _archive(config, where, *found)
+
+
+def _archive(config: Config, where: Where, text: str, copy: Path | None) -> Filed | None:
+    """Archive `text`; its copy (when kept) is removed once its last part is filed."""
+    from memidx.agents.archive_left import end
+    from memidx.agents.capture import archive, embed_later
+
+    state = session_state(config, where)
+    filed = archive(config, where, state, text)
+    state.save()
+    if copy is not None:
+        end(copy)
+    embed_later(config, [filed])
+    return filed
 
 
 def summary(config: Config, where: Where, text: str) -> Filed | None:

@@ -20,7 +20,13 @@ from memidx.haystack.indexing import Filed
 from memidx.haystack.turn_input import make_record, turn_record
 from memidx.text import well_formed
 
+# A transcript's part: a record's text may hold MAX_TEXT_BYTES, but redacting 8 MB took 12 s
+# alone, and several times that under load: a part no hook's deadline lets it file is never
+# filed. A part of a megabyte is filed in a second or two; each filed is kept.
+ARCHIVE_PART_BYTES = min(MAX_TEXT_BYTES, 1024 * 1024)
+
 FILED = "filed"  # session state: content hashes of the exchanges and summaries filed
+ARCHIVED = "archived"  # session state: "<content hash> <record id>" of each transcript part filed
 
 
 def file_exchanges(
@@ -49,24 +55,39 @@ def file_exchanges(
 
 
 def archive(config: Config, where: Where, state: SessionState, text: str) -> Filed | None:
-    """Archive a whole transcript verbatim, in records of at most a record's size cut at line
-    ends (a resumed session's transcript starts with the parts archived before: they are the
-    same text, filed once); remember the last part's id for the summary that follows. What
-    it returns is a part filed anew when there is one (the background embed starts for it)."""
-    filed = [
-        file(config, make_record(
+    """Archive a whole transcript verbatim, in records of at most ARCHIVE_PART_BYTES cut at
+    line ends, each of several tagged `part-N-of-M` (a part filed alone never passes for the
+    transcript: archive_left files the rest at the session's next event). A part the session
+    filed before (a resumed session's transcript starts with the parts archived before; a hook
+    cut off mid-archive) is neither redacted nor filed again: each part's id is remembered as
+    soon as it is filed. Remember the last part's id for the summary that follows. What it
+    returns is a part filed anew when there is one (the background embed starts for it)."""
+    parts = transcript_parts(text, ARCHIVE_PART_BYTES)
+    known = dict(key.split(" ", 1) for key in state.keys(ARCHIVED) if " " in key)
+    filed: list[Filed] = []
+    for number, part in enumerate(parts, start=1):
+        key = content_hash(part)
+        if key in known:
+            filed.append(Filed(known[key], "", duplicate=True))
+            continue
+        filed.append(file(config, make_record(
             "transcript", part, agent=where.agent, session=where.session,
-            drawer=where.project, tags=[where.agent],
-        ), hurried=True)
-        for part in transcript_parts(text)
-    ]  # fmt: skip
+            drawer=where.project, tags=[where.agent, *part_tag(number, len(parts))],
+        ), hurried=True))  # fmt: skip
+        state.add(ARCHIVED, f"{key} {filed[-1].id}")
+        state.save()
     if not filed:
         return None
     state.set_text(TRANSCRIPT, filed[-1].id)
     return next((f for f in filed if not f.duplicate), filed[-1])
 
 
-def transcript_parts(text: str, limit: int = MAX_TEXT_BYTES) -> list[str]:
+def part_tag(number: int, parts: int) -> list[str]:
+    """The tag of the `number`th of `parts` parts of one transcript (none for a whole one)."""
+    return [f"part-{number}-of-{parts}"] if parts > 1 else []
+
+
+def transcript_parts(text: str, limit: int = ARCHIVE_PART_BYTES) -> list[str]:
     """`text` cut into consecutive parts of at most `limit` UTF-8 bytes, each at a line end
     unless one line alone is longer (then at a character's end); parts without words left
     out (a record needs some)."""

@@ -36,6 +36,8 @@ def handle(call: HookCall) -> str:
     if event == "UserPromptSubmit":
         prompt = str(payload.get("prompt") or "")
         return additional_context(event, actions.recall_for(config, where, prompt, call.deadline))
+    if event != "SessionEnd":  # a PreCompact cut off: first (archive_left), for the summary
+        actions.finish_archive(config, where)
     from memidx.agents.claude_transcript import parse
     from memidx.agents.transcript import read_text
 
@@ -48,6 +50,8 @@ def handle(call: HookCall) -> str:
         every = event == "SessionEnd"
         exchanges = [e for e in transcript.exchanges if e.closed or every or _done(e, last)]
         actions.capture(config, where, exchanges)
+    if event == "SessionEnd":  # its 1.4 s, the session's last, go to the exchanges first
+        actions.finish_archive(config, where)
     if event == "PostCompact":
         actions.summary(config, where, str(payload.get("compact_summary") or ""))
     if event in ("Stop", "SessionEnd"):  # versions without PostCompact: the summary record

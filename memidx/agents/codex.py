@@ -46,6 +46,7 @@ def handle(call: HookCall) -> str:
         state.set_text(PROMPT, prompt)
         state.save()
         return additional_context(event, actions.recall_for(config, where, prompt, call.deadline))
+    actions.finish_archive(config, where)  # a PreCompact cut off: first (archive_left)
     from memidx.agents.codex_transcript import parse
     from memidx.agents.transcript import read_text
 

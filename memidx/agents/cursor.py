@@ -39,6 +39,7 @@ def handle(call: HookCall) -> str:
         state.set_text(PROMPT, str(payload.get("prompt") or ""))
         state.save()
         return LET_THROUGH
+    actions.finish_archive(config, where)  # a preCompact cut off: first (archive_left)
     if event == "afterAgentResponse":
         from memidx.agents.exchange import Exchange
 

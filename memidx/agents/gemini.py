@@ -44,6 +44,7 @@ def handle(call: HookCall) -> str:
         return additional_context(
             event, actions.recall_for(config, where, prompt, call.deadline), NOTHING
         )
+    actions.finish_archive(config, where)  # a PreCompact cut off: first (archive_left)
     if event == "AfterAgent":
         from memidx.agents.exchange import Exchange
 

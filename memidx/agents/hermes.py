@@ -33,6 +33,7 @@ def handle(call: HookCall) -> str:
     if event == "prefetch":
         query = str(payload.get("query") or "")
         return actions.recall_for(config, where, query, call.deadline)
+    actions.finish_archive(config, where)  # a PreCompact cut off: first (archive_left)
     from memidx.agents.exchange import Exchange
 
     if event == "sync_turn":

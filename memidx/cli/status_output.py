@@ -280,6 +280,10 @@ def _agent_rows(status: Status) -> list[tuple[str, str]]:
         where = display(status.agent_trace_no_memory)
         said = f"by a hook that found no memory (remove {where} once it finds one)"
         rows.append(("agent hook", f"{agent_line(elsewhere)}; {said}"))
+    if status.archives_left:  # a PreCompact cut off mid-archive: its session's next event files it
+        left = counted(status.archives_left, "transcript")
+        rows.append(("agent hook", f"{left} to archive, left by a hook cut off before a "
+                     "compaction (filed at the session's next hook event)"))  # fmt: skip
     return rows
 
 

@@ -104,6 +104,7 @@ def status_data(status: Status) -> dict[str, object]:
         "mcp_server": None if status.mcp_server is None else status.mcp_server.to_json(),
         "agent_hook_failure": _hook_failure(status.agent_failure),
         "agent_hook_failure_no_memory": _hook_failure(status.agent_failure_no_memory),
+        "archives_left": status.archives_left,
         "hook_failure": _hook_failure(status.hook_failure),
     }
 

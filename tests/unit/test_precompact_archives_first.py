@@ -43,6 +43,7 @@ def test_precompact_archives_before_it_files_the_exchanges(
         archived.append(text)
 
     monkeypatch.setattr(actions, "archive_transcript", archive)
+    monkeypatch.setattr(actions, "finish_archive", _nothing)
     monkeypatch.setattr(codex, "session_state", _no_state)
     payload: dict[str, object] = {
         "session_id": "s1", "cwd": str(tmp_path), "transcript_path": str(path),
@@ -56,6 +57,10 @@ def test_precompact_archives_before_it_files_the_exchanges(
     assert archived == [path.read_text()]
 
 
+def _nothing(*_: object) -> None:
+    return None
+
+
 def _no_state(*_: object) -> _NoState:
     return _NoState()
 
@@ -66,3 +71,34 @@ class _NoState:
 
     def keys(self, _key: str) -> list[str]:
         return []
+
+
+@pytest.mark.parametrize(
+    ("event", "order"),
+    [("Stop", ["finish", "capture"]), ("SessionEnd", ["capture", "finish"])],
+)
+def test_an_archive_left_is_finished_first_but_at_session_end_after_the_exchanges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, event: str, order: list[str]
+) -> None:
+    """Stop finishes a cut-off archive before its own work (the summary it files points at the
+    whole archive); SessionEnd, the session's last event with 1.4 s, files the exchanges first."""
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in LINES))
+    done: list[str] = []
+
+    def finish(*_: object) -> None:
+        done.append("finish")
+
+    def capture(*_: object) -> None:
+        done.append("capture")
+
+    monkeypatch.setattr(actions, "finish_archive", finish)
+    monkeypatch.setattr(actions, "capture", capture)
+    payload: dict[str, object] = {
+        "session_id": "s1", "cwd": str(tmp_path), "transcript_path": str(path),
+        "hook_event_name": event,
+    }  # fmt: skip
+
+    claude_code.ADAPTER.handle(HookCall("claude-code", event, payload, cast(Config, None), 0.0))
+
+    assert done == order
