@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
+from memidx.git import move_script
 from memidx.mcp import answers
+from memidx.memory import status
 from tests.helpers import NotesRepo, clean_env, started_memory
 
 REF = "notes/ops/deploy.md"
@@ -62,9 +64,36 @@ def test_status_never_reads_memidx_s_move_as_the_person_s_change(mid_move: Notes
     assert "changed but not committed" not in row and REF not in row
 
 
-def test_status_reads_the_row_once_the_move_is_done(mid_move: NotesRepo) -> None:
+def _stretched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """status's wait for the move (MOVE_WAIT, 2 s) stretched to 30 s: a loaded machine's move
+    may take past 2 s, a look that waits shows whole."""
+    real = status.moving_head
+
+    def stretched(root: Path, wait: float) -> bool:
+        return real(root, wait * 30.0 / status.MOVE_WAIT)
+
+    monkeypatch.setattr(status, "moving_head", stretched)
+
+
+def test_status_reads_the_row_once_the_move_is_done(
+    mid_move: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move ends once status has seen it under way (0.3 s after status began was not
+    always while it looked, on a loaded machine), and within status's wait."""
+    _stretched(monkeypatch)
+    seen = threading.Event()
+    real = move_script.held_by_memidx
+
+    def held(lock: Path) -> bool:
+        found = real(lock)
+        if found:
+            seen.set()
+        return found
+
+    monkeypatch.setattr(move_script, "held_by_memidx", held)
+
     def finish() -> None:  # as the move's shell: a copy of git's index brought to HEAD, the
-        time.sleep(0.3)  # file gone, the copy renamed over the index, then the lock let go
+        seen.wait(60)  # file gone, the copy renamed over the index, then the lock let go
         folder = mid_move.root / ".git"
         shutil.copy2(folder / "index", folder / "copy")
         env = clean_env(GIT_INDEX_FILE=str(folder / "copy"))
@@ -82,10 +111,16 @@ def test_status_reads_the_row_once_the_move_is_done(mid_move: NotesRepo) -> None
     assert said.json()["uncommitted"] == [], said.json()["uncommitted"]
 
 
-def test_the_mcp_look_never_waits_for_the_move(mid_move: NotesRepo) -> None:
+def test_the_mcp_look_never_waits_for_the_move(
+    mid_move: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look takes ms; a wait for the move takes it whole (it never ends here), 30 s: a
+    look that waits shows on any load, where 1.5 s did not (the look itself took past it on a
+    loaded machine)."""
+    _stretched(monkeypatch)
     started = time.monotonic()
     data = answers.look(load_config(mid_move.root, env={}))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 10.0
     assert data["moving_head"] is True and data["uncommitted"] == []
     assert (mid_move.root / ".git" / "index.lock").exists()
 

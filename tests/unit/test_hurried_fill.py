@@ -11,7 +11,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -104,11 +103,10 @@ def test_a_hook_files_in_the_log_alone_on_an_unbuilt_index_and_a_writer_with_tim
     if not missing:
         _half_built(config)
 
-    began = time.monotonic()
     _capture(config)
-    took = time.monotonic() - began
 
-    assert took < 1.4, took  # SessionEnd's deadline; filling was what took it past
+    # filling took SessionEnd's deadline (1.4 s) on 3,000 notes; on these 3 it takes ms, less
+    # than a loaded machine's filing alone, which went past 1.4 s: what it filled tells it
     assert indexed(config.index_path, "note words") == 0  # the hook built nothing
     assert config.index_path.exists() is not missing  # nor made a missing index
     assert (config.state_dir / ".gitignore").is_file()  # its state is kept out of git still
