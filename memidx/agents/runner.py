@@ -32,6 +32,10 @@ ADAPTERS = {
 }
 TRACE_NAME = "agent-hook-error.log"
 DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, slow machines)
+# Seconds past its deadline after which a hook that answered (or gave up) says so in its trace,
+# as a notice: its clock, not the wall clock of a loaded machine, is the deadline's measure
+# (its work holding Python past it: a C call on a megabyte prompt; the machine starving it)
+LATE = 1.0
 
 
 class HookCall(Value):
@@ -106,14 +110,20 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     standing = cast(Path | None, holder.get("standing"))  # the agent's folder, when read
     _keep_said(config, agent, event, said.getvalue(), directory, standing)
     failed = found.failed(event) if found.failed else ""
-    if worker.is_alive():
-        _trace(config, agent, event, f"no answer within {limit:g} s: gave up", directory, standing)
-        return _finish(failed)
+    output = str(holder.get("output") or "")
     error = holder.get("error")
-    if isinstance(error, BaseException):
+    if worker.is_alive():
+        output = failed
+        _trace(config, agent, event, f"no answer within {limit:g} s: gave up", directory, standing)
+    elif isinstance(error, BaseException):
+        output = failed
         _trace(config, agent, event, f"{type(error).__name__}: {error}", directory, standing)
-        return _finish(failed)
-    return _finish(str(holder.get("output") or ""))
+    if (took := time.monotonic() - started) > limit + LATE:
+        from memidx.index.failures import NOTICE
+
+        line = f"{NOTICE}ended {took:.1f} s after it began, past its {limit:g} s deadline"
+        _trace(config, agent, event, line, directory, standing)
+    return _finish(output)
 
 
 def _quiet() -> io.StringIO:
