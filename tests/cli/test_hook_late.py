@@ -51,11 +51,11 @@ def hook_held(tmp_path: Path, held: float) -> list[str]:
 def test_a_hook_held_past_its_deadline_says_so_in_a_notice(tmp_path: Path) -> None:
     """A hook that kept the agent waiting past its deadline said nothing of it: its answer (or
     its giving up) looked on time, and its deadline could only be told by the wall clock."""
-    gave_up, notice = hook_held(tmp_path, 1.5)
+    notice, gave_up = hook_held(tmp_path, 1.5)
 
     assert "\tclaude-code UserPromptSubmit\tno answer within 0.2 s: gave up" in gave_up
     said = re.search(
-        r"\tnotice: ended (\d+\.\d) s after it began, past its 0.2 s deadline$", notice
+        r"\tnotice: answered (\d+\.\d) s after it began, past its 0.2 s deadline$", notice
     )
     assert said is not None, notice
     assert float(said.group(1)) >= 1.7, notice
