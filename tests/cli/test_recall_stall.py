@@ -17,7 +17,7 @@ import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -143,6 +143,14 @@ def hook(config: Config, deadline: float) -> tuple[str, float]:
     return block, time.monotonic() - started
 
 
+def loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Waits a loaded machine outlasts, where a test is not of them: the acknowledgement of a
+    server whose thread shares this process with the test's (ACK_WAIT, 0.3 s: a hook that did
+    not get it in time recalled in its own process), and an answer of 0.1 s (STALLED_AFTER)."""
+    monkeypatch.setattr(recall_client, "ACK_WAIT", LONG / 2)
+    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 2.0)
+
+
 def suspected(config: Config) -> bool:
     return (config.state_dir / "agents" / recall_wedge.SUSPECT).exists()
 
@@ -177,11 +185,17 @@ def test_hooks_after_an_answer_stalled_are_turned_away_at_once(
     assert not suspected(config)  # the server said why: it is alive, not wedged
 
 
-def test_a_busy_server_is_waited_for_not_turned_away(config: Config) -> None:
+def test_a_busy_server_is_waited_for_not_turned_away(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What the two tests above must not do: a hook queued behind seven prompts (0.7 s of
     answers, 0.1 s each) looks again every 0.2 s, finds the server answering (each answer
     young) and waits for its own, rather than recall in its process on cores the server
-    needs; nor is the server ever marked or ended (the config fixture's kill fails the test)."""
+    needs; nor is the server ever marked or ended (the config fixture's kill fails the test).
+    Under load the server's thread, sharing this process, acknowledged a look later than
+    ACK_WAIT (0.3 s), and an answer of 0.1 s took longer than STALLED_AFTER (0.5 s): both are
+    longer here, as what is tested is the hook's waiting behind answers that go on."""
+    loaded(monkeypatch)
     with served(config, Held(each=0.1)):
         queued = [prompted(config) for _ in range(7)]
         # a deadline well past the eight answers: at 1.0 s a loaded machine's answers came
@@ -239,16 +253,18 @@ def test_hooks_acknowledged_before_a_stuck_answer_are_let_go_when_the_server_giv
 
 
 class Gated(Held):
-    """Held: its first answer given once `first` is set, the others once `held` is."""
+    """Held: its first answer given once `first` is set, the others once `held` is, each
+    `each` seconds later."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, each: float = 0.0) -> None:
+        super().__init__(each)
         self.held.clear()
         self.first, self.answers = threading.Event(), 0
 
     def recall(self, prompt: str, seen: object) -> Recall:
         self.answers += 1
         (self.first if self.answers == 1 else self.held).wait(3 * LONG)
+        time.sleep(self.each)
         return Recall(SERVED, ())
 
 
@@ -295,14 +311,29 @@ def test_a_closing_server_tells_hooks_so_at_once(
     assert took < LONG / 2, took  # not the wait for an acknowledgement
 
 
-def test_a_hook_acknowledged_by_a_closing_server_waits_for_its_answer(config: Config) -> None:
+def test_a_hook_acknowledged_by_a_closing_server_waits_for_its_answer(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A closing server answers the hooks it had acknowledged, but a waiting hook's look got
     CLOSING, and the hook gave its coming answer up for a recall in its own process (~0.5-0.9 s
-    of imports and model load on the cores the server was answering with)."""
-    with served(config, Held(each=0.1)):
+    of imports and model load on the cores the server was answering with). The server closes
+    only once the hook is acknowledged (its first answer held until then): on a loaded machine
+    the hook came after it had closed, and was rightly told CLOSING at once."""
+    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 3 * LONG)  # a held answer is no stall
+    monkeypatch.setattr(recall_loop, "CLOSE_WAIT", 3 * LONG)
+    recaller = Gated(each=0.2)
+    recaller.held.set()
+    send = recall_client._send  # pyright: ignore[reportPrivateUsage]
+
+    def acknowledged(*args: Any) -> bool:  # the hook sends its request once acknowledged
+        recaller.first.set()
+        return send(*args)
+
+    monkeypatch.setattr(recall_client, "_send", acknowledged)
+    with served(config, recaller):
         first = prompted(config)
         stale = asked(config, {CONFIG: "another"})  # the server closes after answering it
-        queued = [prompted(config) for _ in range(3)]  # answered while it closes: 0.3 s
+        queued = [prompted(config) for _ in range(3)]  # answered while it closes: 0.6 s
         block, took = hook(config, LONG)  # answered after them, looking every 0.2 s meanwhile
         for conn in [first, stale, *queued]:
             conn.close()
@@ -380,6 +411,7 @@ def test_a_hook_alone_waits_for_its_own_slow_answer(
     IDLE_CPU: the answer's thread, sharing this process with the test's, got less than IDLE_CPU
     (5% of a core) beside 8 busy loops and `make test` on 2 cores; a stuck one gets none."""
     monkeypatch.setattr(recall_loop, "IDLE_CPU", recall_loop.IDLE_CPU / 10)
+    monkeypatch.setattr(recall_client, "ACK_WAIT", LONG / 2)  # as loaded() says
     with served(config, Held(each=0.7, busy=True)):
         block, took = hook(config, LONG)
 
@@ -442,8 +474,11 @@ def test_a_hook_stopped_before_its_request_does_not_stall_the_server(
     """The answering thread waited up to 5 s for the request of a hook acknowledged and then
     stopped before it sent it (its agent suspended, Ctrl-Z), and that wait counted as an
     answer: every other agent's hook was told STALLED and recalled in its own process. The
-    wait is READ_WAIT (0.5 s) now, and counts as no answer."""
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2)
+    wait is READ_WAIT (0.5 s) now, and counts as no answer. Both are made longer here (a wait
+    for the stopped hook's request well past STALLED_AFTER): an answer given at once took over
+    the 0.2 s STALLED_AFTER was, on a loaded machine, and was rightly said stalled."""
+    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 1.0)
+    monkeypatch.setattr(recall_loop, "READ_WAIT", 2.5)
     path = recall_server.socket_path(config)
     assert path is not None
     with served(config, Held()), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
