@@ -32,6 +32,10 @@ ADAPTERS = {
 }
 TRACE_NAME = "agent-hook-error.log"
 DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, slow machines)
+# Seconds past its deadline after which a hook says so in its trace, as a notice: its clock,
+# not the wall clock of a loaded machine, is the deadline's measure (its work holding Python
+# past it: a C call on a megabyte prompt; the machine starving its process)
+LATE = 1.0
 
 
 class HookCall(Value):
@@ -104,6 +108,11 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     worker.join(max(0.0, started + limit - time.monotonic()))
     config = cast(Config | None, holder.get("config"))
     standing = cast(Path | None, holder.get("standing"))  # the agent's folder, when read
+    if (took := time.monotonic() - started) > limit + LATE:  # on its clock, as it answers
+        from memidx.index.failures import NOTICE
+
+        line = f"{NOTICE}answered {took:.1f} s after it began, past its {limit:g} s deadline"
+        _trace(config, agent, event, line, directory, standing)
     _keep_said(config, agent, event, said.getvalue(), directory, standing)
     failed = found.failed(event) if found.failed else ""
     if worker.is_alive():

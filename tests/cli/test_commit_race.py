@@ -18,7 +18,6 @@ from memidx.errors import GitError
 from memidx.git import commit as commit_module
 from memidx.git import lock_holders
 from memidx.git.commit import commit_paths
-from tests.alone import at_once, remember_alone
 from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env
 
@@ -126,16 +125,17 @@ def test_a_lock_that_outlasts_the_wait_leaves_the_note_uncommitted(
 def test_memidx_run_by_a_hook_of_a_git_commit_does_not_wait_for_that_commit(
     memory: NotesRepo,
 ) -> None:
-    """A git waits for its hooks: memidx in one does not wait for that git."""
+    """A git waits for its hooks: memidx in one does not wait for that git. Told by what
+    memidx says, not by its time: one that waited for that commit waits all of WAIT_SECONDS
+    (10 s), the commit waiting for it, and leaves its note not committed; a bound of twice a
+    remember alone and 5 s could not fail once a remember alone took over 5 s (a loaded
+    machine), as a run that waited took a remember alone and 10 s."""
     hook = memory.root / ".git" / "hooks" / "post-commit"
-    took = memory.root.parent / "took"  # the hook's memidx alone, not git's start and hooks
     hook.write_text(
-        "#!/bin/sh\nbegan=$(date +%s.%N)\necho 'a note an agent remembered from a hook' | "
+        "#!/bin/sh\necho 'a note an agent remembered from a hook' | "
         f"{MEMIDX_BIN} remember --title 'From a hook'\n"
-        f'echo "$began $(date +%s.%N)" > {took}\n'
     )
     hook.chmod(0o755)
-    baseline = remember_alone(memory, MEMIDX_HOOK_EMBED="0")  # git's start and hooks aside
     ref = memory.note("person.md", "Person's note", "written by hand")
     memory.git("add", ref)
 
@@ -146,14 +146,9 @@ def test_memidx_run_by_a_hook_of_a_git_commit_does_not_wait_for_that_commit(
     )  # fmt: skip
 
     assert done.returncode == 0, done.stderr
-    assert "not committed" not in done.stderr
+    assert "not committed" not in done.stderr  # it waited for the commit, and gave up
     subjects = memory.git("log", "--format=%s").splitlines()
     assert subjects[:2] == ["memidx remember: From a hook", "person's note"]
-    hook_began, hook_ended = (float(word) for word in took.read_text().split())
-    hooked = hook_ended - hook_began
-    # its wait for that commit (WAIT_SECONDS, 10 s) would be on top of the remember alone;
-    # git's commit with its hooks took 13.7 s in all under CI-like load, with no wait in it
-    assert hooked < at_once(baseline), (hooked, baseline)
 
 
 def test_a_person_who_commits_while_memidx_shares_loses_nothing(tmp_path: Path) -> None:

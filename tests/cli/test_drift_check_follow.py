@@ -165,18 +165,16 @@ def test_a_commit_goes_on_once_the_index_is_at_head_though_a_follow_still_holds(
     through its hooks) held the check for all its wait once another's follow had brought the
     index to HEAD: the person's commit took 8-9 s, and memidx's command failed, "git's index
     was held by git commit (pid N) for all of memidx's wait" (chaos.py seeds 3 and 4). The
-    check goes on as soon as the index is at HEAD."""
-    began = time.monotonic()  # the same check with nothing to wait for, on this machine now
-    assert repo.memidx_process("check", "all", "notes/mine.md").code == 0
-    alone = time.monotonic() - began
+    check goes on as soon as the index is at HEAD. Told by what the check says, not by its time:
+    one that waited for the command's follow waits all of FOLLOW_WAIT (10 s), then says so and
+    goes on, while the command holds for longer; a bound of the check alone and 5 s left out
+    the follower's own sync, a new process that took seconds on a loaded machine."""
     released = threading.Event()  # the waiting command holds until the check ended (60 s at
-    # most): 8 s were less than the check's own process took on a loaded machine (7.7 s)
+    # most, past the check's whole wait): 8 s were less than its own process took under load
     waiting = _follow(repo, 2 * LONG_WAIT, to_head=False, moves=False, released=released)
     follower = _follow(repo, 0.5, to_head=True)  # the one that moved HEAD brings the index
     try:
-        began = time.monotonic()
         done = repo.memidx_process("check", "all", "notes/mine.md")
-        took = time.monotonic() - began
         held = waiting.is_alive()  # the check went on while the command still held
     finally:
         released.set()
@@ -185,4 +183,4 @@ def test_a_commit_goes_on_once_the_index_is_at_head_though_a_follow_still_holds(
 
     assert done.code == 0 and "drifted" not in done.out, done.out + done.err
     assert held, "the check waited for the command's follow to end"
-    assert took < alone + drift_wait.FOLLOW_WAIT / 2, (took, alone)  # not its whole wait
+    assert "a memidx command of this clone" not in done.err, done.err  # not its whole wait

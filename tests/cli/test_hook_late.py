@@ -1,0 +1,61 @@
+"""A hook that ends past its deadline says so: a notice in its trace with the time on its own
+clock (memidx/agents/runner.py's LATE). The deadline tests (test_hooks_hard.py) read that
+clock, not the wall clock of a loaded machine, where the start of a Python process took
+seconds: this is what makes them fail when a hook really is late."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.test_agent_hooks import memory
+from tests.helpers import clean_env
+
+# the hook's process, its main thread held past the deadline once it stopped waiting for its
+# work (as a machine starving it, or its work holding Python, would)
+HELD = """\
+import sys, threading, time
+from memidx.agents import runner
+join = threading.Thread.join
+def held(self, timeout=None):
+    join(self, timeout)
+    time.sleep(float(sys.argv[1]))
+threading.Thread.join = held
+runner.run_hook("claude-code", "UserPromptSubmit")
+"""
+
+
+def hook_held(tmp_path: Path, held: float) -> list[str]:
+    """The trace of a prompt hook whose stdin is never closed (it gives up at its deadline of
+    0.2 s), held `held` seconds more."""
+    repo = memory(tmp_path)
+    env = clean_env(MEMIDX_ROOT=str(repo.root), MEMIDX_AGENT_DEADLINE="0.2", MEMIDX_HOOK_EMBED="0")
+    with subprocess.Popen(
+        [sys.executable, "-c", HELD, str(held)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, cwd=tmp_path, env=env,
+    ) as process:  # fmt: skip
+        assert process.stdin is not None and process.stderr is not None
+        process.stdin.write(b'{"session_id": "s", "prompt": "how do I cap vm')
+        process.stdin.flush()  # and never closed
+        try:
+            assert process.wait(timeout=60) == 0
+        finally:
+            process.kill()
+        assert process.stderr.read() == b""
+    log = repo.root / ".memidx" / "agent-hook-error.log"
+    return log.read_text(encoding="utf-8").splitlines()
+
+
+def test_a_hook_held_past_its_deadline_says_so_in_a_notice(tmp_path: Path) -> None:
+    """A hook that kept the agent waiting past its deadline said nothing of it: its answer (or
+    its giving up) looked on time, and its deadline could only be told by the wall clock."""
+    notice, gave_up = hook_held(tmp_path, 1.5)
+
+    assert "\tclaude-code UserPromptSubmit\tno answer within 0.2 s: gave up" in gave_up
+    said = re.search(
+        r"\tnotice: answered (\d+\.\d) s after it began, past its 0.2 s deadline$", notice
+    )
+    assert said is not None, notice
+    assert float(said.group(1)) >= 1.7, notice
