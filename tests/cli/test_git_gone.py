@@ -178,6 +178,10 @@ REMOVED = "is gone (deleted or moved away), so git cannot run in it"
     ("command", "at"),
     [
         ("remember", "rev-parse"),  # memidx's commit's first git: a traceback (CommandFailed)
+        ("remember", "cat-file"),  # before the note is kept: "make that folder writable", and
+        # the note written made the memory's folder again (notes/descaling.md alone)
+        ("forget", "rev-parse"),  # forget's look at HEAD: "no note notes/wsl.md in memory"
+        ("forget", "cat-file"),
         ("remember", "write-tree"),  # said "changed before its commit"
         ("remember", "reset"),  # an OSError naming the folder alone
         ("forget", "commit-tree"),  # said "HEAD moved while notes/wsl.md was being forgotten"
