@@ -185,6 +185,8 @@ REMOVED = "is gone (deleted or moved away), so git cannot run in it"
         ("remember", "write-tree"),  # said "changed before its commit"
         ("remember", "reset"),  # an OSError naming the folder alone
         ("forget", "commit-tree"),  # said "HEAD moved while notes/wsl.md was being forgotten"
+        ("file-turn", "ls-tree"),  # "the record was not filed: .memidx/haystack.lock.last
+        # cannot be written: No such file or directory (check that file and its folder...)"
         ("share", "fetch"),  # "cannot run git: ... PosixPath(...) (install git ...)"
         ("share", "push"),  # git's "Unable to read current working directory"
         ("status", "rev-parse"),  # git's "cannot change to ..."
