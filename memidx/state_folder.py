@@ -37,6 +37,16 @@ def ensure_folder(folder: Path, *, parents: bool = True) -> None:
     folder.mkdir(parents=parents, exist_ok=True)
 
 
+def make_above(folder: Path) -> None:
+    """Make the folders above the state folder `folder` is in (or is): for an index kept
+    outside the memory (`index = "~/indexes/x/.memidx/index.sqlite"`), whose folders are its
+    own to make; ensure_folder never makes the folder a state folder is in (the memory's)."""
+    for part in (folder, *folder.parents):
+        if part.name == STATE:
+            part.parent.mkdir(parents=True, exist_ok=True)
+            return
+
+
 def _made_ignoring_itself(state_dir: Path) -> None:
     """Make `state_dir` with its `.gitignore` in it at once: built as a folder of this
     process's beside it and renamed into place whole. Made first and filled after, another

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnavailable, IndexUnusable, MemidxError
+from memidx.git.root_gone import root_gone
 from memidx.index.connection import ERRNO_HINTS, describe, trouble
 
 CAUGHT_UP = "the next filing or `memidx sync` indexes it"
@@ -22,7 +23,10 @@ def not_filed(exc: MemidxError) -> MemidxError:
 def write_failed(root: Path, exc: OSError) -> MemidxError:
     """The one line for a file of the filing that could not be written before the append (the
     segment, the writer's lock: a full disk, a read-only folder): which file, why, and that
-    nothing was filed (bytes of it written are moved aside by the next one)."""
+    nothing was filed (bytes of it written are moved aside by the next one); the memory's
+    folder removed meanwhile, said as such (its `.memidx/...: No such file or directory`)."""
+    if (gone := root_gone(root)) is not None:
+        return not_filed(gone)
     where = _named(root, exc)
     what = f"{where} cannot be written" if where is not None else "its segment cannot be written"
     hint = ERRNO_HINTS.get(exc.errno or 0, "check that file and its folder, then try again")

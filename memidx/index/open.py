@@ -44,7 +44,7 @@ from memidx.index.schema import (
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
 from memidx.index.upgrade_room import RoomWait, room_wait
 from memidx.index.vectors import VectorStore
-from memidx.state_folder import ensure_folder
+from memidx.state_folder import ensure_folder, make_above
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -78,6 +78,8 @@ def writable_index(
     check_location(config, ask_git=verify or creating)
     if creating and path.resolve().is_relative_to(config.state_dir.resolve()):
         keep_out_of_git(config.state_dir)  # a later `git add -A` must not commit it
+    elif creating and not path.resolve().is_relative_to(config.root.resolve()):
+        make_above(path.parent)  # kept outside the memory: its folders, never the memory's
     if creating and hurried and fill is not None:
         raise _fill_left(path)  # not even made: the writer that fills it makes it
     store, said = open_store(path, write=True, verify=verify, hurried=hurried)

@@ -79,8 +79,12 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     path = config.root / ref
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file() and not _pending(config, ref):  # nothing: exit 1
-        raise held_elsewhere(config, ref) or MemidxError(
-            f"no note {display(ref)} in memory", "give a note's path as search shows it"
+        raise (
+            root_gone(config.root)
+            or held_elsewhere(config, ref)
+            or MemidxError(
+                f"no note {display(ref)} in memory", "give a note's path as search shows it"
+            )
         )
     if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)

@@ -255,6 +255,8 @@ def keep_fresh(config: Config, ref: str, title: str, text: str, branch: str) -> 
     try:
         return keep(config, ref, title, text, branch, unwritten=True)
     except MemidxError:
+        if (gone := root_gone(config.root)) is not None:  # written, it made the memory again
+            raise gone from None
         with contextlib.suppress(FileExistsError):
             _write(config, ref, text)
         raise
@@ -262,8 +264,7 @@ def keep_fresh(config: Config, ref: str, title: str, text: str, branch: str) -> 
 
 def _write(config: Config, ref: str, text: str) -> None:
     """Write the note's file where nothing is (FileExistsError), never half (OSError)."""
-    path = config.root / ref
-    path.parent.mkdir(parents=True, exist_ok=True)
+    (path := config.root / ref).parent.mkdir(parents=True, exist_ok=True)
     try:
         with path.open("x", encoding="utf-8") as out:
             out.write(text)

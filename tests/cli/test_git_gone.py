@@ -178,9 +178,15 @@ REMOVED = "is gone (deleted or moved away), so git cannot run in it"
     ("command", "at"),
     [
         ("remember", "rev-parse"),  # memidx's commit's first git: a traceback (CommandFailed)
+        ("remember", "cat-file"),  # before the note is kept: "make that folder writable", and
+        # the note written made the memory's folder again (notes/descaling.md alone)
+        ("forget", "rev-parse"),  # forget's look at HEAD: "no note notes/wsl.md in memory"
+        ("forget", "cat-file"),
         ("remember", "write-tree"),  # said "changed before its commit"
         ("remember", "reset"),  # an OSError naming the folder alone
         ("forget", "commit-tree"),  # said "HEAD moved while notes/wsl.md was being forgotten"
+        ("file-turn", "ls-tree"),  # "the record was not filed: .memidx/haystack.lock.last
+        # cannot be written: No such file or directory (check that file and its folder...)"
         ("share", "fetch"),  # "cannot run git: ... PosixPath(...) (install git ...)"
         ("share", "push"),  # git's "Unable to read current working directory"
         ("status", "rev-parse"),  # git's "cannot change to ..."

@@ -330,6 +330,24 @@ def test_index_path_is_configurable(repo: NotesRepo) -> None:
     assert repo.memidx("search", "configurable", "--json").json()["count"] == 1
 
 
+def test_an_index_kept_outside_the_memory_makes_its_own_folders(
+    repo: NotesRepo, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A state folder is made only inside an existing memory (a removed one is never made
+    again), but an index configured outside it, in a `.memidx` of folders not made yet, is
+    the index's own to make: "No such file or directory" of a `.memidx.<pid>.tmp` failed it."""
+    index = tmp_path_factory.mktemp("indexes") / "not-yet" / "mem" / ".memidx" / "index.sqlite"
+    repo.write("pyproject.toml", f'[tool.memidx]\nindex = "{index}"\n')
+    repo.note("a.md", "A", "configurable")
+    repo.commit()
+
+    run = repo.memidx("ingest")
+
+    assert run.code == 0, run.err
+    assert index.is_file() and (index.parent / ".gitignore").is_file()
+    assert repo.memidx("search", "configurable", "--json").json()["count"] == 1
+
+
 def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
     repo.write("pyproject.toml", '[tool.memidx]\nmax_note_bytes = "lots"\n')
     run = repo.memidx("status")
