@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
 
 from memidx.index.store import Store, connect_memory
 from tests.bytecode import compile_tree
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
     from xdist.remote import Producer  # pyright: ignore[reportMissingTypeStubs]
 
     from tests.work_order import ScenariosFirst
+
+# `pytest --hypothesis-profile=thorough`: the property tests that draw fewer examples in `make
+# test` than they once did draw as many as before (tests/unit/test_frontmatter.py)
+settings.register_profile("thorough", max_examples=3000)
 
 
 @pytest.fixture

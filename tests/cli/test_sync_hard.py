@@ -669,6 +669,12 @@ def test_a_note_staged_by_hand_does_not_stop_a_share_that_must_merge(
     rebuilt_the_same(b)
 
 
+# Shares paced by the filer's progress, not by the clock: a share after the 3rd, 9th, ..., 27th
+# turn of 30, each racing the turns filed while it runs. `while filer.poll() is None` ran
+# shares back to back, more of them the busier the machine, each a process of ~1 s of CPU.
+SHARE_EVERY = 6
+
+
 def test_shares_while_an_agent_files_turns_lose_and_double_none(
     machines: tuple[Machine, Machine],
 ) -> None:
@@ -681,10 +687,15 @@ def test_shares_while_an_agent_files_turns_lose_and_double_none(
          str(count)],
         env=a.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    while filer.poll() is None:  # share's processes, each racing the filer's
-        run = a.memidx_process("share")
-        assert run.code == 0, run.out + run.err
+    assert filer.stdout is not None
+    filed: list[str] = []
+    for line in filer.stdout:  # a share's process racing the turns filed while it runs
+        filed.append(line)
+        if len(filed) % SHARE_EVERY == SHARE_EVERY // 2:
+            run = a.memidx_process("share")
+            assert run.code == 0, run.out + run.err
     out, err = filer.communicate(timeout=300)
+    out = "".join(filed) + out
     assert [line[:2] for line in out.splitlines()] == ["0 "] * count, out + err
     shared(a)
     b.git("pull", "-q", "--ff-only")
