@@ -120,6 +120,7 @@ PURE = [
     "memidx.secrets.quotes",
     "memidx.secrets.linear",
     "memidx.secrets.lazy_pattern",  # a pattern compiled at first use: `re` alone
+    "memidx.secrets.library_patterns",
     "memidx.secrets.places",
     "memidx.secrets.entropy",
 ]
