@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from memidx.secrets import library
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
+from memidx.secrets.dashed_names import dashed_name, given_to_a_password
 from memidx.secrets.encoded import decodings, has_encoded_pairs
 from memidx.secrets.folded import folded_values
 from memidx.secrets.labels import plain_labels
@@ -183,8 +184,16 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     for at, end in short_passwords(line):  # `password: hunter2`, too short to judge
         yield Finding(at, end, KEYWORD_KIND)
     values = ((assigned_value(raw), k) for raw, k in kinds.items() if not _templated(line, raw))
-    for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
+    judged = [(v, k) for v, k in values if judge(v) or _passphrase(line, v)]
+    for at, end, kind in every_place(line, judged):
         yield Finding(at, end, kind)
+
+
+def _passphrase(line: str, value: str) -> bool:
+    """Whether a value read as a thing's name is a password's own name's: a passphrase."""
+    if not (dashed_name(value) and given_to_a_password(line, value)):
+        return False
+    return looks_secret(value, library.entropy(), names=False)
 
 
 def _judge(entropy: Callable[[str], float], secret: dict[str, bool]) -> Callable[[str], bool]:
