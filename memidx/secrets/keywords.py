@@ -29,7 +29,7 @@ from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.places import every_place
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
 from memidx.secrets.short import short_passwords
-from memidx.secrets.templates import template_led
+from memidx.secrets.templates import template_led, templated
 from memidx.secrets.values import assigned_value, looks_secret, real_password
 from memidx.secrets.windows import (
     closed,
@@ -158,18 +158,6 @@ def _values_once(
     return found
 
 
-# A value closing a template's `}}` it did not open sits inside the template, after a name in
-# it: CloudFormation's `{{resolve:secretsmanager:MySecret:SecretString:password}}` was refused
-IN_TEMPLATE = lazy(r"[^{\s]*\}\}[\"'`]?").fullmatch
-
-
-def _templated(line: str, raw: str) -> bool:
-    """Whether `raw` closes a template (IN_TEMPLATE) left open before it on its line: any
-    `{{` on the line, one closed before the name too, let `password: v4lue}}` through."""
-    at = line.find(raw) if "{{" in line and IN_TEMPLATE(raw) else -1
-    return at > 0 and line.rfind("}}", 0, at) < line.rfind("{{", 0, at)
-
-
 def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     """The secret values of one line, placed in it: the library's keyword detector's,
     memidx's (extra_keyword_values), bearer and basic tokens."""
@@ -183,7 +171,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
             yield Finding(match.start(1), match.end(1), URL_KIND)
     for at, end in short_passwords(line):  # `password: hunter2`, too short to judge
         yield Finding(at, end, KEYWORD_KIND)
-    values = ((assigned_value(raw), k) for raw, k in kinds.items() if not _templated(line, raw))
+    values = ((assigned_value(raw), k) for raw, k in kinds.items() if not templated(line, raw))
     judged = [(v, k) for v, k in values if judge(v) or _passphrase(line, v)]
     for at, end, kind in every_place(line, judged):
         yield Finding(at, end, kind)
