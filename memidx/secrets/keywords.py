@@ -25,6 +25,7 @@ from memidx.secrets.labels import plain_labels
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
+from memidx.secrets.one_name_lines import SHORT_ASSIGNMENT, short_line
 from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.places import every_place
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
@@ -103,7 +104,7 @@ def assigned(text: str) -> Iterable[Finding]:
         line = text[start:done]
         yield from folded_values(text, start, done, KEYWORD_KIND)  # `password: v4` over `  lue`
         if SHORT_ASSIGNMENT.fullmatch(line):  # `password=1`: a short password at most
-            found = _short(line, short) if gives_a_secret_name(line) else []
+            found = short_line(line, short) if gives_a_secret_name(line) else []
             yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
             continue
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
@@ -121,28 +122,6 @@ def assigned(text: str) -> Iterable[Finding]:
             for found in _line_values(plain, judge) if gives_a_secret_name(plain) else ():
                 end = min(places[found.end], shut)
                 yield Finding(start + places[found.start], start + end, found.kind)
-
-
-# A line that is one name given a plain value of 1 to 7 characters (`password=1`, `pw: ab12`):
-# only short_passwords finds a secret there, every other value is judged from 8 characters on
-# (values.looks_secret) and needs a sign this line has not (a quote, a bracket, `|`, `%`, `<`,
-# `{`, a space in its value), as do a key alone's, a flow collection's and a tripled string's
-# (memidx.secrets.blocks). 1 MB of `password=1` lines, each read by every pass, cost 1.8 s;
-# a YAML list's items too (`- password: 1`: 5 times the prose, read by every pass)
-SHORT_ASSIGNMENT = lazy(
-    r"[ \t]*+(?:-[ \t]++)*+[\w.-]++[ \t]*+(?::=|=>|[:=])[ \t]*+[A-Za-z0-9_][A-Za-z0-9_.-]{0,6}+"
-    r"[ \t]*+\r?"
-)
-
-
-def _short(line: str, read: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
-    """short_passwords of a SHORT_ASSIGNMENT line, each line's text read once (`read`)."""
-    found = read.get(line)
-    if found is None:
-        found = list(short_passwords(line))
-        if len(read) < 4096:  # a file of distinct lines is read each once, and not kept
-            read[line] = found
-    return found
 
 
 def _values_once(
