@@ -25,7 +25,12 @@ from memidx.secrets.labels import plain_labels
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
-from memidx.secrets.one_name_lines import SHORT_ASSIGNMENT, short_line
+from memidx.secrets.one_name_lines import (
+    PLAIN_ASSIGNMENT,
+    SHORT_ASSIGNMENT,
+    plain_line,
+    short_line,
+)
 from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.places import every_place
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
@@ -105,6 +110,10 @@ def assigned(text: str) -> Iterable[Finding]:
         yield from folded_values(text, start, done, KEYWORD_KIND)  # `password: v4` over `  lue`
         if SHORT_ASSIGNMENT.fullmatch(line):  # `password=1`: a short password at most
             found = short_line(line, short) if gives_a_secret_name(line) else []
+            yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
+            continue
+        if PLAIN_ASSIGNMENT.fullmatch(line) and gives_a_secret_name(line):  # `password=word1`
+            found = plain_line(line, _judge(library.entropy(), secret))
             yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
             continue
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`

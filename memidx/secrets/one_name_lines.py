@@ -3,7 +3,10 @@ pass of memidx.secrets.keywords (pure)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from memidx.secrets.lazy_pattern import lazy
+from memidx.secrets.places import every_place
 from memidx.secrets.short import short_passwords
 
 # A line that is one name given a plain value of 1 to 7 characters (`password=1`, `pw: ab12`):
@@ -26,3 +29,27 @@ def short_line(line: str, read: dict[str, list[tuple[int, int]]]) -> list[tuple[
         if len(read) < 4096:  # a file of distinct lines is read each once, and not kept
             read[line] = found
     return found
+
+
+# A line that is one name ending in a password's, a secret's, a token's or an API key's word
+# given one plain value of 8 to 64 letters and digits by `=` or `:` (`password=word1xyz`,
+# `DB_SECRET: Zq8vT2mW9pLq`): every pass finds that value or nothing, as looks_secret judges
+# it, and a person's short password (short_passwords: `password: 12345678`); no sign, quote,
+# bracket or space is there for another pass to read, and no `auth`, `pass`, `pw` or `pwd`,
+# whose values a method's, a test's or a folder's name may be (`=>` and `:=` need quotes).
+# 1 MB of such lines, all different, each read by every pass, cost 11 times the TIL notes
+PLAIN_ASSIGNMENT = lazy(
+    r"[ \t]*+(?:-[ \t]++)?+(?:[A-Za-z0-9]+_)*(?i:password|passwd|secret|token|api_?key)"
+    r"[ \t]*+[:=][ \t]*+([A-Za-z0-9]{8,64}+)[ \t]*+\r?"
+)
+
+
+def plain_line(line: str, judge: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """(start, end) of the secrets of a PLAIN_ASSIGNMENT line: its short password, and its
+    value wherever it stands (places.every_place) when `judge` finds it secret."""
+    match = PLAIN_ASSIGNMENT.fullmatch(line)
+    if match is None:
+        return []
+    found = list(short_passwords(line))
+    places = every_place(line, [(match[1], "")] if judge(match[1]) else [])
+    return [*found, *((at, end) for at, end, _ in places)]
