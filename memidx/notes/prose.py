@@ -10,7 +10,12 @@ from collections.abc import Sequence
 from memidx.notes.catalog_files import catalog_lines
 from memidx.notes.letters import MAX_PIECE_CHARS, letter_bytes
 from memidx.notes.markdown import front_matter_end, heading_of, scan
-from memidx.notes.table_columns import MIN_CELL_BYTES, prose_columns, translated_columns
+from memidx.notes.table_columns import (
+    MIN_CELL_BYTES,
+    foreign_cells,
+    prose_columns,
+    translated_columns,
+)
 
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
@@ -184,7 +189,9 @@ def _table_units(table: list[str]) -> list[list[str]]:
     glossary: a Japanese UI glossary passes as a table as it does as a list). A column of
     shorter cells that is prose cut in cells is read as one paragraph (prose_columns)."""
     cells = [[clean_inline(cell) for cell in _cells(line)] for line in table]  # once: 1 MB
+    foreign: list[str] = []
     if translated := translated_columns(cells[0], cells[2:]):  # `| EN | DE |`: data, no vote
+        foreign = foreign_cells(cells[0], cells[2:])  # but its English column's German does
         cells = [[c for at, c in enumerate(row) if at not in translated] for row in cells]
     weights = [[letter_bytes(cell) for cell in row] for row in cells]
     units = [
@@ -195,7 +202,7 @@ def _table_units(table: list[str]) -> list[list[str]]:
     pairs = any(units) and rows and all(len(row) == 2 and all(row) for row in rows)
     if pairs and not any(ws[0] >= MIN_CELL_BYTES for ws in body):
         return [units[0], [], *([f"{label}: {value}"] for label, value in rows)]
-    units[-1] = [*units[-1], *prose_columns(rows, body)]
+    units[-1] = [*units[-1], *prose_columns(rows, body), *foreign]
     return units
 
 

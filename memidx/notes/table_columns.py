@@ -63,7 +63,22 @@ ENDONYMS = frozenset(
 LANGUAGE_WORDS = (
     ENGLISH_NAMES | ENDONYMS | set(LANGUAGE_NAMES) | {n.lower() for n in LANGUAGE_NAMES.values()}
 )
+# Codes that are also a column's English word or abbreviation (`| id | name |`, `| No | Task |`,
+# `| ms |`): a language's only beside another language's unambiguous name or code (`| en | de |
+# it |`), never beside English's alone (`| ID | English |` is a table of English, and votes)
+AMBIGUOUS_CODES = frozenset(
+    {"id", "it", "no", "he", "hi", "ms", "pt", "th", "tr", "el", "ro", "ca"}
+)  # fmt: skip
+# Words a header may hold after a language's name: what its column holds (`English text`,
+# `German translation`); any other (`Polish notation`, `English docs link`) names no language
+COLUMN_WORDS = frozenset(
+    {"text", "texts", "translation", "translations", "term", "terms", "string", "strings",
+     "source", "target", "original", "version", "phrase", "phrases", "word", "words", "name",
+     "names", "label", "labels", "value", "values"}
+)  # fmt: skip
 _HEADER_WORD = re.compile(r"[^\W\d_]+")
+_ASIDE = re.compile(r"\([^)]*\)")
+_CODE = re.compile(r"[^\W\d_]{2,3}(?:[-_][^\W\d_]{2,4})?")
 
 
 def translated_columns(header: list[str], rows: list[list[str]]) -> set[int]:
@@ -73,7 +88,7 @@ def translated_columns(header: list[str], rows: list[list[str]]) -> set[int]:
     translations, and its prose outside the table decides: its German cells, longer than their
     English, refused an English note (65 % to 77 % German), and its English column alone voting
     let a German paragraph beside it through."""
-    named = [_language_named(cell) for cell in header]
+    named = header_languages(header)
     english = [at for at, name in enumerate(named) if name == "en"]
     others = {at for at, name in enumerate(named) if name not in (None, "en")}
     if len(english) != 1 or len(others) != len(named) - 1:
@@ -82,13 +97,46 @@ def translated_columns(header: list[str], rows: list[list[str]]) -> set[int]:
     return {*others, *english} if len(cells) >= 2 and _english(cells) else set()
 
 
+def foreign_cells(header: list[str], rows: list[list[str]]) -> list[str]:
+    """The cells of a table of translations' English column (translated_columns) that are
+    not English: more of one listed language's function words in a cell than English's. A
+    column headed English must hold English: a German paragraph in it passed unread, as its
+    table's columns do not vote; such a cell votes as a paragraph does."""
+    named = header_languages(header)
+    column = named.index("en") if "en" in named else -1
+    cells = [row[column] for row in rows if 0 <= column < len(row) and row[column]]
+    return [cell for cell in cells if _more_foreign(_words(cell))]
+
+
+def _more_foreign(words: frozenset[str]) -> bool:
+    """Whether `words` hold more function words of one listed language than of English."""
+    english = len(ENGLISH_FUNCTION_WORDS & words)
+    return any(len(function & words) > english for function in FUNCTION_WORDS.values())
+
+
+def header_languages(header: list[str]) -> list[str | None]:
+    """`en`, `other` or None for each of a header's cells (_language_named); an ambiguous code
+    (AMBIGUOUS_CODES) names a language only beside another language's name or code."""
+    named = [_language_named(cell) for cell in header]
+    other = "other" in named
+    return [("other" if other else None) if name == "ambiguous" else name for name in named]
+
+
 def _language_named(cell: str) -> str | None:
-    """`en` when a header's cell names English, `other` when another language, else None: its
-    first word a language's code or name (a code's region after it: `de-DE`, `pt_BR`)."""
-    words = _HEADER_WORD.findall(cell.lower())
+    """`en` when a header's cell names English, `other` when another language (`ambiguous`
+    for AMBIGUOUS_CODES), else None: the cell a language's code alone (a region after it:
+    `de-DE`, `pt_BR`), or its name then words of COLUMN_WORDS alone; an aside in brackets is
+    left out (`EN (source)`). Its first word alone named a language: `| id | name |` held
+    Indonesian, `| No | English |` Norwegian beside English, and no column of it voted."""
+    text = _ASIDE.sub(" ", cell.lower()).strip()
+    words = _HEADER_WORD.findall(text)
     if not words or words[0] not in LANGUAGE_WORDS:
         return None
-    return "en" if words[0] in ENGLISH_NAMES else "other"
+    if _CODE.fullmatch(text) is None and not COLUMN_WORDS.issuperset(words[1:]):
+        return None
+    if words[0] in ENGLISH_NAMES:
+        return "en"
+    return "ambiguous" if words == [words[0]] and words[0] in AMBIGUOUS_CODES else "other"
 
 
 def _cut_in_cells(cells: list[str]) -> bool:

@@ -12,6 +12,13 @@ of four words (0.013 %; 12 of three words, 2 of two) were read as names, where t
 above have three or four TERMS. So a value whose words are at least half TERMS, two at least,
 is a name; a passphrase under any key is still judged as before, and one of a person's words
 (`password: Secret-Admin-Key`) is no name.
+
+But a value given to a password's own name (`password`, `passwd`, `pwd`, `passphrase`:
+PASSWORD_GIVEN) is what a person types, never a thing's name: no configuration names a method
+or a service under it (they go under `auth`, `credentials`, `method`, `mode`...), and a
+passphrase of a cloud's words (`password: aws-iam-identity-center`, `azure-cloud-portal`) is
+one a cloud engineer may well choose; it is judged as any password is (the 1,871 TIL notes hold
+no secret-sounding name given words joined by `-`, under any key: the rule refuses none).
 """
 
 from __future__ import annotations
@@ -65,3 +72,22 @@ def dashed_name(value: str) -> bool:
     words = [word for word in value.lower().split("-") if word not in _LEFT_OUT]
     terms = sum(word in TERMS for word in words)
     return terms >= 2 and 2 * terms >= len(words)
+
+
+# a password's own name, right before a value's place: `password: `, `DB_PASSWORD=`, `"pwd": "`,
+# `userPassword = `, `PGPASSWORD=` (not `bypass:`, `compass=`; nor `pass:`, a test's verdict)
+PASSWORD_GIVEN = lazy(
+    r"(?:(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|pwd)|(?<=[a-z])(?:Pass(?:word|wd|phrase)|Pwd)"
+    r"|(?<=[A-Z])PASS(?:WORD|WD|PHRASE))"
+    r"[\"'`]?[ \t]*+(?::=|=>|[:=])[ \t]*+[\"'`]?\Z"
+)
+
+
+def given_to_a_password(line: str, value: str) -> bool:
+    """Whether `value` stands in `line` right after a password's own name and its sign."""
+    at = line.find(value)
+    while at != -1:
+        if PASSWORD_GIVEN.search(line[max(0, at - 64) : at]):
+            return True
+        at = line.find(value, at + 1)
+    return False

@@ -20,6 +20,12 @@ from memidx.secrets.labels import plain_labels
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
+from memidx.secrets.one_name_lines import (
+    PLAIN_ASSIGNMENT,
+    SHORT_ASSIGNMENT,
+    plain_line,
+    short_line,
+)
 from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
 from memidx.secrets.windows import (
@@ -103,7 +109,11 @@ def assigned(text: str) -> Iterable[Finding]:
         line = text[start:done]
         yield from folded_values(text, start, done, KEYWORD_KIND)  # `password: v4` over `  lue`
         if SHORT_ASSIGNMENT.fullmatch(line):  # `password=1`: a short password at most
-            found = _short(line, short) if gives_a_secret_name(line) else []
+            found = short_line(line, short) if gives_a_secret_name(line) else []
+            yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
+            continue
+        if PLAIN_ASSIGNMENT.fullmatch(line) and gives_a_secret_name(line):  # `password=word1`
+            found = plain_line(line, _judge(library.entropy(), secret))
             yield from (Finding(start + a, start + b, KEYWORD_KIND) for a, b in found)
             continue
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
@@ -123,30 +133,6 @@ def assigned(text: str) -> Iterable[Finding]:
                 yield Finding(start + places[found.start], start + end, found.kind)
 
 
-# A line that is one name given a plain value of 1 to 7 characters (`password=1`, `pw: ab12`):
-# only short_passwords finds a secret there, every other value is judged from 8 characters on
-# (values.looks_secret) and needs a sign this line has not (a quote, a bracket, `|`, `%`, `<`,
-# `{`, a space in its value), as do a key alone's, a flow collection's and a tripled string's
-# (memidx.secrets.blocks). 1 MB of `password=1` lines, each read by every pass, cost 1.8 s;
-# a YAML list's items too (`- password: 1`: 5 times the prose, read by every pass)
-SHORT_ASSIGNMENT = lazy(
-    r"[ \t]*+(?:-[ \t]++)*+[\w.-]++[ \t]*+(?::=|=>|[:=])[ \t]*+[A-Za-z0-9_][A-Za-z0-9_.-]{0,6}+"
-    r"[ \t]*+\r?"
-)
-
-
-def _short(line: str, read: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
-    """short_passwords of a SHORT_ASSIGNMENT line, each line's text read once (`read`)."""
-    from memidx.secrets.short import short_passwords
-
-    found = read.get(line)
-    if found is None:
-        found = list(short_passwords(line))
-        if len(read) < 4096:  # a file of distinct lines is read each once, and not kept
-            read[line] = found
-    return found
-
-
 def _values_once(
     line: str, judge: Callable[[str], bool], read: dict[str, list[Finding]]
 ) -> list[Finding]:
@@ -160,25 +146,13 @@ def _values_once(
     return found
 
 
-# A value closing a template's `}}` it did not open sits inside the template, after a name in
-# it: CloudFormation's `{{resolve:secretsmanager:MySecret:SecretString:password}}` was refused
-IN_TEMPLATE = lazy(r"[^{\s]*\}\}[\"'`]?").fullmatch
-
-
-def _templated(line: str, raw: str) -> bool:
-    """Whether `raw` closes a template (IN_TEMPLATE) left open before it on its line: any
-    `{{` on the line, one closed before the name too, let `password: v4lue}}` through."""
-    at = line.find(raw) if "{{" in line and IN_TEMPLATE(raw) else -1
-    return at > 0 and line.rfind("}}", 0, at) < line.rfind("{{", 0, at)
-
-
 def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     """The secret values of one line, placed in it: the library's keyword detector's,
     memidx's (extra_keyword_values), bearer and basic tokens."""
     from memidx.secrets.assignments import extra_keyword_values
     from memidx.secrets.places import every_place
     from memidx.secrets.short import short_passwords
-    from memidx.secrets.templates import template_led
+    from memidx.secrets.templates import template_led, templated
     from memidx.secrets.values import assigned_value
 
     kinds: dict[str, str] = {}
@@ -191,9 +165,20 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
             yield Finding(match.start(1), match.end(1), URL_KIND)
     for at, end in short_passwords(line):  # `password: hunter2`, too short to judge
         yield Finding(at, end, KEYWORD_KIND)
-    values = ((assigned_value(raw), k) for raw, k in kinds.items() if not _templated(line, raw))
-    for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
+    values = ((assigned_value(raw), k) for raw, k in kinds.items() if not templated(line, raw))
+    judged = [(v, k) for v, k in values if judge(v) or _passphrase(line, v)]
+    for at, end, kind in every_place(line, judged):
         yield Finding(at, end, kind)
+
+
+def _passphrase(line: str, value: str) -> bool:
+    """Whether a value read as a thing's name is a password's own name's: a passphrase."""
+    from memidx.secrets.dashed_names import dashed_name, given_to_a_password
+    from memidx.secrets.values import looks_secret
+
+    if not (dashed_name(value) and given_to_a_password(line, value)):
+        return False
+    return looks_secret(value, library.entropy(), names=False)
 
 
 def _judge(entropy: Callable[[str], float], secret: dict[str, bool]) -> Callable[[str], bool]:

@@ -29,8 +29,9 @@ def first_in_run(run: str, prefix: str, pattern: str) -> str:
     return rf"(?<!{run})(?>{run}*?(?={re.escape(prefix)}))({pattern})"
 
 
-# detect-secrets 1.5.0's patterns (library.TOKEN_PATTERNS) and their stand-ins: group 1 of a
-# stand-in is the library pattern's whole match, its later groups the library pattern's own.
+# detect-secrets 1.5.0's patterns (library_patterns.TOKEN_PATTERNS) and their stand-ins: group
+# 1 of a stand-in is the library pattern's whole match, its later groups the library pattern's
+# own.
 JWT = r"eyJ[A-Za-z0-9-_=]+\.[A-Za-z0-9-_=]+\.?[A-Za-z0-9-_.+/=]*?"
 OPENAI = r"sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}"
 NPM = r"\/\/.+\/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*"

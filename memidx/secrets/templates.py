@@ -227,3 +227,15 @@ def _words_after(line: str, at: int) -> Iterator[str]:
             return
         yield word[1]
         at = word.end()
+
+
+# A value closing a template's `}}` it did not open sits inside the template, after a name in
+# it: CloudFormation's `{{resolve:secretsmanager:MySecret:SecretString:password}}` was refused
+IN_TEMPLATE = lazy(r"[^{\s]*\}\}[\"'`]?").fullmatch
+
+
+def templated(line: str, raw: str) -> bool:
+    """Whether `raw` closes a template (IN_TEMPLATE) left open before it on its line: any
+    `{{` on the line, one closed before the name too, let `password: v4lue}}` through."""
+    at = line.find(raw) if "{{" in line and IN_TEMPLATE(raw) else -1
+    return at > 0 and line.rfind("}}", 0, at) < line.rfind("{{", 0, at)

@@ -63,11 +63,12 @@ LOCALE = lazy(
 )
 
 
-def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
+def looks_secret(value: str, entropy: Callable[[str], float], *, names: bool = True) -> bool:
     """Whether a value assigned to a secret-sounding name is one: long enough, no
     placeholder (`<your-token-here>`, `${TOKEN}`, `changeme`, `xxxx`), no reference to
     something else (`os.environ[...]`, `settings.password`, a path), mixed characters and
-    enough entropy (ENOUGH_ENTROPY), no variable's name."""
+    enough entropy (ENOUGH_ENTROPY), no variable's name; nor, unless `names` is False (a
+    password's own name's value), a cloud's thing's name (dashed_names.dashed_name)."""
     if DOT_PATH.match(value.lstrip("\"'`")):
         return False  # `.venv/bin/python`: its `.` taken off, it was judged as no path
     # one of the commonest passwords with a sign or digits, judged as written: `letmein.` was
@@ -80,7 +81,7 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
         return False
     if (parts := vault_parts(value)) is not None:  # `op://Prod/db`, not a literal in it
         return any(looks_secret(part, entropy) for part in parts)
-    if technical(value) or dashed_name(value):  # `scram-sha-256`, `aws-iam-identity-center`
+    if technical(value) or (names and dashed_name(value)):  # `aws-iam-identity-center`
         return False
     if referred(value):  # but for what is written beside a template's reference, `${X}v4lue`
         parts = literal_parts(value)

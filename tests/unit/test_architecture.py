@@ -121,6 +121,8 @@ PURE = [
     "memidx.secrets.quotes",
     "memidx.secrets.linear",
     "memidx.secrets.lazy_pattern",  # a pattern compiled at first use: `re` alone
+    "memidx.secrets.library_patterns",
+    "memidx.secrets.one_name_lines",
     "memidx.secrets.places",
     "memidx.secrets.entropy",
 ]

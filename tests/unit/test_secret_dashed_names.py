@@ -96,3 +96,33 @@ def test_random_letters_with_a_secret_word_are_rarely_names() -> None:
         at = draw.randrange(16)
         values.append(letters[:at] + draw.choice(["Key", "Token", "Secret"]) + letters[at:])
     assert sum(names_a_secret(v) for v in values) < 0.035 * len(values)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: aws-iam-identity-center", "aws-iam-identity-center"),
+        ("DB_PASSWORD=azure-active-directory-default", "azure-active-directory-default"),
+        ('"passwd": "gcp-service-account-impersonation"', "gcp-service-account-impersonation"),
+        ("export PGPASSWORD=aws-iam-identity-center", "aws-iam-identity-center"),
+        ('userPassword = "workload-identity-federation"', "workload-identity-federation"),
+        ("pwd: aws-iam-identity-center", "aws-iam-identity-center"),
+    ],
+)
+def test_a_cloud_name_given_to_a_password_is_a_passphrase(text: str, secret: str) -> None:
+    """A password's own name's value is what a person types, never a thing's name (no
+    configuration names a method under it): `password: aws-iam-identity-center` passed."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "auth: aws-iam-identity-center",
+        "bypass: aws-iam-identity-center",
+        "pass: read-write",  # a test's verdict or a mode, as before
+        "secret_source: aws-iam-identity-center",
+    ],
+)
+def test_a_cloud_name_under_another_name_still_passes(text: str) -> None:
+    assert found(text) == []

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from memidx.secrets import library
+from memidx.secrets import library, library_patterns
 from memidx.secrets.detect import find_secrets, mask_many, redact_text
 from tests.benchmark.secrets.labeled import SECRETS, samples
 
@@ -31,11 +31,11 @@ TEXTS = [s.line for s in (*SECRET_SAMPLES, *LOOK_ALIKE_SAMPLES, *MORE_SECRETS, *
 
 def test_the_screen_holds_the_library_plugins_own_patterns() -> None:
     modules = library._plugin_modules()  # pyright: ignore[reportPrivateUsage]
-    assert list(library.TOKEN_PATTERNS) == [module for module, _, _ in library.PLUGINS]
+    assert list(library_patterns.TOKEN_PATTERNS) == [module for module, _, _ in library.PLUGINS]
     overriding: set[str] = set()
     for module, name, _ in library.PLUGINS:
         plugin = getattr(modules[module], name)
-        compiled = [re.compile(p, f) for p, f in library.TOKEN_PATTERNS[module]]
+        compiled = [re.compile(p, f) for p, f in library_patterns.TOKEN_PATTERNS[module]]
         assert [(r.pattern, r.flags) for r in plugin.denylist] == [
             (r.pattern, r.flags) for r in compiled
         ], module
@@ -44,7 +44,7 @@ def test_the_screen_holds_the_library_plugins_own_patterns() -> None:
     # JWT's analyze_string only filters what its denylist matches; a plugin that finds
     # secrets some other way would need the screen to know it
     assert overriding == {"jwt"}
-    assert tuple(modules["keyword"].DENYLIST) == library.KEYWORD_WORDS
+    assert tuple(modules["keyword"].DENYLIST) == library_patterns.KEYWORD_WORDS
 
 
 def always(_text: str) -> bool:

@@ -11,6 +11,7 @@ import pytest
 
 from memidx.secrets import library
 from memidx.secrets.detect import find_secrets
+from memidx.secrets.library_patterns import TOKEN_PATTERNS
 from memidx.secrets.linear import STAND_INS, linear
 from tests.benchmark.secrets.labeled import samples
 from tests.cpu_cost import least_ratio
@@ -36,7 +37,7 @@ EDGES = [
 def library_patterns() -> list[re.Pattern[str]]:
     return [
         re.compile(pattern, flags)
-        for patterns in library.TOKEN_PATTERNS.values()
+        for patterns in TOKEN_PATTERNS.values()
         for pattern, flags in patterns
         if pattern in STAND_INS
     ]

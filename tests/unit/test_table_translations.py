@@ -66,3 +66,23 @@ def test_two_foreign_notes_under_a_header_of_languages_are_refused() -> None:
         if check_text(f"{SENTENCE}| EN | DE |\n| --- | --- |\n{rows}").english:
             passed.append(str(note["text"])[:40])
     assert len(passed) <= 6, passed
+
+
+GERMAN_PARAGRAPH = (
+    "Wenn der Server nicht antwortet, startet die Anwendung neu und der Benutzer muss sich "
+    "danach noch einmal mit seinem Passwort anmelden, bevor er weiterarbeiten kann."
+)
+
+
+@pytest.mark.parametrize("header", ["| English | German |", "| EN | DE |"])
+def test_a_german_paragraph_in_the_english_column_is_refused(header: str) -> None:
+    """A column headed English must hold English: a German paragraph in it, beside the
+    table's translations (which do not vote), passed unread."""
+    verdict = check_text(table(header, [*ROWS, (GERMAN_PARAGRAPH, "Neustart")]))
+    assert not verdict.english and verdict.language == "de", verdict
+
+
+def test_an_english_sentence_in_the_english_column_still_passes() -> None:
+    english = "When the server does not answer, the app restarts and asks for the password again."
+    verdict = check_text(table("| English | German |", [*ROWS, (english, "Neustart")]))
+    assert verdict.english, verdict
