@@ -86,7 +86,7 @@ _FOLLOW = (
     # copy: its lock alone, left by a git killed with memidx, held index.lock 10 s), else
     # while that lock is there (memidx killed before it wrote the pid); 10 s at most, at no
     # cost when there is none
-    f"own=$dir/{COPY}-$PPID g=; {{ read -r g || :; }} 2>/dev/null <\"$own.git\"; "
+    f'own=$dir/{COPY}-$PPID g=; {{ read -r g || :; }} 2>/dev/null <"$own.git"; '
     'case $g in *[!0-9]*) g=;; esac; n=0; while [ $n -lt 200 ] && if [ -n "$g" ]; then '
     'kill -0 "$g" 2>/dev/null; else [ -e "$own.lock" ]; fi; do sleep 0.05; n=$((n + 1)); done; '
     # a killed shell's copy's lock: the copy is memidx's while it holds the lock
