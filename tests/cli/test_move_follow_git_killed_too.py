@@ -23,29 +23,42 @@ from tests.helpers import clean_env, started_memory
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
 )
+# memidx killed once it noted its git's pid (`<copy>.git`, 2 s at most: none before the fix);
+# killed before, the shell waits on the copy's lock, as before
+NOTED = """noted() { n=0; while [ ! -s "$GIT_INDEX_FILE.git" ] && [ $n -lt 200 ]; do
+  sleep 0.01; n=$((n + 1)); done; }
+"""
 # the git memidx's own follow runs on its copy takes the copy's lock as git does, then memidx
 # (its parent) and it are killed: the lock stays, held by no process
-KILLED_WITH_MEMIDX = """#!/bin/sh
-case $GIT_INDEX_FILE in */memidx-follow-index-[0-9]*)
+KILLED_WITH_MEMIDX = (
+    """#!/bin/sh
+"""
+    + NOTED
+    + """case $GIT_INDEX_FILE in */memidx-follow-index-[0-9]*)
   case " $* " in *" checkout "*)
-    : >"$GIT_INDEX_FILE.lock"; kill -9 "$PPID"; kill -9 $$;;
+    : >"$GIT_INDEX_FILE.lock"; noted; kill -9 "$PPID"; kill -9 $$;;
   esac;;
 esac
 exec "$REAL_GIT" "$@"
 """
+)
 
 # as test_move_follow_git_outlives.SLOW_GIT, its end said in $DONE (a copy the sweep took: the
 # slow git writes the note all the same, on an index of its own)
-SLOW_GIT = """#!/bin/sh
-case $GIT_INDEX_FILE in */memidx-follow-index-[0-9]*)
+SLOW_GIT = (
+    """#!/bin/sh
+"""
+    + NOTED
+    + """case $GIT_INDEX_FILE in */memidx-follow-index-[0-9]*)
   case " $* " in *" checkout "*)
-    idx=$GIT_INDEX_FILE; : >"$idx.lock"; kill -9 "$PPID"; sleep 3
+    idx=$GIT_INDEX_FILE; : >"$idx.lock"; noted; kill -9 "$PPID"; sleep 3
     cp -p "$idx" "$idx-slow" 2>/dev/null; GIT_INDEX_FILE=$idx-slow "$REAL_GIT" "$@"; ran=$?
     rm -f "$idx-slow" "$idx.lock"; : >"$DONE"; exit $ran;;
   esac;;
 esac
 exec "$REAL_GIT" "$@"
 """
+)
 
 
 def test_a_git_killed_with_memidx_holds_git_s_index_no_longer(tmp_path: Path) -> None:
