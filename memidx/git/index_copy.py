@@ -97,9 +97,21 @@ def remove_dead_copies(git_dir: Path) -> None:
             if prefix in _PREFIXES and pid.isdigit():
                 # judged and moved aside as one file: looked at, then unlinked, a copy a
                 # memidx given that pid made between was removed while its git wrote it
-                unlink_if_gone(git_dir / name, int(pid))
+                ran = _its_git_gone if name.endswith(".git") else None
+                unlink_if_gone(git_dir / name, int(pid), ran)
     except OSError:
         return
+
+
+def _its_git_gone(held: int) -> bool:
+    """Whether the git whose pid memidx.git.move_follow wrote beside its copy (`<copy>.git`,
+    held open) is gone: the move's shell waits while it runs, and a sweep of a killed
+    memidx's that removed it had the shell go on while that git still wrote the note."""
+    from memidx.process_start import owner_gone
+
+    seen = os.fstat(held)
+    said = os.read(held, 32).strip()
+    return not said.isdigit() or owner_gone(int(said), max(seen.st_ctime, seen.st_mtime))
 
 
 def killed_swap_let_go(root: Path, git_dir: Path) -> int | None:

@@ -25,6 +25,7 @@ from memidx.git.index_swap import Gone, Prepared
 from memidx.git.move_script import copy_index, let_go
 
 OWN = "memidx-follow-index"  # `-<pid>` after it: memidx's own copy (a dead one's: index_copy)
+ENDS = ("lock", "git")  # beside the copy: its git's lock, that git's pid (_ran)
 Then = tuple[Sequence[str], Sequence[str]]  # the move's git command, the files it writes
 
 
@@ -69,7 +70,7 @@ def followed(root: Path, git_dir: Path, then: Then, gone: Mapping[str, bytes | N
                 and _work_tree_and_index(root, git_dir, copy, then[1], gone)
             )
         finally:
-            for path in (copy, copy.with_name(f"{copy.name}.lock")):
+            for path in (copy, *(copy.with_name(f"{copy.name}.{end}") for end in ENDS)):
                 path.unlink(missing_ok=True)
 
 
@@ -89,18 +90,26 @@ def _copied(git_dir: Path, copy: Path) -> bool:
 
 
 def _ran(root: Path, args: Sequence[str], copy: Path) -> bool:
-    """Whether `git <args>` succeeded on `copy` (the stop signals held: a Ctrl-C waits for it)."""
+    """Whether `git <args>` succeeded on `copy` (the stop signals held: a Ctrl-C waits for it).
+    Its pid is written beside the copy (`<copy>.git`): the move's shell, memidx killed, waits
+    while that git runs (it writes on, over an edit saved since), and no longer (a git killed
+    with memidx left its lock of the copy, which held git's index.lock 10 s: move_script)."""
+    import contextlib
     import subprocess
 
     from memidx.git.repo import git_env
 
     env = {**git_env(), "GIT_INDEX_FILE": str(copy)}
+    quiet = subprocess.DEVNULL
     try:
-        done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=False)
+        git = subprocess.Popen(["git", *args], cwd=root, env=env, stdout=quiet, stderr=quiet)
     except OSError:
         return False
+    with contextlib.suppress(OSError):  # none: the shell waits while the copy's lock is there
+        copy.with_name(f"{copy.name}.git").write_text(str(git.pid))
+    code = git.wait()
     trace.mark("ran")
-    return done.returncode == 0
+    return code == 0
 
 
 def _work_tree_and_index(

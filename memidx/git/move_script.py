@@ -82,10 +82,13 @@ _FOLLOW = (
     "mine || exit 0; "
     # memidx killed as its own follow's git ran on its copy (move_follow: `-<memidx's pid>`):
     # that git, its child, runs on, and wrote the note again once this follow was done and
-    # the lock let go, over an edit saved since; waited for while it holds its lock of that
-    # copy (10 s at most: a git killed with memidx left it), at no cost when there is none
-    f"own=$dir/{COPY}-$PPID.lock n=0; "
-    'while [ -e "$own" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done; '
+    # the lock let go, over an edit saved since; waited for while it runs (its pid beside the
+    # copy: its lock alone, left by a git killed with memidx, held index.lock 10 s), else
+    # while that lock is there (memidx killed before it wrote the pid); 10 s at most, at no
+    # cost when there is none
+    f'own=$dir/{COPY}-$PPID g=; {{ read -r g || :; }} 2>/dev/null <"$own.git"; '
+    'case $g in *[!0-9]*) g=;; esac; n=0; while [ $n -lt 200 ] && if [ -n "$g" ]; then '
+    'kill -0 "$g" 2>/dev/null; else [ -e "$own.lock" ]; fi; do sleep 0.05; n=$((n + 1)); done; '
     # a killed shell's copy's lock: the copy is memidx's while it holds the lock
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
     # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here
