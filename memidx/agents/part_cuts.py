@@ -8,6 +8,7 @@ either side, and every secret they find there is masked in full before the parts
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 
 def masked_at_cuts(text: str, cuts: Sequence[int]) -> list[str]:
@@ -28,7 +29,7 @@ def masked_at_cuts(text: str, cuts: Sequence[int]) -> list[str]:
         for f in own
     ]
     pieces: list[str] = []
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in pairwise(bounds):
         own = [
             Finding(max(s, start) - start, min(e, end) - start, kind)
             for s, e, kind in spans

@@ -73,6 +73,14 @@ class _NoState:
     def keys(self, _key: str) -> list[str]:
         return []
 
+
+def _prompted(*_: object) -> _Prompted:
+    return _Prompted()
+
+
+class _Prompted:
+    """Cursor's state: the prompt its beforeSubmitPrompt kept."""
+
     def text(self, _key: str) -> str:
         return "how do I cap vmmem?"
 
@@ -108,13 +116,17 @@ def test_an_archive_left_is_finished_first_but_at_session_end_after_the_exchange
     assert done == order
 
 
-MESSAGES = [{"role": "user", "content": "how do I cap vmmem?"}, {"role": "assistant", "content": "Cap it."}]
+MESSAGES = [
+    {"role": "user", "content": "how do I cap vmmem?"},
+    {"role": "assistant", "content": "Cap it."},
+]
+ASKED = {"prompt": "how do I cap vmmem?", "prompt_response": "Cap it."}
 
 
 @pytest.mark.parametrize(
     ("adapter", "event", "carried"),
     [
-        (gemini.ADAPTER, "AfterAgent", {"prompt": "how do I cap vmmem?", "prompt_response": "Cap it."}),
+        (gemini.ADAPTER, "AfterAgent", ASKED),
         (cursor.ADAPTER, "afterAgentResponse", {"text": "Cap it."}),
         (hermes.ADAPTER, "sync_turn", {"user": "how do I cap vmmem?", "assistant": "Cap it."}),
         (hermes.ADAPTER, "session_end", {"messages": MESSAGES}),
@@ -140,7 +152,7 @@ def test_an_exchange_only_the_payload_holds_is_filed_before_an_archive_left(
 
     monkeypatch.setattr(actions, "finish_archive", gave_up)
     monkeypatch.setattr(actions, "capture", capture)
-    monkeypatch.setattr(cursor, "session_state", _no_state)
+    monkeypatch.setattr(cursor, "session_state", _prompted)
     payload: dict[str, object] = {
         "session_id": "s1", "conversation_id": "s1", "cwd": str(tmp_path), **carried,
     }  # fmt: skip
