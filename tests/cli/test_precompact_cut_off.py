@@ -204,3 +204,15 @@ def test_the_copy_of_the_unredacted_transcript_is_the_users_alone(tmp_path: Path
         os.umask(before)
 
     assert copy is not None and stat.S_IMODE(copy.stat().st_mode) == 0o600
+
+
+def test_a_transcript_with_half_an_emoji_is_archived(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("hermes", "s-1", str(tmp_path))
+
+    actions.archive_transcript(config, where, '{"content": "cap quillwort \ud83d now"}\n')
+
+    hits = archived(repo, "quillwort")
+    assert len(hits) == 1 and "\ufffd" in repo.memidx("show", str(hits[0]["ref"])).out
+    assert repo.memidx("status", "--json").json()["archives_left"] == 0
