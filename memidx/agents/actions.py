@@ -174,8 +174,12 @@ def archive_transcript(config: Config, where: Where, text: str) -> Filed | None:
     of the session left unfinished; a copy of it is kept until its last part is filed (for
     the session's next event, should this hook be cut off: memidx.agents.archive_left)."""
     from memidx.agents.archive_left import begin
+    from memidx.text import well_formed
 
     finish_archive(config, where)
+    # half an emoji escaped in Hermes's JSON messages ("\ud83d") is no UTF-8: as U+FFFD, or
+    # the copy and the parts could not be written and the transcript went unarchived
+    text = well_formed(text)
     return _archive(config, where, text, begin(config, where, text) if text.strip() else None)
 
 

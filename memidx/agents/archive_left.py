@@ -23,6 +23,7 @@ from memidx.state_folder import ensure_folder
 
 MAX_LEFT = 64 * 1024 * 1024  # memidx.agents.transcript.MAX_TRANSCRIPT_BYTES: none is longer
 HASH = re.compile(r"[0-9a-f]{64}")
+PRIVATE = 0o600
 
 
 def left_path(config: Config, where: Where, digest: str) -> Path:
@@ -39,8 +40,9 @@ def begin(config: Config, where: Where, text: str) -> Path | None:
     path = left_path(config, where, sha256_hex(data))
     try:
         ensure_folder(path.parent)
-        # not synced: a copy a power loss tore fails its hash and is said (take_left)
-        replace_durably(path, data, "tmp", durable=False)
+        # not synced: a copy a power loss tore fails its hash and is said (take_left); the
+        # user's alone: the transcript before redaction, tokens and passwords as typed
+        replace_durably(path, data, "tmp", durable=False, mode=PRIVATE)
     except OSError:
         return None
     return path

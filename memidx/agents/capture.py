@@ -9,6 +9,7 @@ index of schema 4 or older, which cannot be written as it is, it files in the lo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 
 from memidx.agents.exchange import Exchange
 from memidx.agents.session import TRANSCRIPT, SessionState, Where
@@ -90,7 +91,17 @@ def part_tag(number: int, parts: int) -> list[str]:
 def transcript_parts(text: str, limit: int = ARCHIVE_PART_BYTES) -> list[str]:
     """`text` cut into consecutive parts of at most `limit` UTF-8 bytes, each at a line end
     unless one line alone is longer (then at a character's end); parts without words left
-    out (a record needs some)."""
+    out (a record needs some). A secret the detectors find near a cut is masked in full, on
+    both sides of it (memidx.agents.part_cuts): each part is redacted alone as it is filed."""
+    from memidx.agents.part_cuts import masked_at_cuts
+
+    pieces = _pieces(text, limit)
+    cuts = list(accumulate(len(piece) for piece in pieces[:-1]))
+    return [part for part in masked_at_cuts(text, cuts) if part.strip()]
+
+
+def _pieces(text: str, limit: int) -> list[str]:
+    """`text` cut as transcript_parts says, every piece kept, none masked."""
     data = text.encode("utf-8")
     parts: list[str] = []
     start = 0
@@ -105,7 +116,7 @@ def transcript_parts(text: str, limit: int = ARCHIVE_PART_BYTES) -> list[str]:
                     end -= 1
         parts.append(data[start:end].decode("utf-8"))
         start = end
-    return [part for part in parts if part.strip()]
+    return parts
 
 
 def file_summary(config: Config, where: Where, state: SessionState, summary: str) -> Filed | None:

@@ -39,14 +39,16 @@ def handle(call: HookCall) -> str:
         state.set_text(PROMPT, str(payload.get("prompt") or ""))
         state.save()
         return LET_THROUGH
-    actions.finish_archive(config, where)  # a preCompact cut off: first (archive_left)
     if event == "afterAgentResponse":
         from memidx.agents.exchange import Exchange
 
         prompt, answer = state.text(PROMPT) or "", str(payload.get("text") or "").strip()
         if prompt.strip() and answer:
             actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
-    elif event == "preCompact":
+    # a preCompact cut off (archive_left), after the exchange: only this payload holds its
+    # answer, and the parts left may outlast the deadline; preCompact finishes it first
+    actions.finish_archive(config, where)
+    if event == "preCompact":
         from memidx.agents.transcript import read_text
 
         path = str(payload.get("transcript_path") or "")

@@ -44,7 +44,6 @@ def handle(call: HookCall) -> str:
         return additional_context(
             event, actions.recall_for(config, where, prompt, call.deadline), NOTHING
         )
-    actions.finish_archive(config, where)  # a PreCompact cut off: first (archive_left)
     if event == "AfterAgent":
         from memidx.agents.exchange import Exchange
 
@@ -52,7 +51,10 @@ def handle(call: HookCall) -> str:
         answer = str(payload.get("prompt_response") or "").strip()
         if prompt and answer:
             actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
-    elif event == "PreCompress":
+    # a PreCompress cut off (archive_left), after the exchange: only this payload holds it, and
+    # the parts left may outlast the deadline; PreCompress finishes it first (archive_transcript)
+    actions.finish_archive(config, where)
+    if event == "PreCompress":
         from memidx.agents.gemini_session import compresses
         from memidx.agents.transcript import read_text
 

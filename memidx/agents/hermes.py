@@ -33,7 +33,6 @@ def handle(call: HookCall) -> str:
     if event == "prefetch":
         query = str(payload.get("query") or "")
         return actions.recall_for(config, where, query, call.deadline)
-    actions.finish_archive(config, where)  # a PreCompact cut off: first (archive_left)
     from memidx.agents.exchange import Exchange
 
     if event == "sync_turn":
@@ -42,11 +41,14 @@ def handle(call: HookCall) -> str:
         if user and assistant:
             actions.capture(config, where, [Exchange(user, (assistant,), closed=True)])
     messages = _messages(payload.get("messages"))
+    if event == "session_end":
+        actions.capture(config, where, exchanges(messages))
+    # a pre_compress cut off (archive_left), after the exchanges: only this payload holds them,
+    # and the parts left may outlast the deadline; pre_compress finishes it first
+    actions.finish_archive(config, where)
     if event == "pre_compress" and messages:
         text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
         actions.archive_transcript(config, where, text)
-    elif event == "session_end":
-        actions.capture(config, where, exchanges(messages))
     return ""
 
 

@@ -8,7 +8,10 @@ whole archive)."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -188,3 +191,28 @@ def test_a_session_never_takes_the_copy_of_one_whose_name_starts_as_its_own(
 
     assert take_left(config, Where("claude-code", "s", str(tmp_path))) is None
     assert take_left(config, other) == ("the quillwort session\n", copy)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_the_copy_of_the_unredacted_transcript_is_the_users_alone(tmp_path: Path) -> None:
+    config = load_config(memory(tmp_path).root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    before = os.umask(0o022)
+    try:
+        copy = begin(config, where, "export API_TOKEN=sk-live-quillwort\n")
+    finally:
+        os.umask(before)
+
+    assert copy is not None and stat.S_IMODE(copy.stat().st_mode) == 0o600
+
+
+def test_a_transcript_with_half_an_emoji_is_archived(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("hermes", "s-1", str(tmp_path))
+
+    actions.archive_transcript(config, where, '{"content": "cap quillwort \ud83d now"}\n')
+
+    hits = archived(repo, "quillwort")
+    assert len(hits) == 1 and "\ufffd" in repo.memidx("show", str(hits[0]["ref"])).out
+    assert repo.memidx("status", "--json").json()["archives_left"] == 0

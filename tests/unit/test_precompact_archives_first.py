@@ -11,7 +11,8 @@ from typing import cast
 
 import pytest
 
-from memidx.agents import actions, claude_code, codex
+from memidx.agents import actions, claude_code, codex, cursor, gemini, hermes
+from memidx.agents.exchange import Exchange
 from memidx.agents.runner import Adapter, HookCall
 from memidx.config import Config
 
@@ -73,6 +74,17 @@ class _NoState:
         return []
 
 
+def _prompted(*_: object) -> _Prompted:
+    return _Prompted()
+
+
+class _Prompted:
+    """Cursor's state: the prompt its beforeSubmitPrompt kept."""
+
+    def text(self, _key: str) -> str:
+        return "how do I cap vmmem?"
+
+
 @pytest.mark.parametrize(
     ("event", "order"),
     [("Stop", ["finish", "capture"]), ("SessionEnd", ["capture", "finish"])],
@@ -102,3 +114,50 @@ def test_an_archive_left_is_finished_first_but_at_session_end_after_the_exchange
     claude_code.ADAPTER.handle(HookCall("claude-code", event, payload, cast(Config, None), 0.0))
 
     assert done == order
+
+
+MESSAGES = [
+    {"role": "user", "content": "how do I cap vmmem?"},
+    {"role": "assistant", "content": "Cap it."},
+]
+ASKED = {"prompt": "how do I cap vmmem?", "prompt_response": "Cap it."}
+
+
+@pytest.mark.parametrize(
+    ("adapter", "event", "carried"),
+    [
+        (gemini.ADAPTER, "AfterAgent", ASKED),
+        (cursor.ADAPTER, "afterAgentResponse", {"text": "Cap it."}),
+        (hermes.ADAPTER, "sync_turn", {"user": "how do I cap vmmem?", "assistant": "Cap it."}),
+        (hermes.ADAPTER, "session_end", {"messages": MESSAGES}),
+    ],
+    ids=["gemini", "cursor", "hermes-sync_turn", "hermes-session_end"],
+)
+def test_an_exchange_only_the_payload_holds_is_filed_before_an_archive_left(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    adapter: Adapter,
+    event: str,
+    carried: dict[str, object],
+) -> None:
+    """The parts an earlier hook left (9 MB: 9 parts of 1 to 2 s each) outlast a 10 s deadline;
+    an exchange these events carry in their payload alone, filed after them, was lost."""
+    filed: list[str] = []
+
+    def gave_up(*_: object) -> None:
+        raise GaveUp
+
+    def capture(_config: object, _where: object, exchanges: list[Exchange]) -> None:
+        filed.extend(e.user for e in exchanges)
+
+    monkeypatch.setattr(actions, "finish_archive", gave_up)
+    monkeypatch.setattr(actions, "capture", capture)
+    monkeypatch.setattr(cursor, "session_state", _prompted)
+    payload: dict[str, object] = {
+        "session_id": "s1", "conversation_id": "s1", "cwd": str(tmp_path), **carried,
+    }  # fmt: skip
+
+    with pytest.raises(GaveUp):
+        adapter.handle(HookCall(adapter.name, event, payload, cast(Config, None), 0.0))
+
+    assert filed == ["how do I cap vmmem?"]

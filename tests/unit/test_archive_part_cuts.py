@@ -1,0 +1,43 @@
+"""A transcript's parts are redacted one at a time as they are filed: a secret a cut runs
+through, or whose name the cut leaves in the part before, was a secret to neither part and
+went to the log in plain halves (memidx.agents.part_cuts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.agents.capture import transcript_parts
+from memidx.secrets.detect import redact_text
+
+KEY = "AKIAIOSFODNN7QUILLWX"  # an AWS access key's shape
+# a JSONL line longer than a part (a tool's output read whole): cut at a character's end
+LONG_LINE = '{"type":"user","content":"' + "word " * 20 + KEY + ' more words"}\n'
+YAML = "config:\n  password: |\n    Zq8vLm3Rt7Wp2Xk9\nother: 1\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "secret"),
+    [
+        (LONG_LINE, LONG_LINE.index(KEY) + 10, ("AKIAIOSFOD", "NN7QUILLWX")),
+        (YAML, 24, ("Zq8vLm3Rt7Wp2Xk9",)),
+        (YAML, 16, ("Zq8vLm3Rt7Wp", "2Xk9")),
+    ],
+    ids=["key-cut-in-two", "yaml-value-below-its-name", "yaml-value-cut-in-two"],
+)
+def test_a_secret_at_a_cut_is_masked_in_every_part(
+    text: str, limit: int, secret: tuple[str, ...]
+) -> None:
+    parts = transcript_parts(text, limit)
+
+    assert len(parts) > 1
+    stored = [redact_text(part).text for part in parts]  # as filing stores each part
+    assert not [s for s in secret for part in stored if s in part]
+    assert any("[REDACTED:" in part for part in stored)
+
+
+def test_parts_without_a_secret_near_a_cut_are_the_texts_exact_slices() -> None:
+    text = "".join(f"line {n}: café 𝄞 naïve €{n}\n" for n in range(200))
+
+    parts = transcript_parts(text, 97)
+
+    assert len(parts) > 10 and "".join(parts) == text
