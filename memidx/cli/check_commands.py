@@ -223,7 +223,7 @@ def check_push(config: Config, remote: str, given: bytes) -> int:
 
 def run_push_check(directory: Path | None, remote: str) -> int:
     """`memidx [-C DIR] check secrets --push REMOTE` without the argument parser, as the
-    pre-push hook runs it at every push (memidx.cli.main's fast path)."""
+    pre-push hook runs it at every push (memidx/cli/fast_path.py)."""
     return _fast(lambda: check_push(load_config(directory or Path.cwd()), remote, _stdin()))
 
 
@@ -233,7 +233,7 @@ def _stdin() -> bytes:
 
 def run_message_check(directory: Path | None, message: Path) -> int:
     """`memidx [-C DIR] check secrets --message FILE` without the argument parser, as the
-    commit-msg hook runs it at every commit (memidx.cli.main's fast path)."""
+    commit-msg hook runs it at every commit (memidx/cli/fast_path.py)."""
     return _fast(
         lambda: check_message(load_config(directory or Path.cwd()), message, None, update=False)
     )

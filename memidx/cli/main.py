@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memidx.cli.check_all import check_all_arguments
+from memidx.cli.fast_path import check_call, fast_path, hook_call
 from memidx.config import Config, load_config
 from memidx.errors import REBUILD_HINT, ConfigError, MemidxError, UsageError, missing_module
 from memidx.text import is_utf8
@@ -38,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     _closed_streams_stand_empty()
     _escape_what_stdout_cannot_encode()
-    fast = _fast_path(sys.argv[1:] if argv is None else argv)
+    fast = fast_path(sys.argv[1:] if argv is None else argv)
     if fast is not None:
         return fast
     import sqlite3  # after the hooks: ~3 ms of every prompt hook, which never opens the index
@@ -193,7 +194,7 @@ def run_module() -> NoReturn:
     """`python -m memidx`, which is how the git hooks run memidx (hooks/memidx-hook)."""
     argv = sys.argv[1:]
     code = main(argv)
-    if _hook_call(argv) or _check_call(argv, "--message") or _check_call(argv, "--push"):
+    if hook_call(argv) or check_call(argv, "--message") or check_call(argv, "--push"):
         # Interpreter teardown costs ~7 ms on every git operation; the hook has closed the
         # index and its files by now, so only the standard streams need flushing.
         for stream in (sys.stdout, sys.stderr):
@@ -201,75 +202,6 @@ def run_module() -> NoReturn:
                 stream.flush()
         os._exit(code)
     raise SystemExit(code)
-
-
-def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
-    """(directory, stage) when argv is exactly `[-C DIR] hook [STAGE [git's arguments]]`, the
-    call every git hook makes; None for anything else, which argparse then handles."""
-    rest = list(argv)
-    directory = None
-    if len(rest) >= 2 and rest[0] == "-C":
-        directory, rest = Path(rest[1]), rest[2:]
-    if not rest or rest[0] != "hook":
-        return None  # every other command: not a reason to load the hook module
-    from memidx.githooks.hook import STAGES, stage_from_environment
-
-    if len(rest) == 1:  # pre-commit's memidx-sync (.pre-commit-hooks.yaml): one hook, 4 stages
-        return directory, stage_from_environment()
-    if rest[1] not in STAGES:
-        return None
-    if any(arg.startswith("-") for arg in rest[2:]):
-        return None  # --help and friends
-    return directory, rest[1]
-
-
-def _check_call(argv: Sequence[str], flag: str) -> tuple[Path | None, str] | None:
-    """(directory, value) when argv is exactly `[-C DIR] check secrets <flag> VALUE`: the
-    call of the commit-msg hook (`--message FILE`) at every commit, of the pre-push hook
-    (`--push REMOTE`) at every push; None for anything else."""
-    rest = list(argv)
-    directory = None
-    if len(rest) >= 2 and rest[0] == "-C":
-        directory, rest = Path(rest[1]), rest[2:]
-    if len(rest) != 4 or rest[:3] != ["check", "secrets", flag]:
-        return None
-    return directory, rest[3]
-
-
-def _fast_path(argv: Sequence[str]) -> int | None:
-    """The exit code of a hook run without argparse; None for every other command."""
-    agent_hook = _agent_hook_call(argv)
-    if agent_hook is not None:  # an agent's hook: fails open, never a usage error
-        from memidx.agents.runner import run_hook_arguments
-
-        return run_hook_arguments(*agent_hook)
-    hook = _hook_call(argv)
-    if hook is not None:  # the git hooks' path: no argparse, nothing but what syncing needs
-        from memidx.githooks.hook import run_hook
-
-        return run_hook(*hook)
-    message = _check_call(argv, "--message")
-    if message is not None:  # the commit-msg hook's: every commit pays for its start
-        from memidx.cli.check_commands import run_message_check
-
-        return run_message_check(message[0], Path(message[1]))
-    push = _check_call(argv, "--push")
-    if push is not None:  # the pre-push hook's: every push pays for its start
-        from memidx.cli.check_commands import run_push_check
-
-        return run_push_check(*push)
-    return None
-
-
-def _agent_hook_call(argv: Sequence[str]) -> tuple[list[str], Path | None] | None:
-    """The arguments after `[-C DIR] agent hook`, whatever they are, and DIR: what an agent
-    runs must never meet argparse, whose usage error (exit 2) some agents take for a blocking
-    one."""
-    rest = list(argv)
-    directory = None
-    if len(rest) >= 2 and rest[0] == "-C":
-        directory, rest = Path(rest[1]), rest[2:]
-    return (rest[2:], directory) if rest[:2] == ["agent", "hook"] else None
 
 
 # The parser names a handler `group:function`; each group's module is imported only when it runs.
