@@ -94,8 +94,9 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     try:
         found = adapter(agent)
         limit = _deadline(found, event)
-    except (KeyError, ImportError, ValueError) as exc:
-        _trace(None, agent, event, f"unknown agent or event: {exc}", directory)
+    except (KeyError, ImportError, ValueError) as exc:  # ValueError: the deadline's variable
+        said = str(exc) if isinstance(exc, ValueError) else f"unknown agent or event: {exc}"
+        _trace(None, agent, event, said, directory)
         return _finish(_nothing(agent, event))
     worker = threading.Thread(
         target=_work,
@@ -155,7 +156,12 @@ def _keep_said(  # noqa: PLR0917 - _trace's, and what was said
 
 def _deadline(found: Adapter, event: str) -> float:
     text = os.environ.get(DEADLINE_VARIABLE, "").strip()
-    return float(text) if text else found.deadlines[event]
+    if not text:
+        return found.deadlines[event]
+    with contextlib.suppress(ValueError):
+        if 0 <= (seconds := float(text)) < 1e6:  # inf overflowed the wait: a traceback, exit 1
+            return seconds
+    raise ValueError(f"{DEADLINE_VARIABLE}={text}: not a number of seconds (unset it)")
 
 
 def _work(

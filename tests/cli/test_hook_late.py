@@ -10,8 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_agent_hooks import memory
-from tests.helpers import clean_env
+from tests.helpers import MEMIDX_BIN, clean_env
 
 # the hook's process, its main thread held past the deadline once it stopped waiting for its
 # work (as a machine starving it, or its work holding Python, would)
@@ -59,3 +61,24 @@ def test_a_hook_held_past_its_deadline_says_so_in_a_notice(tmp_path: Path) -> No
     )
     assert said is not None, notice
     assert float(said.group(1)) >= 1.7, notice
+
+
+@pytest.mark.parametrize("deadline", ["inf", "1e400", "-1", "soon"])
+def test_a_deadline_that_is_no_number_of_seconds_is_traced_and_answered_with_nothing(
+    tmp_path: Path, deadline: str
+) -> None:
+    """MEMIDX_AGENT_DEADLINE=inf overflowed the worker's wait: the hook exited 1 with its
+    traceback in the StringIO that keeps its stderr, no trace at all (a -1 was "answered 0.3 s
+    after it began, past its -1 s deadline"; "soon" an unknown agent or event)."""
+    repo = memory(tmp_path)
+    env = clean_env(MEMIDX_ROOT=str(repo.root), MEMIDX_AGENT_DEADLINE=deadline)
+    done = subprocess.run(
+        [str(MEMIDX_BIN), "agent", "hook", "claude-code", "UserPromptSubmit"],
+        input=b'{"session_id": "s", "prompt": "how do I cap vmmem on WSL?"}', cwd=tmp_path,
+        env=env, capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    [line] = (repo.root / ".memidx" / "agent-hook-error.log").read_text().splitlines()
+    said = f"\tclaude-code UserPromptSubmit\tMEMIDX_AGENT_DEADLINE={deadline}: not a number of "
+    assert said + "seconds (unset it)" in line

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
+from memidx.config import Config, load_config
 from memidx.git import commit as commit_module
-from memidx.memory.pending_finisher import finish_when_git_lets_go
-from memidx.memory.pending_mark import any_pending
+from memidx.memory.pending_finisher import FINISHER_LOCK, POLL, finish_when_git_lets_go
+from memidx.memory.pending_mark import FOLDER, any_pending
 from memidx.memory.pending_notes import keep, pending
 from memidx.memory.remember import remember
+from memidx.portable import file_lock
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 from tests.pending_runs import finishers, until
 
@@ -43,6 +44,12 @@ def repo(tmp_path: Path) -> NotesRepo:
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "start")
     return repo
+
+
+def _looking(config: Config) -> bool:
+    """Whether a finisher holds its lock: it looks at the clone every POLL seconds."""
+    with file_lock(config.state_dir / FOLDER / FINISHER_LOCK, wait=False) as free:
+        return not free
 
 
 def _subjects(repo: NotesRepo) -> list[str]:
@@ -73,7 +80,10 @@ def test_a_note_pending_behind_a_refused_commit_is_committed_once_git_lets_go(
         said: list[str] = []
         done = remember(config, "Refused commit note", BODY, notice=said.append)
         assert done.commit is None and any("not committed yet" in line for line in said), said
-        time.sleep(1.5)  # the finisher looks meanwhile: the person's commit is still under way
+        # the finisher looks meanwhile (it holds its lock as it looks), the person's commit still
+        # under way: a fixed 1.5 s was, on a loaded machine, over before the finisher had begun
+        assert until(lambda: _looking(config), 60), "the finisher never began to look"
+        time.sleep(2 * POLL)  # two of its looks
         assert any_pending(config) and _subjects(repo) == ["start"]
         (repo.root / "go").touch()
         _, err = person.communicate(timeout=30)
