@@ -331,18 +331,24 @@ def _file_one(repo: NotesRepo, who: str, acknowledged: list[str]) -> None:
 # Filers racing a purge, paced by it, not by a count: each files PURGE_AFTER turns, then goes
 # on while the purge runs, then files FILED_AFTER more, so the purge always runs between their
 # turns whatever the load. 40 turns each (a process of ~0.12 s of CPU a turn) ran on long
-# after the purge had ended.
-PURGE_AFTER, FILED_AFTER = 10, 3
+# after the purge had ended. MOST_TURNS bounds a filer whose purge never ends (it filed on for
+# ever, and a filer that failed left the purge waiting for ever for its tenth turn)
+PURGE_AFTER, FILED_AFTER, MOST_TURNS = 10, 3, 200
 
 
 def _file_around(
     repo: NotesRepo, who: str, acknowledged: list[str], purged: threading.Event
-) -> None:
+) -> int:
+    """Turns filed until the purge has ended and FILED_AFTER more, PURGE_AFTER at least; how
+    many began once it had ended."""
     filed_after = 0
     while len(acknowledged) < PURGE_AFTER or filed_after < FILED_AFTER:
+        if len(acknowledged) >= MOST_TURNS:
+            break
         ended = purged.is_set()
         _file_one(repo, who, acknowledged)
         filed_after += ended
+    return filed_after
 
 
 def _segment_records(repo: NotesRepo) -> list[tuple[str, str]]:
@@ -370,30 +376,34 @@ def test_two_filers_and_a_purge_at_once_lose_nothing_and_leave_no_forgotten_byte
     acknowledged: dict[str, list[str]] = {"a": [], "b": []}
     purges: list[int] = []
     purged = threading.Event()
-    finished: list[str] = []
+    stopped = threading.Event()  # a filer ended, done or failed
+    finished: dict[str, int] = {}
 
     def purge_while_filing() -> None:
-        try:
-            while len(acknowledged["a"]) < PURGE_AFTER:  # once the filers are well under way
+        try:  # once the filers are well under way
+            while len(acknowledged["a"]) < PURGE_AFTER and not stopped.is_set():
                 time.sleep(0.05)
             purges.append(repo.memidx_process("haystack", "purge").code)
         finally:
             purged.set()
 
     def filer(who: str) -> None:
-        _file_around(repo, who, acknowledged[who], purged)
-        finished.append(who)  # every turn it tried was acknowledged
+        try:
+            finished[who] = _file_around(repo, who, acknowledged[who], purged)
+        finally:  # every turn it tried was acknowledged once it is in `finished`
+            stopped.set()
 
-    workers = [threading.Thread(target=filer, args=(who,)) for who in acknowledged] + [
-        threading.Thread(target=purge_while_filing)
-    ]
+    workers = [threading.Thread(target=filer, args=(who,), daemon=True) for who in acknowledged]
+    workers += [threading.Thread(target=purge_while_filing, daemon=True)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join(timeout=600)
 
     assert purges == [0] and sorted(finished) == ["a", "b"], (purges, finished)
-    assert all(len(ids) >= PURGE_AFTER + FILED_AFTER for ids in acknowledged.values())
+    # a filer behind the other may reach PURGE_AFTER only after the purge has ended
+    assert all(len(ids) >= PURGE_AFTER for ids in acknowledged.values()), acknowledged
+    assert all(after >= FILED_AFTER for after in finished.values()), finished
     count = sum(len(ids) for ids in acknowledged.values())
     on_disk = _segment_records(repo)
     ids = [ident for ident, _ in on_disk]
