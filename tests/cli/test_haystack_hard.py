@@ -11,21 +11,24 @@ import sqlite3
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from memidx.config import Config
+from memidx.haystack import purge_foreign
 from memidx.haystack.damage import recorded
 from memidx.haystack.filing import Haystack
 from memidx.haystack.frames import frame, scan_file
 from memidx.haystack.indexing import Filed
+from memidx.haystack.purge_foreign import Files
 from memidx.haystack.turn_input import make_record
 from memidx.index.store import open_store
+from memidx.portable import file_lock
 from tests.cli.test_forget import clones
-from tests.helpers import NotesRepo, clean_env, copy_tree, run_in_process
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, copy_tree, run_in_process
 
 # the index's own bookkeeping, not what it holds: when and how often it was written, its random
 # identity (a new index is a new one: vector files name it), and a shortcut of incremental syncs
@@ -331,18 +334,24 @@ def _file_one(repo: NotesRepo, who: str, acknowledged: list[str]) -> None:
 # Filers racing a purge, paced by it, not by a count: each files PURGE_AFTER turns, then goes
 # on while the purge runs, then files FILED_AFTER more, so the purge always runs between their
 # turns whatever the load. 40 turns each (a process of ~0.12 s of CPU a turn) ran on long
-# after the purge had ended.
-PURGE_AFTER, FILED_AFTER = 10, 3
+# after the purge had ended. MOST_TURNS bounds a filer whose purge never ends (it filed on for
+# ever, and a filer that failed left the purge waiting for ever for its tenth turn)
+PURGE_AFTER, FILED_AFTER, MOST_TURNS = 10, 3, 200
 
 
 def _file_around(
     repo: NotesRepo, who: str, acknowledged: list[str], purged: threading.Event
-) -> None:
+) -> int:
+    """Turns filed until the purge has ended and FILED_AFTER more, PURGE_AFTER at least; how
+    many began once it had ended."""
     filed_after = 0
     while len(acknowledged) < PURGE_AFTER or filed_after < FILED_AFTER:
+        if len(acknowledged) >= MOST_TURNS:
+            break
         ended = purged.is_set()
         _file_one(repo, who, acknowledged)
         filed_after += ended
+    return filed_after
 
 
 def _segment_records(repo: NotesRepo) -> list[tuple[str, str]]:
@@ -370,30 +379,34 @@ def test_two_filers_and_a_purge_at_once_lose_nothing_and_leave_no_forgotten_byte
     acknowledged: dict[str, list[str]] = {"a": [], "b": []}
     purges: list[int] = []
     purged = threading.Event()
-    finished: list[str] = []
+    stopped = threading.Event()  # a filer ended, done or failed
+    finished: dict[str, int] = {}
 
     def purge_while_filing() -> None:
-        try:
-            while len(acknowledged["a"]) < PURGE_AFTER:  # once the filers are well under way
+        try:  # once the filers are well under way
+            while len(acknowledged["a"]) < PURGE_AFTER and not stopped.is_set():
                 time.sleep(0.05)
             purges.append(repo.memidx_process("haystack", "purge").code)
         finally:
             purged.set()
 
     def filer(who: str) -> None:
-        _file_around(repo, who, acknowledged[who], purged)
-        finished.append(who)  # every turn it tried was acknowledged
+        try:
+            finished[who] = _file_around(repo, who, acknowledged[who], purged)
+        finally:  # every turn it tried was acknowledged once it is in `finished`
+            stopped.set()
 
-    workers = [threading.Thread(target=filer, args=(who,)) for who in acknowledged] + [
-        threading.Thread(target=purge_while_filing)
-    ]
+    workers = [threading.Thread(target=filer, args=(who,), daemon=True) for who in acknowledged]
+    workers += [threading.Thread(target=purge_while_filing, daemon=True)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join(timeout=600)
 
     assert purges == [0] and sorted(finished) == ["a", "b"], (purges, finished)
-    assert all(len(ids) >= PURGE_AFTER + FILED_AFTER for ids in acknowledged.values())
+    # a filer behind the other may reach PURGE_AFTER only after the purge has ended
+    assert all(len(ids) >= PURGE_AFTER for ids in acknowledged.values()), acknowledged
+    assert all(after >= FILED_AFTER for after in finished.values()), finished
     count = sum(len(ids) for ids in acknowledged.values())
     on_disk = _segment_records(repo)
     ids = [ident for ident, _ in on_disk]
@@ -408,6 +421,57 @@ def test_two_filers_and_a_purge_at_once_lose_nothing_and_leave_no_forgotten_byte
     assert found.code == 0 and found.json()["count"] == count, (count, found.out)
     assert repo.memidx("search", "--json", "--mode", "bm25", "wombat").json()["hits"] == []
     assert repo.memidx("reconcile").code == 0
+
+
+def test_a_turn_filed_while_a_purge_rewrites_its_segment_waits_and_is_kept(
+    memory: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README, "The haystack": purge rewrites a segment under the clone's writer lock, so a
+    filing in another process waits for it instead of appending to the file the purge is about
+    to replace (the turn would go with the old file, acknowledged and lost). A `file-turn`
+    process starts once the purge has read the segment it blanks, the segment the filer
+    appends to: its turn is on disk and in the index, the forgotten text in neither. (The race
+    test above finds the lock gone in about a run of four: an append must fall in the purge's
+    few tens of milliseconds between its read and its rename.)"""
+    repo = memory
+    gone = filed_turn(repo, {"text": "wombat-secret-4417 must go", "session": "s-0"})
+    filed_turn(repo, {"text": "a turn filed before the purge", "session": "s-0"})
+    assert repo.memidx("forget", str(gone["id"])).code == 0
+    payload = repo.root.parent / "turn.json"
+    payload.write_text(json.dumps({"text": "a turn about lanterns filed during the purge"}))
+    split = purge_foreign.split_foreign  # run once the segments are read, before any is replaced
+    filers: list[subprocess.Popen[str]] = []
+
+    def read_then_filed_beside(
+        config: Config, files: Files, foreign: Callable[[str], bool] | None, forgotten: set[str]
+    ) -> tuple[Files, Files]:
+        found = split(config, files, foreign, forgotten)
+        if filers:
+            return found
+        with payload.open() as stdin:
+            filers.append(subprocess.Popen(
+                [str(MEMIDX_BIN), "file-turn", "--json"], cwd=repo.root, text=True,
+                env=clean_env(MEMIDX_ROOT=str(repo.root)), stdin=stdin,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            ))  # fmt: skip
+        with file_lock(config.state_dir / "haystack.lock", wait=False) as free:
+            pass
+        if free:  # no lock holds it back: it appends now, before the purge replaces the file
+            filers[0].wait(timeout=300)
+        return found  # else it waits for the purge, and appends to the file the purge leaves
+
+    monkeypatch.setattr(purge_foreign, "split_foreign", read_then_filed_beside)
+
+    purged = run_in_process(repo.root, "haystack", "purge", "--json")
+
+    assert purged.code == 0 and purged.json()["blanked"], purged.out + purged.err
+    out, err = filers[0].communicate(timeout=300)
+    assert filers[0].returncode == 0 and json.loads(out)["id"], out + err
+    texts = [text for _, text in _segment_records(repo)]
+    assert "a turn about lanterns filed during the purge" in texts, texts
+    assert "wombat-secret-4417 must go" not in texts
+    found = repo.memidx("search", "--json", "--mode", "bm25", "lanterns")
+    assert found.code == 0 and found.json()["count"] == 1, found.out
 
 
 @pytest.mark.parametrize("by", ["id", "ref"])
