@@ -126,3 +126,37 @@ def test_a_cloud_name_given_to_a_password_is_a_passphrase(text: str, secret: str
 )
 def test_a_cloud_name_under_another_name_still_passes(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password:\n  aws-iam-identity-center", "aws-iam-identity-center"),
+        ("password: >-\n  azure-active-directory-default", "azure-active-directory-default"),
+        ("- pwd:\n    - aws-iam-identity-center", "aws-iam-identity-center"),
+        ("password: {value: aws-iam-identity-center}", "aws-iam-identity-center"),
+        ("<password>aws-iam-identity-center</password>", "aws-iam-identity-center"),
+        ("<db:passwd>aws-iam-identity-center</db:passwd>", "aws-iam-identity-center"),
+        ('<add key="DbPassword" value="aws-iam-identity-center"/>', "aws-iam-identity-center"),
+        ('<property name="password" value="aws-iam-identity-center"/>', "aws-iam-identity-center"),
+    ],
+)
+def test_a_cloud_name_below_or_inside_a_password_is_a_passphrase(text: str, secret: str) -> None:
+    """The same value on the line below a password's key (YAML's block, list or flow
+    collection) or inside its XML element was let through: only a value on the key's line
+    was judged as a passphrase (keywords._passphrase)."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "auth:\n  aws-iam-identity-center",
+        "secret: [aws-iam-identity-center]",
+        "<auth>aws-iam-identity-center</auth>",
+        '<add key="authMethod" value="aws-iam-identity-center"/>',
+        "bypass:\n  aws-iam-identity-center",
+    ],
+)
+def test_a_cloud_name_below_or_inside_another_name_still_passes(text: str) -> None:
+    assert found(text) == []
