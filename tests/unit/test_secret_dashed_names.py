@@ -160,3 +160,34 @@ def test_a_cloud_name_below_or_inside_a_password_is_a_passphrase(text: str, secr
 )
 def test_a_cloud_name_below_or_inside_another_name_still_passes(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("passphrase: Zq8vT2mW9pLqXk", "Zq8vT2mW9pLqXk"),
+        ("GPG_PASSPHRASE=Zq8vT2mW9pLqXk", "Zq8vT2mW9pLqXk"),
+        ('ssh_passphrase = "Zq8vT2mW9pLqXk"', "Zq8vT2mW9pLqXk"),
+        ("passphrase: hunter2", "hunter2"),
+        ("passphrase: aws-iam-identity-center", "aws-iam-identity-center"),
+        ("<passphrase>Zq8vT2mW9pLqXk</passphrase>", "Zq8vT2mW9pLqXk"),
+    ],
+)
+def test_a_value_given_to_a_passphrase_is_judged(text: str, secret: str) -> None:
+    """`passphrase` was no secret-sounding word: every value given to it was let through,
+    though a password's own name's (PASSWORD_GIVEN, short.PERSONAL) and the README says so."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "passphrase: true",
+        "passphrase_required: yes",
+        "passphrase: ${GPG_PASSPHRASE}",
+        "passphrase: <your-passphrase>",
+        "gpg --passphrase-file ~/.gnupg/passphrase.txt",
+    ],
+)
+def test_a_passphrase_s_placeholder_still_passes(text: str) -> None:
+    assert found(text) == []
