@@ -30,6 +30,7 @@ from memidx.secrets.weak import common_password
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
 EXTRA_WORDS = lazy(
     r"(?i)token|credential|access[_-]?key|secret[_-]?key|(?:api|private)-key|subscription[_-]?key"
+    r"|passphrase"
     r"|(?<![A-Za-z0-9])(?:pass[0-9]?+|pw[0-9]?+|auth)\b"
     rf"|{LEADING_PW}"
     r"|(?-i:(?<=[a-z])(?:Pw[0-9]?+|Pass[0-9]?+|Auth)\b)"

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from memidx.secrets import library
 from memidx.secrets.assignments import auth_method
+from memidx.secrets.dashed_names import password_named
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
 from memidx.secrets.quotes import plain_quotes
@@ -181,8 +182,10 @@ def _judged(
     secret = judged.get(start)
     if secret is None and auth_method(name, value):
         secret = judged[start] = False
-    if secret is None:
-        secret = judged[start] = " " not in value and looks_secret(value, library.entropy())
+    if secret is None:  # a password's own key's value is a passphrase, not a thing's name
+        names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
+        secret = " " not in value and looks_secret(value, library.entropy(), names=names)
+        judged[start] = secret
     if secret:
         yield Finding(start, end, kind)
 

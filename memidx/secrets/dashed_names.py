@@ -17,8 +17,10 @@ But a value given to a password's own name (`password`, `passwd`, `pwd`, `passph
 PASSWORD_GIVEN) is what a person types, never a thing's name: no configuration names a method
 or a service under it (they go under `auth`, `credentials`, `method`, `mode`...), and a
 passphrase of a cloud's words (`password: aws-iam-identity-center`, `azure-cloud-portal`) is
-one a cloud engineer may well choose; it is judged as any password is (the 1,871 TIL notes hold
-no secret-sounding name given words joined by `-`, under any key: the rule refuses none).
+one a cloud engineer may well choose; it is judged as any password is, on the name's line
+(keywords), below its YAML key (blocks) or inside its XML element (markup: password_named)
+(the 1,871 TIL notes hold no secret-sounding name given words joined by `-`, under any key:
+the rule refuses none).
 """
 
 from __future__ import annotations
@@ -91,3 +93,9 @@ def given_to_a_password(line: str, value: str) -> bool:
             return True
         at = line.find(value, at + 1)
     return False
+
+
+def password_named(name: str) -> bool:
+    """Whether `name`, a YAML key's or an XML element's given a value below or inside it
+    (`password:` over `  aws-iam-identity-center`), is a password's own (PASSWORD_GIVEN)."""
+    return PASSWORD_GIVEN.search(name + ":") is not None

@@ -10,7 +10,7 @@ is: `${DB_PASS}`, `changeme`, `***` and an empty element pass."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
@@ -69,8 +69,9 @@ def markup_values(
         for key, (value, at) in attributes.items():
             prefix, colon, local = key.rpartition(":")  # `android:value` by `android:name`
             own = named or _named(attributes, prefix + colon, secret_word)
-            person = local == holder and own and _person(attributes, prefix + colon, tag.group(1))
-            if local == holder and own and _secret(value, entropy, person=person):
+            names = _names(attributes, prefix + colon, tag.group(1))
+            person = local == holder and own and any(map(personal, names))
+            if local == holder and own and _secret(value, entropy, person=person, names=names):
                 yield Finding(at, at + len(value), kind)
         if tag.group(3) or not named:
             continue  # `<add .../>` holds nothing
@@ -83,7 +84,7 @@ def markup_values(
 
             if auth_method(local, held.group(group)):
                 continue  # `<auth>scram-sha-256</auth>`: a method's name
-            if _secret(held.group(group), entropy, person=person):
+            if _secret(held.group(group), entropy, person=person, names=[local]):
                 yield Finding(held.start(group), held.end(group), kind)
         elif held is None:
             yield from _wrapped(text, tag.end(), tag.group(1), entropy, kind)
@@ -118,11 +119,11 @@ def _named(attributes: dict[str, tuple[str, int]], prefix: str, secret_word: Wor
     return any(secret_word(attributes[prefix + n][0]) for n in NAMING if prefix + n in attributes)
 
 
-def _person(attributes: dict[str, tuple[str, int]], prefix: str, tag: str) -> bool:
-    """Whether the element, or the `name` or `key` attribute, names a person's password
+def _names(attributes: dict[str, tuple[str, int]], prefix: str, tag: str) -> list[str]:
+    """The element's name and its `name` or `key` attribute's: a person's password's
     (`<add key="DbPassword" value="@hunter/hunter2"/>` was let through as a package's path)."""
     names = [attributes[prefix + n][0] for n in NAMING if prefix + n in attributes]
-    return any(personal(name) for name in [tag.rpartition(":")[2], *names])
+    return [tag.rpartition(":")[2], *names]
 
 
 def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
@@ -136,15 +137,20 @@ def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
     return found
 
 
-def _secret(value: str, entropy: Callable[[], Entropy], *, person: bool = False) -> bool:
+def _secret(
+    value: str, entropy: Callable[[], Entropy], *, person: bool = False, names: Sequence[str] = ()
+) -> bool:
     """Whether an element's text or a `value` looks secret, judged as a keyword's value is:
     none starting with a sign the keyword rules read no value after (`-p`, `%DB_PASSWORD%`,
-    `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`)."""
-    from memidx.secrets.values import assigned_value, looks_secret  # a named value only
+    `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`);
+    given to a password's own name of `names` (`<password>`), a passphrase, not a thing's
+    name (`<password>aws-iam-identity-center</password>` was let through)."""
+    from memidx.secrets.dashed_names import password_named  # a named value only
+    from memidx.secrets.values import assigned_value, looks_secret
 
     value = assigned_value(value)
     if not value or NOT_LED.fullmatch(value):
         return False
     if value[0] in SIGNS and no_password(value, person=person):
         return False
-    return looks_secret(value, entropy())
+    return looks_secret(value, entropy(), names=not any(map(password_named, names)))

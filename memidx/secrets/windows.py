@@ -39,6 +39,7 @@ def _secret_words() -> re.Pattern[str]:
     # SMTP_PASS, `"pass":`, `login_pw=`, `auth=`; `x-api-key:`, `private-key:` (the library
     # reads `api_key`, `private_key` only)
     extra = ["token", "credential", "access[_-]?key", "(?:api|private)-key", "subscription[_-]?key"]
+    extra += ["passphrase"]  # `GPG_PASSPHRASE=`: a password's own name, no library's word
     # EXTRA_WORDS's short names, numbered too (`pw1=`), and camelCase's (`loginPw`)
     extra += ["bearer", r"(?<![A-Za-z0-9])(?:pass[0-9]?+|pw[0-9]?+|auth)\b"]
     extra += [r"(?-i:(?<=[a-z])(?:Pw[0-9]?+|Pass[0-9]?+|Auth)\b)", LEADING_PW]

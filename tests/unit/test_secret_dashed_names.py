@@ -126,3 +126,68 @@ def test_a_cloud_name_given_to_a_password_is_a_passphrase(text: str, secret: str
 )
 def test_a_cloud_name_under_another_name_still_passes(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password:\n  aws-iam-identity-center", "aws-iam-identity-center"),
+        ("password: >-\n  azure-active-directory-default", "azure-active-directory-default"),
+        ("- pwd:\n    - aws-iam-identity-center", "aws-iam-identity-center"),
+        ("password: {value: aws-iam-identity-center}", "aws-iam-identity-center"),
+        ("<password>aws-iam-identity-center</password>", "aws-iam-identity-center"),
+        ("<db:passwd>aws-iam-identity-center</db:passwd>", "aws-iam-identity-center"),
+        ('<add key="DbPassword" value="aws-iam-identity-center"/>', "aws-iam-identity-center"),
+        ('<property name="password" value="aws-iam-identity-center"/>', "aws-iam-identity-center"),
+    ],
+)
+def test_a_cloud_name_below_or_inside_a_password_is_a_passphrase(text: str, secret: str) -> None:
+    """The same value on the line below a password's key (YAML's block, list or flow
+    collection) or inside its XML element was let through: only a value on the key's line
+    was judged as a passphrase (keywords._passphrase)."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "auth:\n  aws-iam-identity-center",
+        "secret: [aws-iam-identity-center]",
+        "<auth>aws-iam-identity-center</auth>",
+        '<add key="authMethod" value="aws-iam-identity-center"/>',
+        "bypass:\n  aws-iam-identity-center",
+    ],
+)
+def test_a_cloud_name_below_or_inside_another_name_still_passes(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("passphrase: Zq8vT2mW9pLqXk", "Zq8vT2mW9pLqXk"),
+        ("GPG_PASSPHRASE=Zq8vT2mW9pLqXk", "Zq8vT2mW9pLqXk"),
+        ('ssh_passphrase = "Zq8vT2mW9pLqXk"', "Zq8vT2mW9pLqXk"),
+        ("passphrase: hunter2", "hunter2"),
+        ("passphrase: aws-iam-identity-center", "aws-iam-identity-center"),
+        ("<passphrase>Zq8vT2mW9pLqXk</passphrase>", "Zq8vT2mW9pLqXk"),
+    ],
+)
+def test_a_value_given_to_a_passphrase_is_judged(text: str, secret: str) -> None:
+    """`passphrase` was no secret-sounding word: every value given to it was let through,
+    though a password's own name's (PASSWORD_GIVEN, short.PERSONAL) and the README says so."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "passphrase: true",
+        "passphrase_required: yes",
+        "passphrase: ${GPG_PASSPHRASE}",
+        "passphrase: <your-passphrase>",
+        "gpg --passphrase-file ~/.gnupg/passphrase.txt",
+    ],
+)
+def test_a_passphrase_s_placeholder_still_passes(text: str) -> None:
+    assert found(text) == []

@@ -252,7 +252,7 @@ def test_a_line_below_nested_keys_is_judged_once(monkeypatch: pytest.MonkeyPatch
 
     calls: list[str] = []
 
-    def counted(value: str, entropy: object) -> bool:
+    def counted(value: str, entropy: object, *, names: bool = True) -> bool:
         calls.append(value)
         return False
 
