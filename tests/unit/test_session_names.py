@@ -29,7 +29,8 @@ def _config(tmp_path: Path) -> Config:
 )
 def test_two_sessions_keep_separate_states(tmp_path: Path, one: str, other: str) -> None:
     for order, (first_id, second_id) in enumerate(((one, other), (other, one))):
-        config = _config(tmp_path / f"memory{order}")
+        (memory := tmp_path / f"memory{order}").mkdir()  # memidx never makes a memory's folder
+        config = _config(memory)
         first = session_state(config, Where("claude-code", first_id, str(tmp_path)))
         first.add("injected", "note:notes/wsl.md")
         first.save()
