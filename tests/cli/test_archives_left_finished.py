@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from memidx.agents.archive_left import begin, left_path, take_left
 from memidx.agents.session import Where, session_path
 from memidx.config import load_config
@@ -19,7 +21,7 @@ from memidx.hashes import sha256_hex
 from memidx.haystack.clone_writer import clone_writer
 from memidx.portable import file_lock
 from tests.cli.test_agent_hooks import FIRST, SESSION, hook, memory, stop, transcript
-from tests.helpers import NotesRepo
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 SEARCH = ("search", "--json", "--kind", "transcript", "--mode", "bm25", "--limit", "50")
 
@@ -113,3 +115,28 @@ def test_a_copy_over_64_mib_is_finished_not_called_torn(tmp_path: Path) -> None:
     assert copy.exists()
     assert sha256_hex(copy.read_bytes()) in copy.name
     assert not config.agent_hook_error_path.exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
+    import pty
+
+    repo = memory(tmp_path)
+    cut_off(repo, tmp_path)
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [str(MEMIDX_BIN), "-C", str(repo.root), "agent", "finish-archives"],
+            stderr=follower, stdout=subprocess.PIPE, text=True, timeout=180, check=False,
+            env=clean_env(MEMIDX_HOOK_EMBED="0"),
+        )  # fmt: skip
+        os.close(follower)
+        try:
+            said = os.read(leader, 65536).decode()
+        except OSError:  # EIO: nothing was written to it
+            said = ""
+    finally:
+        os.close(leader)
+
+    assert (done.returncode, done.stdout) == (0, "1 transcript archived (1 part filed now)\n")
+    assert said.splitlines() == [f"memidx: claude-code session {SESSION}: part 1 of 1 filed"]
