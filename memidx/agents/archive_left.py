@@ -70,6 +70,8 @@ def take_left(config: Config, where: Where) -> tuple[str, Path] | None:
 def take(config: Config, where: Where, copy: Path) -> str | None:
     """The transcript `copy` holds; None for one torn, which is removed and said (take_left)."""
     data = read_whole(copy)
+    if data is None and not copy.is_symlink() and not copy.exists():
+        return None  # finished meanwhile by another (a hook, or finish-archives): not torn
     if data is not None and sha256_hex(data) == copy.name[-len(SUFFIX) - 64 : -len(SUFFIX)]:
         return data.decode("utf-8")
     from memidx.index.failures import record_failure

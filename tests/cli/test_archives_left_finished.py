@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents.archive_left import begin, left_path, take_left
+from memidx.agents.archive_left import begin, left_path, take, take_left
 from memidx.agents.session import Where, session_path
 from memidx.config import load_config
 from memidx.hashes import sha256_hex
@@ -140,3 +140,14 @@ def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
 
     assert (done.returncode, done.stdout) == (0, "1 transcript archived (1 part filed now)\n")
     assert said.splitlines() == [f"memidx: claude-code session {SESSION}: part 1 of 1 filed"]
+
+
+def test_a_copy_finished_meanwhile_by_another_is_not_called_torn(tmp_path: Path) -> None:
+    config = load_config(memory(tmp_path).root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    copy = begin(config, where, "the quillwort session\n")
+    assert copy is not None
+    copy.unlink()  # a hook of the session finished it after finish-archives listed it
+
+    assert take(config, where, copy) is None
+    assert not config.agent_hook_error_path.exists()
