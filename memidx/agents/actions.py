@@ -14,6 +14,8 @@ from memidx.agents.block import strip_injected
 from memidx.agents.gate import MAX_PROMPT_CHARS, trivial
 from memidx.agents.session import (
     NO_SESSION,
+    PROJECT,
+    SESSION_ID,
     TRANSCRIPT,
     Where,
     one_hook_at_a_time,
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from memidx.agents.session import SessionState
     from memidx.haystack.indexing import Filed
 
+Progress = Callable[[int, int], None]  # told (part number, parts) as each part is filed
 SEEN = "seen"  # session state: the keys of the hits injected in this session
 DIGESTED = "digested"  # session state: the TRANSCRIPT archived last when the digest went in
 # Seconds more than the hook's own recall needs (recall_times) that a hook waiting for a
@@ -180,26 +183,36 @@ def archive_transcript(config: Config, where: Where, text: str) -> Filed | None:
     # half an emoji escaped in Hermes's JSON messages ("\ud83d") is no UTF-8: as U+FFFD, or
     # the copy and the parts could not be written and the transcript went unarchived
     text = well_formed(text)
-    return _archive(config, where, text, begin(config, where, text) if text.strip() else None)
+    if not text.strip():
+        return archive_copy(config, where, text, None)
+    state = session_state(config, where)  # who the copy is of, should no hook of it come again
+    state.set_text(SESSION_ID, where.session)
+    state.set_text(PROJECT, where.project)
+    _save(state)
+    return archive_copy(config, where, text, begin(config, where, text))
 
 
-def finish_archive(config: Config, where: Where) -> Filed | None:
+def finish_archive(config: Config, where: Where, progress: Progress | None = None) -> Filed | None:
     """File the rest of the transcript an earlier hook of the session began to archive and
     did not finish (its deadline passed), before this event's own work: the summary that
-    follows a compaction points at it whole. None when there is none."""
+    follows a compaction points at it whole. None when there is none. `progress` is told of
+    each part as it is filed (`memidx agent finish-archives`)."""
     from memidx.agents.archive_left import take_left
 
     found = take_left(config, where)
-    return None if found is None else _archive(config, where, *found)
+    return None if found is None else archive_copy(config, where, *found, progress)
 
 
-def _archive(config: Config, where: Where, text: str, copy: Path | None) -> Filed | None:
-    """Archive `text`; its copy (when kept) is removed once its last part is filed."""
+def archive_copy(
+    config: Config, where: Where, text: str, copy: Path | None, progress: Progress | None = None
+) -> Filed | None:
+    """Archive `text`; its copy (when kept) is removed once its last part is filed. `progress`
+    is told of each part as it is filed."""
     from memidx.agents.archive_left import end
     from memidx.agents.capture import archive, embed_later
 
     state = session_state(config, where)
-    filed = archive(config, where, state, text)
+    filed = archive(config, where, state, text, progress)
     state.save()
     if copy is not None:
         end(copy)

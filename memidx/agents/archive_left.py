@@ -16,12 +16,11 @@ from pathlib import Path
 
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
-from memidx.drafts import read_own, replace_durably
+from memidx.drafts import draft_pid, read_whole, replace_durably
 from memidx.hashes import sha256_hex
 from memidx.memory.archives_left import SUFFIX
 from memidx.state_folder import ensure_folder
 
-MAX_LEFT = 64 * 1024 * 1024  # memidx.agents.transcript.MAX_TRANSCRIPT_BYTES: none is longer
 HASH = re.compile(r"[0-9a-f]{64}")
 PRIVATE = 0o600
 
@@ -57,34 +56,82 @@ def end(copy: Path) -> None:
 def take_left(config: Config, where: Where) -> tuple[str, Path] | None:
     """The transcript an earlier hook of the session began to archive and did not finish, and
     its copy; None when there is none. A copy torn (its hash differs) cannot be finished: it
-    is removed, and said in the hooks' trace, which `memidx status` shows."""
+    is removed, and said in the hooks' trace, which `memidx status` shows. A copy is read
+    whole, whatever its size: its hash alone says whether it is torn (one over 64 MiB was
+    called torn and deleted unfiled: a transcript's last 64 MiB decoded with U+FFFD for
+    each byte that is no UTF-8 is longer, and Hermes's messages are no file read in part)."""
     for copy in _copies(config, where):
-        data = read_own(copy, MAX_LEFT)
-        if data is not None and sha256_hex(data) == copy.name[-len(SUFFIX) - 64 : -len(SUFFIX)]:
-            return data.decode("utf-8"), copy
-        from memidx.index.failures import record_failure
+        text = take(config, where, copy)
+        if text is not None:
+            return text, copy
+    return None
 
-        record_failure(
-            config.agent_hook_error_path,
-            f"{where.agent} archive",
-            f"session {where.session}: the transcript a hook began to archive before "
-            "compaction cannot be finished: its copy is torn (its first parts may be filed, "
-            "each tagged part-N-of-M)",
-        )
-        end(copy)
+
+def take(config: Config, where: Where, copy: Path) -> str | None:
+    """The transcript `copy` holds; None for one torn, which is removed and said (take_left)."""
+    data = read_whole(copy)
+    if data is None and not copy.is_symlink() and not copy.exists():
+        return None  # finished meanwhile by another (a hook, or finish-archives): not torn
+    if data is not None and sha256_hex(data) == copy.name[-len(SUFFIX) - 64 : -len(SUFFIX)]:
+        return data.decode("utf-8")
+    from memidx.index.failures import record_failure
+
+    record_failure(
+        config.agent_hook_error_path,
+        f"{where.agent} archive",
+        f"session {where.session}: the transcript a hook began to archive before "
+        "compaction cannot be finished: its copy is torn (its first parts may be filed, "
+        "each tagged part-N-of-M)",
+    )
+    end(copy)
     return None
 
 
 def _copies(config: Config, where: Where) -> list[Path]:
     """The session's copies, oldest first (another session's name may start as its own)."""
     state = session_path(config, where.agent, where.session)
-    found: list[tuple[float, Path]] = []
-    with contextlib.suppress(OSError), os.scandir(state.parent) as entries:
+    return [path for stem, path in _scan(state.parent) if stem == state.stem]
+
+
+def copies_left(config: Config) -> dict[tuple[str, str], list[Path]]:
+    """Every copy left in the memory, by agent and the name of its session's state (less
+    `.json`), each session's oldest first."""
+    left: dict[tuple[str, str], list[Path]] = {}
+    with contextlib.suppress(OSError):
+        for folder in sorted((config.state_dir / "agents").glob("*/sessions")):
+            for stem, path in _scan(folder):
+                left.setdefault((folder.parent.name, stem), []).append(path)
+    return left
+
+
+def _scan(folder: Path) -> list[tuple[str, Path]]:
+    """The copies in a sessions folder, oldest first, each with its session's state's name.
+    The drafts of copies whose writers were killed (a hook cut off inside `begin`: up to 64
+    MiB of the raw transcript, left until that very copy was written again) are removed."""
+    found: list[tuple[float, str, Path]] = []
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
             name = entry.name
-            if not name.startswith(f"{state.stem}.") or not name.endswith(SUFFIX):
-                continue
-            if HASH.fullmatch(name[len(state.stem) + 1 : -len(SUFFIX)]):
+            if _dead_draft(folder, name):
                 with contextlib.suppress(OSError):
-                    found.append((entry.stat(follow_symlinks=False).st_mtime, Path(entry.path)))
-    return [path for _, path in sorted(found)]
+                    Path(entry.path).unlink()
+                continue
+            digest = name[-len(SUFFIX) - 64 : -len(SUFFIX)]
+            if not name.endswith(SUFFIX) or not HASH.fullmatch(digest):
+                continue
+            if len(name) > len(SUFFIX) + 65 and name[-len(SUFFIX) - 65] == ".":
+                with contextlib.suppress(OSError):
+                    mtime = entry.stat(follow_symlinks=False).st_mtime
+                    found.append((mtime, name[: -len(SUFFIX) - 65], Path(entry.path)))
+    return [(stem, path) for _, stem, path in sorted(found)]
+
+
+def _dead_draft(folder: Path, name: str) -> bool:
+    """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`) whose writer is gone."""
+    from memidx.portable import process_alive
+
+    if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith(".tmp"):
+        return False
+    copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
+    pid = draft_pid(copy, "tmp", name)
+    return pid is not None and pid != os.getpid() and not process_alive(pid)

@@ -8,7 +8,7 @@ index of schema 4 or older, which cannot be written as it is, it files in the lo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 
 from memidx.agents.exchange import Exchange
@@ -55,14 +55,21 @@ def file_exchanges(
     return filed
 
 
-def archive(config: Config, where: Where, state: SessionState, text: str) -> Filed | None:
+def archive(
+    config: Config,
+    where: Where,
+    state: SessionState,
+    text: str,
+    progress: Callable[[int, int], None] | None = None,
+) -> Filed | None:
     """Archive a whole transcript verbatim, in records of at most ARCHIVE_PART_BYTES cut at
     line ends, each of several tagged `part-N-of-M` (a part filed alone never passes for the
     transcript: archive_left files the rest at the session's next event). A part the session
     filed before (a resumed session's transcript starts with the parts archived before; a hook
     cut off mid-archive) is neither redacted nor filed again: each part's id is remembered as
     soon as it is filed. Remember the last part's id for the summary that follows. What it
-    returns is a part filed anew when there is one (the background embed starts for it)."""
+    returns is a part filed anew when there is one (the background embed starts for it).
+    `progress` is told (number, parts) of each part filed anew."""
     parts = transcript_parts(text, ARCHIVE_PART_BYTES)
     known = dict(key.split(" ", 1) for key in state.keys(ARCHIVED) if " " in key)
     filed: list[Filed] = []
@@ -77,6 +84,8 @@ def archive(config: Config, where: Where, state: SessionState, text: str) -> Fil
         ), hurried=True))  # fmt: skip
         state.add(ARCHIVED, f"{key} {filed[-1].id}")
         state.save()
+        if progress is not None:
+            progress(number, len(parts))
     if not filed:
         return None
     state.set_text(TRANSCRIPT, filed[-1].id)

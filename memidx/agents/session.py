@@ -6,6 +6,7 @@ file per session in the clone's state folder; losing it costs a repeated hit, ne
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import re
@@ -23,6 +24,9 @@ MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
 KEEP_DAYS = 30  # a session's state untouched this long is removed at a session start
 NO_SESSION = "unknown"  # the session of a hook call that names none
 TRANSCRIPT = "transcript"  # the id of the transcript archived last (before a compaction)
+# the session's id and project, kept as a transcript is archived: `memidx agent
+# finish-archives` files what a hook cut off left under them (a state's name may be a hash)
+SESSION_ID, PROJECT = "session_id", "project"
 # The most a state is read of. The largest a hook writes: a prompt kept whole (Codex, Cursor),
 # of up to 8 MiB of payload (runner.MAX_INPUT) that JSON's \u escapes make at most 3 times as
 # long (24 MiB), and MAX_KEYS short keys per list (< 1 MiB each). One larger is no state.
@@ -64,7 +68,10 @@ def prune_sessions(config: Config, agent: str, now: float) -> None:
     up again after that repeats a hit it was given, never loses a record. Each is removed
     holding its lock, not waited for; a session whose hook holds it (taken up again just now)
     keeps both: its lock was removed under that hook, so the session's next hook took a lock
-    of its own while the first still ran, and both injected the same hit. Never raises."""
+    of its own while the first still ran, and both injected the same hit. A session with a
+    transcript a hook cut off left to archive (archive_left) keeps its state too: it holds
+    the parts filed and the session's id and project, which `memidx agent finish-archives`
+    needs (`memidx status` counts such copies and names that command). Never raises."""
     import os
 
     folder = _sessions(config, agent)
@@ -84,9 +91,12 @@ def prune_sessions(config: Config, agent: str, now: float) -> None:
 def _remove_idle(state: Path, limit: float) -> None:
     """Remove a session's state and its lock, holding the lock, unless a hook holds it or
     touched the state since `limit` (before the lock was taken)."""
+    from memidx.memory.archives_left import SUFFIX
     from memidx.portable import file_lock
 
     lock = state.with_suffix(".lock")
+    if any(state.parent.glob(f"{glob.escape(state.stem)}.*{SUFFIX}")):
+        return  # its transcript is not archived whole yet: kept with its copy
     with file_lock(lock, wait=False) as taken:
         if not taken:
             return

@@ -25,6 +25,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         from memidx.agents.recall_server import serve
 
         return serve(config)
+    if args.action == "finish-archives":
+        return _finish_archives(args, config)
     from memidx.agents.install import describe
     from memidx.agents.installers import (
         apply_all,
@@ -61,6 +63,31 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     else:
         for line in describe(done, remove=remove, dry_run=args.dry_run):
             print(line)
+    return 0
+
+
+def _finish_archives(args: argparse.Namespace, config: Config) -> int:
+    """File what hooks cut off before a compaction left, with each part said on a terminal."""
+    from memidx.agents.finish_left import finish_all
+
+    def tell(line: str) -> None:
+        print(f"memidx: {line}", file=sys.stderr, flush=True)
+
+    done = finish_all(config, tell if sys.stderr.isatty() else None)
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.archives-finished/1",
+            "sessions": [
+                {"agent": d.agent, "session": d.session, "project": d.project,
+                 "transcripts": d.transcripts, "parts": d.parts}
+                for d in done
+            ],
+        }, indent=2))  # fmt: skip
+    else:
+        transcripts, parts = sum(d.transcripts for d in done), sum(d.parts for d in done)
+        print(f"{transcripts} transcript{'s' * (transcripts != 1)} archived "
+              f"({parts} part{'s' * (parts != 1)} filed now)" if done
+              else "no transcript left to archive")  # fmt: skip
     return 0
 
 

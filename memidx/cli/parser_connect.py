@@ -29,10 +29,11 @@ def _agent_commands(commands: Commands) -> None:
     )
     p.add_argument(
         "action",
-        choices=("install", "uninstall", "status", "serve", "hook"),
+        choices=("install", "uninstall", "status", "serve", "hook", "finish-archives"),
         help="install/uninstall: memidx's hooks and MCP entry in the agent's settings; "
         "status: what is installed where; serve: the warm recall server the prompt hook "
-        "starts; hook: what the agent runs (JSON on stdin, never fails)",
+        "starts; hook: what the agent runs (JSON on stdin, never fails); finish-archives: "
+        "file every transcript a hook cut off before a compaction left, every agent's",
     )
     p.add_argument(
         "agent",

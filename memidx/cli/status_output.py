@@ -283,7 +283,8 @@ def _agent_rows(status: Status) -> list[tuple[str, str]]:
     if status.archives_left:  # a PreCompact cut off mid-archive: its session's next event files it
         left = counted(status.archives_left, "transcript")
         rows.append(("agent hook", f"{left} to archive, left by a hook cut off before a "
-                     "compaction (filed at the session's next hook event)"))  # fmt: skip
+                     "compaction (filed at the session's next hook event, or now by "
+                     "memidx agent finish-archives)"))  # fmt: skip
     return rows
 
 

@@ -1,0 +1,65 @@
+"""`memidx agent finish-archives`: file every transcript a hook cut off before a compaction
+left to archive (memidx.agents.archive_left), now, with no deadline. A session the agent never
+takes up again, or ends with a `SessionEnd` too short for a 1 MiB part, had no hook event to
+finish it, and its copy (the raw transcript) stayed for ever."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from memidx.agents.session import NO_SESSION, PROJECT, SESSION_ID, SessionState, Where, session_path
+from memidx.config import Config
+from memidx.frozen import Value
+
+Told = Callable[[str], None]  # a line of progress, for a person at a terminal
+
+
+class Finished(Value):
+    """One session's transcripts archived whole."""
+
+    agent: str
+    session: str
+    project: str
+    transcripts: int
+    parts: int  # filed now (the others a hook filed before)
+
+
+def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
+    """Archive the rest of every transcript left, each session's oldest first."""
+    from memidx.agents.archive_left import copies_left
+
+    return [
+        _finish(config, _where(config, agent, stem), copies, tell)
+        for (agent, stem), copies in copies_left(config).items()
+    ]
+
+
+def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
+    from memidx.agents.actions import archive_copy
+    from memidx.agents.archive_left import take
+
+    filed = [0]
+
+    def progress(number: int, parts: int) -> None:
+        filed[0] += 1
+        if tell is not None:
+            tell(f"{where.agent} session {where.session}: part {number} of {parts} filed")
+
+    for copy in copies:
+        text = take(config, where, copy)  # None: torn, removed and said in the hooks' trace
+        if text is not None:
+            archive_copy(config, where, text, copy, progress)
+    return Finished(where.agent, where.session, where.project, len(copies), filed[0])
+
+
+def _where(config: Config, agent: str, stem: str) -> Where:
+    """The session a copy is of: its id and project as its hook kept them in the session's
+    state; else its state's name and the memory's folder's project."""
+    state = SessionState(session_path(config, agent, NO_SESSION).with_name(f"{stem}.json"))
+    session = state.text(SESSION_ID)
+    if session is None or session_path(config, agent, session).stem != stem:
+        session = stem
+    where = Where(agent, session, str(config.root))
+    where.project = state.text(PROJECT) or where.project
+    return where
