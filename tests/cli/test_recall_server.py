@@ -250,6 +250,7 @@ def test_a_stop_past_its_limit_removes_the_servers_pid_file_and_socket(
     import memidx.stopping
 
     root = tmp_path / ("deep-" * 12) / "memory"  # its socket in the short runtime folder
+    root.mkdir(parents=True)  # memidx never makes a memory's folder
     config = Config(root=root, index_path=root / ".memidx" / "index.sqlite")
     path = recall_server.socket_path(config)
     assert path is not None
