@@ -176,8 +176,13 @@ def test_a_long_prompt_and_a_long_sessions_seen_hits_are_answered_by_the_server(
     """The request held the whole prompt and every hit the session was given: a pasted log
     over 64 KiB (or 11,000 non-ASCII characters, six bytes each in JSON), or a session given
     some 1,500 hits, was "request too large" for the server, and each such prompt paid the
-    in-process recall, past its deadline."""
+    in-process recall, past its deadline. The server's waits that a loaded machine outlasts,
+    which are not what is tested, made long (as test_recall_stall.loaded does): its whole
+    read of the ~220 KB request (READ_WAIT, 0.5 s) and an answer of STALLED_AFTER (0.5 s),
+    each of which made the hook recall in its own process under load."""
     fell_back = in_process_fails(monkeypatch)
+    monkeypatch.setattr(recall_loop, "READ_WAIT", 10.0)
+    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 10.0)
     where = Where("claude-code", "long-session", str(warm.root))
     state = session_state(warm, where)
     state.add(
