@@ -24,6 +24,11 @@ EVENTS: dict[str, float] = {
     "pre_compress": 30.0,
     "session_end": 10.0,
 }
+# The plugin hands the write events the conversation itself, on stdin: read far past the 8 MiB
+# of any other agent's input (a 9 MB compaction was cut there, and never archived). As much as
+# Claude Code's transcript file is read of (64 MiB), as JSON whose escapes make text up to 3
+# times as long (`\uXXXX` for each character of 2 UTF-8 bytes), with room to spare.
+MAX_MESSAGES = 256 * 1024 * 1024
 
 
 def handle(call: HookCall) -> str:
@@ -101,4 +106,9 @@ def _arguments(function: dict[str, object]) -> object:
     return raw
 
 
-ADAPTER = Adapter(NAME, EVENTS, handle)
+ADAPTER = Adapter(
+    NAME,
+    EVENTS,
+    handle,
+    inputs=dict.fromkeys(("sync_turn", "pre_compress", "session_end"), MAX_MESSAGES),
+)

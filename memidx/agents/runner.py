@@ -22,7 +22,8 @@ from pathlib import Path
 from memidx.config import Config, load_config
 from memidx.frozen import Value, cast
 
-MAX_INPUT = 8 * 1024 * 1024
+MIB = 1024 * 1024
+MAX_INPUT = 8 * MIB  # of an event's input on stdin, unless its adapter names more (inputs)
 ADAPTERS = {
     "claude-code": "memidx.agents.claude_code",
     "codex": "memidx.agents.codex",
@@ -57,6 +58,9 @@ class Adapter(Value):
     # what to print for an event whose work failed or ran out of time (Gemini CLI parses every
     # hook's stdout as JSON, and its stderr when stdout is empty); None: nothing
     failed: Callable[[str], str] | None = None
+    # event: the most bytes of input it reads, for an event whose input is no agent's own
+    # record but the conversation itself (Hermes's messages); MAX_INPUT for the others
+    inputs: Mapping[str, int] | None = None
 
 
 def adapter(agent: str) -> Adapter:
@@ -174,7 +178,7 @@ def _work(
     directory: Path | None,
 ) -> None:
     try:
-        payload = _payload(sys.stdin.buffer.read(MAX_INPUT))
+        payload = _payload(_read_input((found.inputs or {}).get(event, MAX_INPUT)))
         if directory is not None and not directory.is_dir():  # never a new memory by a typo
             raise NotADirectoryError(f"-C {directory}: no such folder")
         # the agent's directory is where the hook stands, not a -C: MEMIDX_ROOT and the user's
@@ -202,6 +206,15 @@ def standing_of(payload: dict[str, object]) -> Path | None:
     if len(folders) > 1:
         return next((f for f in folders if is_memory(find_root(f)[0])), folders[0])
     return folders[0] if folders else None
+
+
+def _read_input(limit: int) -> bytes:
+    """The hook's input: ValueError past `limit` bytes, none of it read (JSON cut there said
+    only `Unterminated string`)."""
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"the hook's input passes {limit // MIB} MiB: not read")
+    return data
 
 
 def _payload(data: bytes) -> dict[str, object]:
