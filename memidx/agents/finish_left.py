@@ -21,8 +21,9 @@ class Finished(Value):
     agent: str
     session: str
     project: str
-    transcripts: int
+    transcripts: int  # archived whole (by this command, or meanwhile by a hook)
     parts: int  # filed now (the others a hook filed before)
+    torn: int  # copies whose hash differs from their name's: removed unfiled, said in the trace
 
 
 def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
@@ -37,9 +38,9 @@ def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
 
 def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
     from memidx.agents.actions import archive_copy
-    from memidx.agents.archive_left import take
+    from memidx.agents.archive_left import TORN, take_judged
 
-    filed = [0]
+    filed, torn = [0], 0
 
     def progress(number: int, parts: int) -> None:
         filed[0] += 1
@@ -47,10 +48,14 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
             tell(f"{where.agent} session {where.session}: part {number} of {parts} filed")
 
     for copy in copies:
-        text = take(config, where, copy)  # None: torn, removed and said in the hooks' trace
-        if text is not None:
+        text = take_judged(config, where, copy)  # None: finished meanwhile by another
+        if text is TORN:  # removed and said in the hooks' trace: no transcript archived
+            torn += 1
+        elif text is not None:
             archive_copy(config, where, text, copy, progress)
-    return Finished(where.agent, where.session, where.project, len(copies), filed[0])
+    return Finished(
+        where.agent, where.session, where.project, len(copies) - torn, filed[0], torn
+    )
 
 
 def _where(config: Config, agent: str, stem: str) -> Where:

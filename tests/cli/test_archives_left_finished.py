@@ -51,7 +51,7 @@ def test_finish_archives_files_a_copy_whose_session_has_no_later_event(tmp_path:
     assert json.loads(done.out) == {
         "schema": "memidx.archives-finished/1",
         "sessions": [{"agent": "claude-code", "session": SESSION, "project": "proj",
-                      "transcripts": 1, "parts": 1}],
+                      "transcripts": 1, "parts": 1, "torn": 0}],
     }  # fmt: skip
     hits = archived(repo)
     assert len(hits) == 1
@@ -151,3 +151,23 @@ def test_a_copy_finished_meanwhile_by_another_is_not_called_torn(tmp_path: Path)
 
     assert take(config, where, copy) is None
     assert not config.agent_hook_error_path.exists()
+
+
+def test_a_torn_copy_is_not_called_archived_and_fails_the_command(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    copy = begin(config, Where("claude-code", SESSION, str(tmp_path)), "the vmmem session\n")
+    assert copy is not None
+    copy.write_text("the vmmem sess")  # torn: its hash differs from its name's
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 1, done.err
+    assert json.loads(done.out)["sessions"] == [{
+        "agent": "claude-code", "session": SESSION, "project": "memory",
+        "transcripts": 0, "parts": 0, "torn": 1,
+    }]  # fmt: skip
+    assert done.err.count("\n") == 1 and "1 transcript copy torn" in done.err
+    assert "Traceback" not in done.err
+    assert not copy.exists()
+    assert archived(repo) == []
