@@ -171,3 +171,22 @@ def test_a_torn_copy_is_not_called_archived_and_fails_the_command(tmp_path: Path
     assert "Traceback" not in done.err
     assert not copy.exists()
     assert archived(repo) == []
+
+
+def test_a_part_another_filed_already_is_not_counted_as_filed_now(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    assert begin(config, where, "the vmmem session\n") is not None
+    assert json.loads(repo.memidx_process("agent", "finish-archives", "--json").out)[
+        "sessions"][0]["parts"] == 1  # fmt: skip
+    # the part is in the index, its session's state does not say so: as when a hook of the
+    # session filed it while finish-archives ran (no session lock between them)
+    session_path(config, "claude-code", SESSION).unlink()
+    assert begin(config, where, "the vmmem session\n") is not None
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["sessions"][0]["parts"] == 0
+    assert len(archived(repo)) == 1
