@@ -53,9 +53,7 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
             torn += 1
         elif text is not None:
             archive_copy(config, where, text, copy, progress)
-    return Finished(
-        where.agent, where.session, where.project, len(copies) - torn, filed[0], torn
-    )
+    return Finished(where.agent, where.session, where.project, len(copies) - torn, filed[0], torn)
 
 
 def _where(config: Config, agent: str, stem: str) -> Where:
