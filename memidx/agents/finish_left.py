@@ -8,7 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.session import NO_SESSION, PROJECT, SESSION_ID, SessionState, Where, session_path
+from memidx.agents.session import (
+    NO_SESSION,
+    PLAIN_SESSION,
+    PROJECT,
+    SESSION_ID,
+    SessionState,
+    Where,
+    session_path,
+)
 from memidx.config import Config
 from memidx.frozen import Value
 
@@ -24,16 +32,23 @@ class Finished(Value):
     transcripts: int  # archived whole (by this command, or meanwhile by a hook)
     parts: int  # filed now (the others a hook filed before)
     torn: int  # copies whose hash differs from their name's: removed unfiled, said in the trace
+    # copies left as they are: no id of their session is known (an older memidx's copy of an
+    # id its state's name does not give back); the session's next hook event files them
+    left: int = 0
 
 
 def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
     """Archive the rest of every transcript left, each session's oldest first."""
     from memidx.agents.archive_left import copies_left
 
-    return [
-        _finish(config, _where(config, agent, stem), copies, tell)
-        for (agent, stem), copies in copies_left(config).items()
-    ]
+    done: list[Finished] = []
+    for (agent, stem), copies in copies_left(config).items():
+        where = _where(config, agent, stem)
+        if where is None:  # filed under its state's name, its parts filed before came again
+            done.append(Finished(agent, stem, "", 0, 0, 0, len(copies)))
+        else:
+            done.append(_finish(config, where, copies, tell))
+    return done
 
 
 def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
@@ -56,12 +71,15 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
     return Finished(where.agent, where.session, where.project, len(copies) - torn, filed[0], torn)
 
 
-def _where(config: Config, agent: str, stem: str) -> Where:
+def _where(config: Config, agent: str, stem: str) -> Where | None:
     """The session a copy is of: its id and project as its hook kept them in the session's
-    state; else its state's name and the memory's folder's project."""
+    state; else its state's name, when that is the id itself, and the memory's folder's
+    project; None when no id is known (the name of another id is a hash of it)."""
     state = SessionState(session_path(config, agent, NO_SESSION).with_name(f"{stem}.json"))
     session = state.text(SESSION_ID)
     if session is None or session_path(config, agent, session).stem != stem:
+        if not PLAIN_SESSION.fullmatch(stem):
+            return None
         session = stem
     where = Where(agent, session, str(config.root))
     where.project = state.text(PROJECT) or where.project

@@ -51,7 +51,7 @@ def test_finish_archives_files_a_copy_whose_session_has_no_later_event(tmp_path:
     assert json.loads(done.out) == {
         "schema": "memidx.archives-finished/1",
         "sessions": [{"agent": "claude-code", "session": SESSION, "project": "proj",
-                      "transcripts": 1, "parts": 1, "torn": 0}],
+                      "transcripts": 1, "parts": 1, "torn": 0, "left": 0}],
     }  # fmt: skip
     hits = archived(repo)
     assert len(hits) == 1
@@ -165,7 +165,7 @@ def test_a_torn_copy_is_not_called_archived_and_fails_the_command(tmp_path: Path
     assert done.code == 1, done.err
     assert json.loads(done.out)["sessions"] == [{
         "agent": "claude-code", "session": SESSION, "project": "memory",
-        "transcripts": 0, "parts": 0, "torn": 1,
+        "transcripts": 0, "parts": 0, "torn": 1, "left": 0,
     }]  # fmt: skip
     assert done.err.count("\n") == 1 and "1 transcript copy torn" in done.err
     assert "Traceback" not in done.err
@@ -190,3 +190,21 @@ def test_a_part_another_filed_already_is_not_counted_as_filed_now(tmp_path: Path
     assert done.code == 0, done.err
     assert json.loads(done.out)["sessions"][0]["parts"] == 0
     assert len(archived(repo)) == 1
+
+
+def test_a_copy_of_a_session_whose_id_is_unknown_is_left_and_said(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("cursor", "Task/1", "/tmp/proj")  # no plain id: its state's name is a hash
+    copy = begin(config, where, "the vmmem session\n")  # an older memidx kept no id
+    assert copy is not None
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 1, done.err
+    [said] = json.loads(done.out)["sessions"]
+    assert (said["transcripts"], said["parts"], said["left"]) == (0, 0, 1)
+    assert "1 transcript copy left: no id of its session is known" in done.err
+    assert copy.exists()  # for the session's next hook event, which names its id
+    assert archived(repo) == []  # not under a made-up session: its parts filed again
+    assert sorted(p.name for p in copy.parent.glob("*.json")) == []
