@@ -19,6 +19,7 @@ from memidx.agents.session import (
 )
 from memidx.config import Config
 from memidx.frozen import Value
+from memidx.text import display
 
 Told = Callable[[str], None]  # a line of progress, for a person at a terminal
 
@@ -60,7 +61,8 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
     def progress(number: int, parts: int) -> None:
         filed[0] += 1
         if tell is not None:
-            tell(f"{where.agent} session {where.session}: part {number} of {parts} filed")
+            # an id is the agent's to choose: a newline or an escape in it is shown, not done
+            tell(f"{where.agent} session {display(where.session)}: part {number} of {parts} filed")
 
     for copy in copies:
         text = take_judged(config, where, copy)  # None: finished meanwhile by another

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memidx.agents.archive_left import begin, left_path, take, take_left
-from memidx.agents.session import Where, session_path
+from memidx.agents.session import SESSION_ID, Where, session_path, session_state
 from memidx.config import load_config
 from memidx.hashes import sha256_hex
 from memidx.haystack.clone_writer import clone_writer
@@ -117,12 +117,10 @@ def test_a_copy_over_64_mib_is_finished_not_called_torn(tmp_path: Path) -> None:
     assert not config.agent_hook_error_path.exists()
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
-def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
+def at_terminal(repo: NotesRepo) -> tuple[subprocess.CompletedProcess[str], str]:
+    """finish-archives run with its stderr a terminal: what it did, and what it said there."""
     import pty
 
-    repo = memory(tmp_path)
-    cut_off(repo, tmp_path)
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(
@@ -137,6 +135,15 @@ def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
             said = ""
     finally:
         os.close(leader)
+    return done, said
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    cut_off(repo, tmp_path)
+
+    done, said = at_terminal(repo)
 
     assert (done.returncode, done.stdout) == (0, "1 transcript archived (1 part filed now)\n")
     assert said.splitlines() == [f"memidx: claude-code session {SESSION}: part 1 of 1 filed"]
@@ -208,3 +215,23 @@ def test_a_copy_of_a_session_whose_id_is_unknown_is_left_and_said(tmp_path: Path
     assert copy.exists()  # for the session's next hook event, which names its id
     assert archived(repo) == []  # not under a made-up session: its parts filed again
     assert sorted(p.name for p in copy.parent.glob("*.json")) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_a_session_id_with_control_characters_is_shown_escaped_at_a_terminal(
+    tmp_path: Path,
+) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("claude-code", "s\x1b]0;owned\x07\nmemidx: forged", str(tmp_path))
+    state = session_state(config, where)
+    state.set_text(SESSION_ID, where.session)
+    state.save()
+    assert begin(config, where, "the vmmem session\n") is not None
+
+    done, said = at_terminal(repo)
+
+    assert done.returncode == 0
+    assert said.splitlines() == [
+        "memidx: claude-code session s\\x1b]0;owned\\x07\\nmemidx: forged: part 1 of 1 filed"
+    ]
