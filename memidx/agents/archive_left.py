@@ -10,6 +10,7 @@ filed once) and removes the copy. `memidx status` counts the copies left
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import re
 from pathlib import Path
@@ -23,6 +24,15 @@ from memidx.state_folder import ensure_folder
 
 HASH = re.compile(r"[0-9a-f]{64}")
 PRIVATE = 0o600
+
+
+class Torn(enum.Enum):
+    """What take_judged says of a copy whose hash differs from its name's."""
+
+    TORN = "torn"
+
+
+TORN = Torn.TORN
 
 
 def left_path(config: Config, where: Where, digest: str) -> Path:
@@ -69,9 +79,16 @@ def take_left(config: Config, where: Where) -> tuple[str, Path] | None:
 
 def take(config: Config, where: Where, copy: Path) -> str | None:
     """The transcript `copy` holds; None for one torn, which is removed and said (take_left)."""
+    text = take_judged(config, where, copy)
+    return None if text is TORN else text
+
+
+def take_judged(config: Config, where: Where, copy: Path) -> str | Torn | None:
+    """The transcript `copy` holds; None for one finished meanwhile by another (a hook, or
+    finish-archives), TORN for one torn, which is removed and said (take_left)."""
     data = read_whole(copy)
     if data is None and not copy.is_symlink() and not copy.exists():
-        return None  # finished meanwhile by another (a hook, or finish-archives): not torn
+        return None  # finished meanwhile by another: not torn
     if data is not None and sha256_hex(data) == copy.name[-len(SUFFIX) - 64 : -len(SUFFIX)]:
         return data.decode("utf-8")
     from memidx.index.failures import record_failure
@@ -84,7 +101,7 @@ def take(config: Config, where: Where, copy: Path) -> str | None:
         "each tagged part-N-of-M)",
     )
     end(copy)
-    return None
+    return TORN
 
 
 def _copies(config: Config, where: Where) -> list[Path]:

@@ -84,7 +84,7 @@ def archive(
         ), hurried=True))  # fmt: skip
         state.add(ARCHIVED, f"{key} {filed[-1].id}")
         state.save()
-        if progress is not None:
+        if progress is not None and not filed[-1].duplicate:  # not one another filed meanwhile
             progress(number, len(parts))
     if not filed:
         return None

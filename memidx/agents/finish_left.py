@@ -8,9 +8,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.session import NO_SESSION, PROJECT, SESSION_ID, SessionState, Where, session_path
+from memidx.agents.session import (
+    NO_SESSION,
+    PLAIN_SESSION,
+    PROJECT,
+    SESSION_ID,
+    SessionState,
+    Where,
+    session_path,
+)
 from memidx.config import Config
 from memidx.frozen import Value
+from memidx.text import display
 
 Told = Callable[[str], None]  # a line of progress, for a person at a terminal
 
@@ -21,44 +30,58 @@ class Finished(Value):
     agent: str
     session: str
     project: str
-    transcripts: int
+    transcripts: int  # archived whole (by this command, or meanwhile by a hook)
     parts: int  # filed now (the others a hook filed before)
+    torn: int  # copies whose hash differs from their name's: removed unfiled, said in the trace
+    # copies left as they are: no id of their session is known (an older memidx's copy of an
+    # id its state's name does not give back); the session's next hook event files them
+    left: int = 0
 
 
 def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
     """Archive the rest of every transcript left, each session's oldest first."""
     from memidx.agents.archive_left import copies_left
 
-    return [
-        _finish(config, _where(config, agent, stem), copies, tell)
-        for (agent, stem), copies in copies_left(config).items()
-    ]
+    done: list[Finished] = []
+    for (agent, stem), copies in copies_left(config).items():
+        where = _where(config, agent, stem)
+        if where is None:  # filed under its state's name, its parts filed before came again
+            done.append(Finished(agent, stem, "", 0, 0, 0, len(copies)))
+        else:
+            done.append(_finish(config, where, copies, tell))
+    return done
 
 
 def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
     from memidx.agents.actions import archive_copy
-    from memidx.agents.archive_left import take
+    from memidx.agents.archive_left import TORN, take_judged
 
-    filed = [0]
+    filed, torn = [0], 0
 
     def progress(number: int, parts: int) -> None:
         filed[0] += 1
         if tell is not None:
-            tell(f"{where.agent} session {where.session}: part {number} of {parts} filed")
+            # an id is the agent's to choose: a newline or an escape in it is shown, not done
+            tell(f"{where.agent} session {display(where.session)}: part {number} of {parts} filed")
 
     for copy in copies:
-        text = take(config, where, copy)  # None: torn, removed and said in the hooks' trace
-        if text is not None:
+        text = take_judged(config, where, copy)  # None: finished meanwhile by another
+        if text is TORN:  # removed and said in the hooks' trace: no transcript archived
+            torn += 1
+        elif text is not None:
             archive_copy(config, where, text, copy, progress)
-    return Finished(where.agent, where.session, where.project, len(copies), filed[0])
+    return Finished(where.agent, where.session, where.project, len(copies) - torn, filed[0], torn)
 
 
-def _where(config: Config, agent: str, stem: str) -> Where:
+def _where(config: Config, agent: str, stem: str) -> Where | None:
     """The session a copy is of: its id and project as its hook kept them in the session's
-    state; else its state's name and the memory's folder's project."""
+    state; else its state's name, when that is the id itself, and the memory's folder's
+    project; None when no id is known (the name of another id is a hash of it)."""
     state = SessionState(session_path(config, agent, NO_SESSION).with_name(f"{stem}.json"))
     session = state.text(SESSION_ID)
     if session is None or session_path(config, agent, session).stem != stem:
+        if not PLAIN_SESSION.fullmatch(stem):
+            return None
         session = stem
     where = Where(agent, session, str(config.root))
     where.project = state.text(PROJECT) or where.project

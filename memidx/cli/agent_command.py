@@ -79,7 +79,8 @@ def _finish_archives(args: argparse.Namespace, config: Config) -> int:
             "schema": "memidx.archives-finished/1",
             "sessions": [
                 {"agent": d.agent, "session": d.session, "project": d.project,
-                 "transcripts": d.transcripts, "parts": d.parts}
+                 "transcripts": d.transcripts, "parts": d.parts, "torn": d.torn,
+                 "left": d.left}
                 for d in done
             ],
         }, indent=2))  # fmt: skip
@@ -88,7 +89,18 @@ def _finish_archives(args: argparse.Namespace, config: Config) -> int:
         print(f"{transcripts} transcript{'s' * (transcripts != 1)} archived "
               f"({parts} part{'s' * (parts != 1)} filed now)" if done
               else "no transcript left to archive")  # fmt: skip
-    return 0
+    torn, left = sum(d.torn for d in done), sum(d.left for d in done)
+    if left:
+        print(f"memidx: error: {left} transcript cop{'ies' if left != 1 else 'y'} left: no id "
+              "of its session is known (an older memidx's copy; its session's next hook event "
+              "files it)", file=sys.stderr)  # fmt: skip
+    if not torn:
+        return 1 if left else 0
+    # a copy torn was removed unfiled: no transcript archived, which exit 0 hid
+    print(f"memidx: error: {torn} transcript cop{'ies' if torn != 1 else 'y'} torn (its hash "
+          "differs from its name's), removed unfiled (memidx status shows the hooks' trace; "
+          "the agent's own transcript file may still hold it)", file=sys.stderr)  # fmt: skip
+    return 1
 
 
 def _scope(args: argparse.Namespace) -> str:

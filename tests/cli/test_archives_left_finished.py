@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memidx.agents.archive_left import begin, left_path, take, take_left
-from memidx.agents.session import Where, session_path
+from memidx.agents.session import SESSION_ID, Where, session_path, session_state
 from memidx.config import load_config
 from memidx.hashes import sha256_hex
 from memidx.haystack.clone_writer import clone_writer
@@ -51,7 +51,7 @@ def test_finish_archives_files_a_copy_whose_session_has_no_later_event(tmp_path:
     assert json.loads(done.out) == {
         "schema": "memidx.archives-finished/1",
         "sessions": [{"agent": "claude-code", "session": SESSION, "project": "proj",
-                      "transcripts": 1, "parts": 1}],
+                      "transcripts": 1, "parts": 1, "torn": 0, "left": 0}],
     }  # fmt: skip
     hits = archived(repo)
     assert len(hits) == 1
@@ -117,12 +117,10 @@ def test_a_copy_over_64_mib_is_finished_not_called_torn(tmp_path: Path) -> None:
     assert not config.agent_hook_error_path.exists()
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
-def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
+def at_terminal(repo: NotesRepo) -> tuple[subprocess.CompletedProcess[str], str]:
+    """finish-archives run with its stderr a terminal: what it did, and what it said there."""
     import pty
 
-    repo = memory(tmp_path)
-    cut_off(repo, tmp_path)
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(
@@ -137,6 +135,15 @@ def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
             said = ""
     finally:
         os.close(leader)
+    return done, said
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_finish_archives_says_each_part_at_a_terminal(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    cut_off(repo, tmp_path)
+
+    done, said = at_terminal(repo)
 
     assert (done.returncode, done.stdout) == (0, "1 transcript archived (1 part filed now)\n")
     assert said.splitlines() == [f"memidx: claude-code session {SESSION}: part 1 of 1 filed"]
@@ -151,3 +158,80 @@ def test_a_copy_finished_meanwhile_by_another_is_not_called_torn(tmp_path: Path)
 
     assert take(config, where, copy) is None
     assert not config.agent_hook_error_path.exists()
+
+
+def test_a_torn_copy_is_not_called_archived_and_fails_the_command(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    copy = begin(config, Where("claude-code", SESSION, str(tmp_path)), "the vmmem session\n")
+    assert copy is not None
+    copy.write_text("the vmmem sess")  # torn: its hash differs from its name's
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 1, done.err
+    assert json.loads(done.out)["sessions"] == [{
+        "agent": "claude-code", "session": SESSION, "project": "memory",
+        "transcripts": 0, "parts": 0, "torn": 1, "left": 0,
+    }]  # fmt: skip
+    assert done.err.count("\n") == 1 and "1 transcript copy torn" in done.err
+    assert "Traceback" not in done.err
+    assert not copy.exists()
+    assert archived(repo) == []
+
+
+def test_a_part_another_filed_already_is_not_counted_as_filed_now(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    assert begin(config, where, "the vmmem session\n") is not None
+    assert json.loads(repo.memidx_process("agent", "finish-archives", "--json").out)[
+        "sessions"][0]["parts"] == 1  # fmt: skip
+    # the part is in the index, its session's state does not say so: as when a hook of the
+    # session filed it while finish-archives ran (no session lock between them)
+    session_path(config, "claude-code", SESSION).unlink()
+    assert begin(config, where, "the vmmem session\n") is not None
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["sessions"][0]["parts"] == 0
+    assert len(archived(repo)) == 1
+
+
+def test_a_copy_of_a_session_whose_id_is_unknown_is_left_and_said(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("cursor", "Task/1", "/tmp/proj")  # no plain id: its state's name is a hash
+    copy = begin(config, where, "the vmmem session\n")  # an older memidx kept no id
+    assert copy is not None
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 1, done.err
+    [said] = json.loads(done.out)["sessions"]
+    assert (said["transcripts"], said["parts"], said["left"]) == (0, 0, 1)
+    assert "1 transcript copy left: no id of its session is known" in done.err
+    assert copy.exists()  # for the session's next hook event, which names its id
+    assert archived(repo) == []  # not under a made-up session: its parts filed again
+    assert sorted(p.name for p in copy.parent.glob("*.json")) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_a_session_id_with_control_characters_is_shown_escaped_at_a_terminal(
+    tmp_path: Path,
+) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("claude-code", "s\x1b]0;owned\x07\nmemidx: forged", str(tmp_path))
+    state = session_state(config, where)
+    state.set_text(SESSION_ID, where.session)
+    state.save()
+    assert begin(config, where, "the vmmem session\n") is not None
+
+    done, said = at_terminal(repo)
+
+    assert done.returncode == 0
+    assert said.splitlines() == [
+        "memidx: claude-code session s\\x1b]0;owned\\x07\\nmemidx: forged: part 1 of 1 filed"
+    ]
