@@ -131,27 +131,22 @@ def folders_back(root: Path, git_dir: Path) -> list[str]:
 
 
 def _replaced(root: Path, file: Path, digest: str, path: Path) -> str | None:
-    """Remove `file` when it still holds the bytes judged (`digest`: share's merge judged the
-    old commit's bytes at `path`, as a checkout wrote them, so git holds them), a file is at
-    `path` again (the move's shell wrote the new commit's there) and HEAD holds `path` (the
-    move rewrote it; a deleted one is judged as before, killed_edit.aside_back): a rewritten
-    note's old bytes, which were kept beside it as `.<name>.memidx-<pid>` for the person's next
-    `git add -A`. A line saying so; None when it is not that (kept or put back, as before)."""
-    from memidx.git.repo import GitRepo
+    """Remove `file` when it still holds the bytes judged (`digest`: the move's old commit's
+    bytes at `path`, as a checkout wrote them, so git holds them) and a file is at `path` again
+    (the move's shell wrote the new commit's there): a rewritten note's old bytes, which were
+    kept beside it as `.<name>.memidx-<pid>` for the person's next `git add -A`. A line saying
+    so; None when it is not that (kept or put back, as before)."""
     from memidx.text import display
 
-    ref = path.relative_to(root).as_posix()
     try:
         if not digest or path.is_symlink() or not path.is_file() or file.is_symlink():
             return None
         if not file.is_file() or _digest(file.read_bytes()) != digest:
             return None
-        if not GitRepo(root).run("ls-tree", "HEAD", "--", f":(literal){ref}", check=False):
-            return None
         file.unlink()
     except OSError:
         return None
-    shown = display(ref)
+    shown = display(path.relative_to(root).as_posix())
     return (
         f"removed the bytes {shown} held before a move a memidx killed part way made, which it "
         f"had set aside unchanged (git holds them; {shown} holds the move's now)"
