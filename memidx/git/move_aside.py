@@ -24,8 +24,7 @@ from pathlib import Path
 from memidx.git.killed_edit import ASIDE
 
 PREFIX = "memidx-aside-"  # in the git folder, `<pid>[-<n>]` after it
-LIST = "paths"  # in the folder: `<n>:<sha256 of the bytes judged> <path>` per file, written
-# before any file moves in (`<n> <path>`: an older memidx's)
+LIST = "paths"  # in the folder: `<n> <path>` per file, written before any file moves in
 
 
 @dataclass(slots=True)
@@ -49,10 +48,7 @@ def set_aside(root: Path, git_dir: Path, gone: Mapping[str, bytes | None]) -> Se
         return None
     done = SetAside(folder)
     try:
-        listed = b"".join(
-            b"%d:%s %s\n" % (n, _digest(judged[p]).encode(), os.fsencode(p))
-            for n, p in enumerate(judged)
-        )
+        listed = b"".join(b"%d %s\n" % (n, os.fsencode(p)) for n, p in enumerate(judged))
         (folder / LIST).write_bytes(listed)
         for n, (path, data) in enumerate(judged.items()):
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: nothing to judge
@@ -113,12 +109,9 @@ def folders_back(root: Path, git_dir: Path) -> list[str]:
         pid = folder.name.removeprefix(PREFIX).split("-")[0]
         if not pid.isdigit() or not folder.is_dir() or not gone_owner(int(pid), folder):
             continue
-        for number, digest, path in _listed(folder):
+        for number, path in _listed(folder):
             file = folder / number
             if not os.path.lexists(file):
-                continue
-            if (line := _replaced(root, file, digest, root / path)) is not None:
-                lines.append(line)
                 continue
             with contextlib.suppress(OSError):  # an emptied folder went with the move
                 (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -130,48 +123,17 @@ def folders_back(root: Path, git_dir: Path) -> list[str]:
     return lines
 
 
-def _replaced(root: Path, file: Path, digest: str, path: Path) -> str | None:
-    """Remove `file` when it still holds the bytes judged (`digest`: the move's old commit's
-    bytes at `path`, as a checkout wrote them, so git holds them) and a file is at `path` again
-    (the move's shell wrote the new commit's there): a rewritten note's old bytes, which were
-    kept beside it as `.<name>.memidx-<pid>` for the person's next `git add -A`. A line saying
-    so; None when it is not that (kept or put back, as before)."""
-    from memidx.text import display
-
-    try:
-        if not digest or path.is_symlink() or not path.is_file() or file.is_symlink():
-            return None
-        if not file.is_file() or _digest(file.read_bytes()) != digest:
-            return None
-        file.unlink()
-    except OSError:
-        return None
-    shown = display(path.relative_to(root).as_posix())
-    return (
-        f"removed the bytes {shown} held before a move a memidx killed part way made, which it "
-        f"had set aside unchanged (git holds them; {shown} holds the move's now)"
-    )
-
-
-def _digest(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
-
-
-def _listed(folder: Path) -> list[tuple[str, str, str]]:
-    """The folder's list: (its file's number, the digest of the bytes judged, or "" where an
-    older memidx wrote none, the path it came from), each."""
+def _listed(folder: Path) -> list[tuple[str, str]]:
+    """The folder's list: (its file's number, the path it came from), each."""
     try:
         listed = (folder / LIST).read_bytes()
     except OSError:  # made, nothing listed yet: nothing moved in
         return []
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[str, str]] = []
     for line in listed.split(b"\n"):  # not splitlines: a name may hold a carriage return
-        head, _, path = line.partition(b" ")
-        number, _, digest = head.partition(b":")
+        number, _, path = line.partition(b" ")
         if number.isdigit() and path:
-            found.append((number.decode(), digest.decode("ascii", "replace"), os.fsdecode(path)))
+            found.append((number.decode(), os.fsdecode(path)))
     return found
 
 
