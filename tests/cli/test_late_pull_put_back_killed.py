@@ -30,8 +30,9 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.skipif(SHELL is None, reason="PUT_BACK is a POSIX shell script")
-def test_the_copy_a_killed_put_back_left_is_named_and_swept(tmp_path: Path) -> None:
+def _killed_put_back(tmp_path: Path, shim: str) -> Path:
+    """The git folder of a clone whose put-back (of memidx's commit, for a late pull) was
+    killed by the `git` shim `shim`, on PATH first."""
     assert SHELL is not None
     root = tmp_path / "clone"
     root.mkdir()
@@ -44,12 +45,17 @@ def test_the_copy_a_killed_put_back_left_is_named_and_swept(tmp_path: Path) -> N
     _git(root, "add", "notes/agent.md")
     _git(root, "commit", "-q", "-m", "memidx's")
     old, new = _git(root, "rev-parse", "HEAD^", "HEAD").split()
-    env = clean_env(**shim_env(tmp_path / "bin", KILLED_AT_THE_RESET))
+    env = clean_env(**shim_env(tmp_path / "bin", shim))
     argv = [SHELL, "-c", PUT_BACK, "memidx", "memidx: put back", "refs/heads/main", new, old,
             ":(literal)notes/agent.md"]  # fmt: skip
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
-    assert done.returncode == -9, done.stderr  # killed at the reset
-    git_dir = root / ".git"
+    assert done.returncode == -9, done.stderr  # killed by the shim
+    return root / ".git"
+
+
+@pytest.mark.skipif(SHELL is None, reason="PUT_BACK is a POSIX shell script")
+def test_the_copy_a_killed_put_back_left_is_named_and_swept(tmp_path: Path) -> None:
+    git_dir = _killed_put_back(tmp_path, KILLED_AT_THE_RESET)
     copies = [p for p in git_dir.iterdir() if "put-back" in p.name]
     assert len(copies) == 1, copies  # the copy it made, left
 
@@ -73,24 +79,7 @@ exec "$REAL_GIT" "$@"
 def test_the_lock_of_the_copy_a_killed_reset_left_is_named_and_swept(tmp_path: Path) -> None:
     """git's lock of the put-back's copy (`.memidx-put-back-<pid>.memidx-<pid>.lock`) was no
     name memidx.git.folder_asides knew: never swept, never named by `memidx status`."""
-    assert SHELL is not None
-    root = tmp_path / "clone"
-    root.mkdir()
-    _git(root, "init", "-q", "-b", "main")
-    (root / "seed.md").write_text("seed\n")
-    _git(root, "add", "seed.md")
-    _git(root, "commit", "-q", "-m", "the person's")
-    (root / "notes").mkdir()
-    (root / "notes" / "agent.md").write_text("memidx's note\n")
-    _git(root, "add", "notes/agent.md")
-    _git(root, "commit", "-q", "-m", "memidx's")
-    old, new = _git(root, "rev-parse", "HEAD^", "HEAD").split()
-    env = clean_env(**shim_env(tmp_path / "bin", KILLED_IN_THE_RESET))
-    argv = [SHELL, "-c", PUT_BACK, "memidx", "memidx: put back", "refs/heads/main", new, old,
-            ":(literal)notes/agent.md"]  # fmt: skip
-    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
-    assert done.returncode == -9, done.stderr  # killed in the reset
-    git_dir = root / ".git"
+    git_dir = _killed_put_back(tmp_path, KILLED_IN_THE_RESET)
     left = sorted(p for p in git_dir.iterdir() if "put-back" in p.name)
     assert [p.name.endswith(".lock") for p in left] == [False, True], left  # the copy, its lock
 
