@@ -64,6 +64,25 @@ _FOLLOW = (
     'elif [ ! -e "$p" ] && [ ! -h "$p" ]; then mv -f -- "$a" "$p"; fi; done; '
     '[ $# = 0 ] || { rm -f -- "$@"; for p in "$@"; do shift; set -- "$@" "${p%/*}"; done; '
     'rmdir -p -- "$@" 2>/dev/null; }; ); [ $# = 0 ] || rmdir -p -- "$@" 2>/dev/null; ); }; '
+    # the git command on the copy; a `checkout <new> -- <paths>` (notes written from memory)
+    # run as a `reset` of those paths, git's index alone, their files then written where
+    # nothing is, or over the very bytes $old held there (a purge's rewrite): memidx's own
+    # follow (or its fast path) wrote the note before it was killed, and `git checkout` wrote
+    # it again over an edit the person saved since (hashed: other bytes stay, an unstaged change)
+    'redo() { w= nl="\n"; for r do shift; case $w$r in checkout) w=1 r=reset;; esac; '
+    'set -- "$@" "$r"; done; GIT_INDEX_FILE=$copy git "$@" || return 1; [ -n "$w" ] || return 0; '
+    'for r do shift; case $w$r in 1--) w=2;; 2*) set -- "$@" "$r";; esac; done; '
+    '[ $# != 0 ] || return 0; GIT_INDEX_FILE=$copy git ls-files -z -- "$@" 2>/dev/null | '
+    'GIT_INDEX_FILE=$copy git checkout-index -q -u -z --stdin 2>/dev/null; '
+    'GIT_INDEX_FILE=$copy git -c core.quotePath=false ls-files -- "$@" 2>/dev/null | { o=; '
+    'while IFS= read -r r; do case $r in \\"*) ;; *) [ ! -f "$r" ] || [ -h "$r" ] || o=$o$r$nl;; '
+    'esac; done; [ -z "$o" ] || printf "%s" "$o" | { b=$(printf "%s" "$o" | '
+    'while IFS= read -r r; do printf "%s\\n" "$old:$r"; done | '
+    'git cat-file --batch-check="%(objectname)" 2>/dev/null)$nl; '
+    'h=$(git hash-object --stdin-paths 2>/dev/null)$nl; printf "%s" "$o" | '
+    'while IFS= read -r r; do x=${b%%"$nl"*}; b=${b#*"$nl"}; y=${h%%"$nl"*}; h=${h#*"$nl"}; '
+    '[ -z "$x" ] || [ "$x" != "$y" ] || printf "%s\\0" "$r"; done | '
+    'GIT_INDEX_FILE=$copy git checkout-index -f -q -u -z --stdin 2>/dev/null; }; }; return 0; }; '
     'git update-ref -m "$1" --stdin; '
     'said=$1 new=$2 old=$3 dir=$4 gone=$5 token="memidx $$ $2"; shift 5; '
     f"lock=$dir/index.lock; copy=$dir/{COPY}; "
@@ -93,7 +112,7 @@ _FOLLOW = (
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
     # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here
     'if mine && { [ -e "$copy" ] || [ ! -e "$dir/index" ] || cp -p "$dir/index" "$copy"; } && '
-    'GIT_INDEX_FILE=$copy git "$@" && { leave; mv -f "$copy" "$dir/index"; }; then '
+    'redo "$@" && { leave; mv -f "$copy" "$dir/index"; }; then '
     'rm -f "$lock"; exit 0; fi; '
     'rm -f "$copy"; '
 )
