@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from memidx.children import SHELL
-from memidx.git.move_script import THEN, index_token, move_lines
+from memidx.git.move_script import move_lines
 from tests.helpers import GIT_IDENTITY, clean_env
+from tests.move_shell import killed_move_shell
 
 pytestmark = pytest.mark.skipif(SHELL is None, reason="the move's shell")
 PATHS = [f"notes/{folder}/n{n}.md" for folder in ("a", "b") for n in range(3)]
@@ -61,23 +62,8 @@ def _shell_alone(root: Path, python: str, log: Path, edited: str = "") -> None:
     (log.parent / "bin" / "mv").write_text(LOGGING_MV)
     (log.parent / "bin" / "mv").chmod(0o755)
     then = ["reset", "-q", new, "--", *(f":(literal){p}" for p in PATHS)]
-    argv = [SHELL or "/bin/sh", "-c", THEN, "memidx", "test", new, old, str(root / ".git"),
-            move_lines(root, gone, []), python, *then]  # fmt: skip
     env = clean_env(PATH=f"{log.parent / 'bin'}:{os.environ['PATH']}", MV_LOG=str(log))
-    shell = subprocess.Popen(argv, cwd=root, env=env, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)  # fmt: skip
-    assert shell.stdin is not None and shell.stdout is not None
-    shell.stdin.write(f"start\nupdate HEAD {new} {old}\nprepare\n")
-    shell.stdin.flush()
-    assert shell.stdout.readline().strip() == "start: ok"
-    assert shell.stdout.readline().strip() == "prepare: ok"
-    (root / ".git" / "index.lock").write_text(index_token(shell.pid, new))
-    shell.stdin.write("commit\n")
-    shell.stdin.flush()
-    assert shell.stdout.readline().strip() == "commit: ok"
-    shell.stdin.close()  # memidx killed
-    assert shell.wait(timeout=60) == 0
-    assert not (root / ".git" / "index.lock").exists()
+    killed_move_shell(root, (old, new), move_lines(root, gone, []), python, then, env)
 
 
 def test_the_killed_move_s_shell_moves_the_files_aside_in_one_process(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from memidx.children import SHELL
-from tests.helpers import NotesRepo, clean_env, started_memory
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env, started_memory
+from tests.move_shell import killed_move_shell
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -82,3 +83,52 @@ def test_the_shell_s_redo_keeps_an_edit_saved_since_memidx_wrote_the_note(
     assert BODY.strip() in committed
     assert notes[0].read_bytes() == committed + EDIT  # was: the commit's bytes, the edit lost
     assert repo.git("status", "--porcelain", "-uall") == f" M {ref}\n"  # index: the commit's
+
+
+SEGMENT = "haystack/w/a.krd"
+
+
+def _git(root: Path, *args: str, index: Path | None = None, stdin: bytes = b"") -> str:
+    env = clean_env(**({"GIT_INDEX_FILE": str(index)} if index else {}))
+    argv = ["git", *args]
+    done = subprocess.run(argv, cwd=root, env=env, input=stdin, capture_output=True, check=True)
+    return done.stdout.decode().strip()
+
+
+@pytest.mark.parametrize(
+    ("there", "after"),
+    [(b"old\n", b"new\n"), (None, b"new\n"), (b"the person's\n", b"the person's\n")],
+    ids=["the-bytes-replaced", "nothing", "an-edit"],
+)
+def test_the_shell_s_redo_of_a_rewrite_writes_over_the_old_bytes_alone(
+    tmp_path: Path, there: bytes | None, after: bytes
+) -> None:
+    """A rewrite of a tracked file from memory (a purge's blanked segment, its folder named
+    too): the redo still writes the new bytes over the very bytes the commit replaced, and
+    where nothing is; an edit stays."""
+    root = tmp_path / "m"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    (root / SEGMENT).parent.mkdir(parents=True)
+    (root / SEGMENT).write_bytes(b"old\n")
+    (root / "haystack/w/b.krd").write_bytes(b"b\n")
+    _git(root, "add", "-A")
+    _git(root, *GIT_IDENTITY, "commit", "-q", "-m", "segments")
+    old, temp = _git(root, "rev-parse", "HEAD"), root / ".git" / "test-index"
+    _git(root, "read-tree", old, index=temp)
+    blob = _git(root, "hash-object", "-w", "--stdin", stdin=b"new\n")
+    _git(root, "update-index", "--cacheinfo", f"100644,{blob},{SEGMENT}", index=temp)
+    tree = _git(root, "write-tree", index=temp)
+    new = _git(root, *GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "blanked")
+    if there is None:
+        (root / SEGMENT).unlink()
+    else:
+        (root / SEGMENT).write_bytes(there)
+    then = ["-c", "core.hooksPath=/dev/null", "checkout", "-q", new, "--",
+            f":(literal){SEGMENT}", ":(literal)haystack/w"]  # fmt: skip
+
+    killed_move_shell(root, (old, new), "", sys.executable, then, clean_env())
+
+    assert (root / SEGMENT).read_bytes() == after
+    changed = "" if after == b"new\n" else f" M {SEGMENT}"
+    assert _git(root, "status", "--porcelain", "-uall") == changed.strip()
