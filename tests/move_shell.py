@@ -18,6 +18,7 @@ def killed_move_shell(
     lines: str,
     python: str,
     then: Sequence[str],
+    *,
     env: Mapping[str, str],
 ) -> None:
     """Run THEN in `root` for a move from `moved[0]` to `moved[1]` ($5 `lines`, $6 `python`,

@@ -63,7 +63,7 @@ def _shell_alone(root: Path, python: str, log: Path, edited: str = "") -> None:
     (log.parent / "bin" / "mv").chmod(0o755)
     then = ["reset", "-q", new, "--", *(f":(literal){p}" for p in PATHS)]
     env = clean_env(PATH=f"{log.parent / 'bin'}:{os.environ['PATH']}", MV_LOG=str(log))
-    killed_move_shell(root, (old, new), move_lines(root, gone, []), python, then, env)
+    killed_move_shell(root, (old, new), move_lines(root, gone, []), python, then, env=env)
 
 
 def test_the_killed_move_s_shell_moves_the_files_aside_in_one_process(tmp_path: Path) -> None:

@@ -127,7 +127,7 @@ def test_the_shell_s_redo_of_a_rewrite_writes_over_the_old_bytes_alone(
     then = ["-c", "core.hooksPath=/dev/null", "checkout", "-q", new, "--",
             f":(literal){SEGMENT}", ":(literal)haystack/w"]  # fmt: skip
 
-    killed_move_shell(root, (old, new), "", sys.executable, then, clean_env())
+    killed_move_shell(root, (old, new), "", sys.executable, then, env=clean_env())
 
     assert (root / SEGMENT).read_bytes() == after
     changed = "" if after == b"new\n" else f" M {SEGMENT}"
