@@ -118,13 +118,16 @@ def index_follows(
     (nothing without paths: a reset without them would reset the whole index). With paths
     `written` from memory (in no work tree yet), the work tree takes them too (a checkout of
     them, hooks off): a memidx killed right after the move leaves no committed file missing.
-    With paths `removed`, the index takes `paths` as the commit has them (a restore), and the
-    move's follow deletes their files only while they hold the bytes judged (move_script)."""
+    With paths `removed`, the index takes `paths` as the commit has them (a reset: a `restore
+    --staged` failed on a path neither the index nor the commit holds, which is where the
+    fast path's swap left the move's shell when memidx was killed in it: the shell's follow
+    failed, and the folder the deletion emptied stayed, as did a twin's file not yet written),
+    and the move's follow deletes their files only while they hold the bytes judged."""
     if not paths:
         return lambda _: ()
     if removed:
-        restore = ("-c", "core.hooksPath=/dev/null", "restore", "-q", "--staged")
-        return lambda new: (*restore, f"--source={new}", "--", *literal(paths))
+        return lambda new: ("-c", "core.hooksPath=/dev/null", "reset", "-q", new, "--",
+                            *literal(paths))  # fmt: skip
     if written:
         quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
         return lambda new: (*quiet, new, "--", *literal(paths))

@@ -23,12 +23,31 @@ from pathlib import Path
 
 FAILED = "memidx: the command run with the move failed"
 # $1 the reflog message, $2 the new commit, $3 the commit it was built on, $4 the git dir,
-# $5 the work tree's files to write or delete (move_lines),
+# $5 the work tree's files to write or delete (move_lines), $6 memidx's python (leave),
 COPY = "memidx-follow-index"  # in the git folder: the index the git command runs on
 # then the git command to run once HEAD is there (index_token: what memidx wrote in
 # index.lock, this shell's pid in it), on a
 # copy of the index that replaces it once the command did its work (update-ref's answers go
 # to memidx; its exit status does not tell a commit from an abort)
+# the files `leave` moves aside, each `<blob> <path>` line of its input (`.<name>.memidx-<pid>`
+# beside it, made for it first: O_EXCL, as `set -C`), the lines of those moved on its output;
+# no single quote in it (the shell quotes it so)
+_MOVE = """import os, sys
+pid = sys.argv[1].encode()
+for line in sys.stdin.buffer.read().split(b"\\n"):
+    path = line.partition(b" ")[2]
+    if not path:
+        continue
+    folder, _, name = path.rpartition(b"/")
+    aside = (folder + b"/" if folder else b"") + b"." + name + b".memidx-" + pid
+    try:
+        if os.path.lexists(aside):
+            continue
+        os.rename(path, aside)
+    except OSError:
+        continue
+    sys.stdout.buffer.write(line + b"\\n")
+"""
 _FOLLOW = (
     # (memidx follows the move itself the moment HEAD's ref shows it, memidx.git.move_follow:
     # what follows runs when memidx was killed first, or its own follow could not be done)
@@ -41,19 +60,27 @@ _FOLLOW = (
     # there and removed, or linked back (never over a file saved at its path since, which
     # stays, as memidx.git.judged_unlink does): hashed at its path, then removed, an edit saved
     # in between was deleted with it. One that cannot be moved aside is left for the caller.
-    # That mv per file costs what the batching saved: 50 files held the lock 336 ms against
-    # 13 ms hashed at their paths (a bench of the two loops alone, median of 7, load 9)
+    # That mv per file cost what the batching saved (50 files: the killed move's shell ran
+    # 726 ms, 103 ms with none left; median of 5, load ~22): one python moves them all now
+    # (247 ms), each to a name nothing is at (a rename over the place made for it, as `set -C`
+    # made it, had ext4 write each file out: ~3.5 ms a file); only this shell names them so
     'aside() { case $1 in */*) a="${1%/*}/.${1##*/}.memidx-$$";; *) a=".$1.memidx-$$";; esac; }; '
     # (set -C for the whole subshell: its place made in the shell itself, no process per file)
     # (a file it deletes already gone: memidx's own follow deleted it, killed before it removed
     # the folder that left empty; that folder goes at the end, when still empty)
-    'leave() { printf "%s\\n" "$gone" | ( set -C; set --; add= cand= nl="\n"; '
+    'leave() { printf "%s\\n" "$gone" | ( set -C; set --; add= cand= todo= nl="\n"; '
     'while IFS= read -r line; do p=${line#* }; case $line in "") ;; "+ "*) add=$add$p$nl;; '
     '*) { [ -f "$p" ] && [ ! -L "$p" ]; } || { [ -e "$p" ] || [ -h "$p" ] || '
-    'case $p in */*) set -- "$@" "${p%/*}";; esac; continue; }; aside "$p"; '
-    '{ :; } 2>/dev/null >"$a" || continue; '
-    'if mv -f -- "$p" "$a" 2>/dev/null; then cand=$cand$line$nl; else rm -f -- "$a"; fi;; '
-    "esac; done; "
+    'case $p in */*) set -- "$@" "${p%/*}";; esac; continue; }; '
+    'todo=$todo$line$nl;; esac; done; [ -z "$todo" ] || { '
+    # one python ($6, memidx's) moves them all aside, saying each line it moved; where it
+    # cannot run (its exit status), an mv per file, as before
+    f'moved=$(printf "%s" "$todo" | "$py" -S -I -c \'{_MOVE}\' "$$" 2>/dev/null) || {{ '
+    'f=$(printf "%s" "$todo" | while IFS= read -r line; do p=${line#* }; '
+    '{ [ -f "$p" ] && [ ! -L "$p" ]; } || continue; aside "$p"; '
+    '{ :; } 2>/dev/null >"$a" || continue; if mv -f -- "$p" "$a" 2>/dev/null; then '
+    'printf "%s\\n" "$line"; else rm -f -- "$a"; fi; done); moved=${moved:+$moved${f:+$nl}}$f; }; '
+    '[ -z "$moved" ] || cand=$moved$nl; }; '
     '[ -z "$add" ] || printf "%s" "$add" | GIT_INDEX_FILE=$copy git checkout-index -q --stdin '
     '2>/dev/null; [ -z "$cand" ] || printf "%s" "$cand" | ( blobs=$(printf "%s" "$cand" | '
     'while IFS= read -r line; do aside "${line#* }"; printf "%s\\n" "$a"; done | '
@@ -64,8 +91,27 @@ _FOLLOW = (
     'elif [ ! -e "$p" ] && [ ! -h "$p" ]; then mv -f -- "$a" "$p"; fi; done; '
     '[ $# = 0 ] || { rm -f -- "$@"; for p in "$@"; do shift; set -- "$@" "${p%/*}"; done; '
     'rmdir -p -- "$@" 2>/dev/null; }; ); [ $# = 0 ] || rmdir -p -- "$@" 2>/dev/null; ); }; '
+    # the git command on the copy; a `checkout <new> -- <paths>` (notes written from memory)
+    # run as a `reset` of those paths, git's index alone, their files then written where
+    # nothing is, or over the very bytes $old held there (a purge's rewrite): memidx's own
+    # follow (or its fast path) wrote the note before it was killed, and `git checkout` wrote
+    # it again over an edit the person saved since (hashed: other bytes stay, an unstaged change)
+    'redo() { w= nl="\n"; for r do shift; case $w$r in checkout) w=1 r=reset;; esac; '
+    'set -- "$@" "$r"; done; GIT_INDEX_FILE=$copy git "$@" || return 1; [ -n "$w" ] || return 0; '
+    'for r do shift; case $w$r in 1--) w=2;; 2*) set -- "$@" "$r";; esac; done; '
+    '[ $# != 0 ] || return 0; GIT_INDEX_FILE=$copy git ls-files -z -- "$@" 2>/dev/null | '
+    "GIT_INDEX_FILE=$copy git checkout-index -q -u -z --stdin 2>/dev/null; "
+    'GIT_INDEX_FILE=$copy git -c core.quotePath=false ls-files -- "$@" 2>/dev/null | { o=; '
+    'while IFS= read -r r; do case $r in \\"*) ;; *) [ ! -f "$r" ] || [ -h "$r" ] || o=$o$r$nl;; '
+    'esac; done; [ -z "$o" ] || printf "%s" "$o" | { b=$(printf "%s" "$o" | '
+    'while IFS= read -r r; do printf "%s\\n" "$old:$r"; done | '
+    'git cat-file --batch-check="%(objectname)" 2>/dev/null)$nl; '
+    'h=$(git hash-object --stdin-paths 2>/dev/null)$nl; printf "%s" "$o" | '
+    'while IFS= read -r r; do x=${b%%"$nl"*}; b=${b#*"$nl"}; y=${h%%"$nl"*}; h=${h#*"$nl"}; '
+    '[ -z "$x" ] || [ "$x" != "$y" ] || printf "%s\\0" "$r"; done | '
+    "GIT_INDEX_FILE=$copy git checkout-index -f -q -u -z --stdin 2>/dev/null; }; }; return 0; }; "
     'git update-ref -m "$1" --stdin; '
-    'said=$1 new=$2 old=$3 dir=$4 gone=$5 token="memidx $$ $2"; shift 5; '
+    'said=$1 new=$2 old=$3 dir=$4 gone=$5 py=$6 token="memidx $$ $2"; shift 6; '
     f"lock=$dir/index.lock; copy=$dir/{COPY}; "
     # the lock read by the shell itself: `$(cat ...)` cost a process (~2-5 ms under load) at
     # each of three looks while the lock was held
@@ -93,7 +139,7 @@ _FOLLOW = (
     '[ ! -e "$copy.lock" ] || { mine && rm -f "$copy.lock"; }; '
     # the copy memidx made (copy_index) once HEAD moved, its lock let go, else one made here
     'if mine && { [ -e "$copy" ] || [ ! -e "$dir/index" ] || cp -p "$dir/index" "$copy"; } && '
-    'GIT_INDEX_FILE=$copy git "$@" && { leave; mv -f "$copy" "$dir/index"; }; then '
+    'redo "$@" && { leave; mv -f "$copy" "$dir/index"; }; then '
     'rm -f "$lock"; exit 0; fi; '
     'rm -f "$copy"; '
 )

@@ -28,6 +28,7 @@ finishes alone; a transaction memidx had not committed is aborted when its input
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -113,7 +114,7 @@ def move_head(
     if locks and SHELL is not None:
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
         was.append(move_lines(root, gone, files, written_by_then=back) if gone else "")
-        argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
+        argv = [SHELL, "-c", script, "memidx", message, new, *was, sys.executable, *then]
     outcome, fast = MOVED, False  # HEAD moved, another git holds its lock, or git refused it
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes

@@ -1,0 +1,134 @@
+"""memidx killed once its own follow of HEAD's move wrote a remembered note (its fast path's
+swap, or its slow follow's checkout), before it let git's index lock go: the move's shell, which
+runs on, did the follow again with `git checkout <new> -- <note>`, and wrote the note over an
+edit the person saved into it in between. The shell now brings only git's index to the commit
+and writes the note where nothing is (or where the bytes the commit replaced still are): the
+edit stays, an unstaged change of the committed note."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memidx.children import SHELL
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env, started_memory
+from tests.move_shell import killed_move_shell
+
+pytestmark = pytest.mark.skipif(
+    SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
+)
+EDIT = b"The person's line, saved once memidx had written the note.\n"
+# a remember killed at `step` (argv[2]) once it wrote the note, the edit appended to it first:
+# `swap` once the fast path placed it, else at that mark of its own follow (usable says no)
+KILLED = """
+import os, signal, sys
+from pathlib import Path
+from memidx.git import index_swap, move_trace
+root, step, edit = Path(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
+def saved_then_killed():
+    for note in (root / "notes").rglob("*.md"):
+        if "deploy" in note.name:
+            with note.open("ab") as file:
+                file.write(edit)
+    os.kill(os.getpid(), signal.SIGKILL)
+if step == "swap":
+    real = index_swap.swap
+    def swap(*args, **kwargs):
+        done = real(*args, **kwargs)
+        if done:
+            saved_then_killed()
+        return done
+    index_swap.swap = swap
+else:
+    index_swap.usable = lambda *args, **kwargs: False
+    def mark(at):
+        if at == step:
+            saved_then_killed()
+    move_trace.mark = mark
+from memidx.cli.main import main
+main(["-C", str(root), "remember", "--title", "Deploy days"])
+"""
+BODY = b"Deploys go out on Tuesdays.\n"
+
+
+def _killed_at(repo: NotesRepo, step: str) -> None:
+    argv = [sys.executable, "-c", KILLED, str(repo.root), step, EDIT.decode()]
+    done = subprocess.run(argv, cwd=repo.root, env=clean_env(), input=BODY,
+                          capture_output=True, check=False)  # fmt: skip
+    assert done.returncode == -9, done.stderr.decode()
+    lock = repo.root / ".git" / "index.lock"
+    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"
+
+
+@pytest.mark.parametrize("step", ["swap", "ran", "written", "renamed"])
+def test_the_shell_s_redo_keeps_an_edit_saved_since_memidx_wrote_the_note(
+    tmp_path: Path, step: str
+) -> None:
+    repo = started_memory(tmp_path)
+
+    _killed_at(repo, step)
+
+    notes = [p for p in (repo.root / "notes").rglob("*.md") if "deploy" in p.name]
+    assert len(notes) == 1, notes
+    ref = notes[0].relative_to(repo.root).as_posix()
+    committed = repo.git("show", f"HEAD:{ref}").encode()
+    assert BODY.strip() in committed
+    assert notes[0].read_bytes() == committed + EDIT  # was: the commit's bytes, the edit lost
+    assert repo.git("status", "--porcelain", "-uall") == f" M {ref}\n"  # index: the commit's
+
+
+SEGMENT = "haystack/w/a.krd"
+
+
+def _git(root: Path, *args: str, index: Path | None = None, stdin: bytes = b"") -> str:
+    env = clean_env(**({"GIT_INDEX_FILE": str(index)} if index else {}))
+    argv = ["git", *args]
+    done = subprocess.run(argv, cwd=root, env=env, input=stdin, capture_output=True, check=True)
+    return done.stdout.decode().strip()
+
+
+@pytest.mark.parametrize(
+    ("there", "after"),
+    [(b"old\n", b"new\n"), (None, b"new\n"), (b"the person's\n", b"the person's\n")],
+    ids=["the-bytes-replaced", "nothing", "an-edit"],
+)
+def test_the_shell_s_redo_of_a_rewrite_writes_over_the_old_bytes_alone(
+    tmp_path: Path, there: bytes | None, after: bytes
+) -> None:
+    """A rewrite of a tracked file from memory (a purge's blanked segment, its folder named
+    too): the redo still writes the new bytes over the very bytes the commit replaced, and
+    where nothing is; an edit stays."""
+    root = tmp_path / "m"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    (root / SEGMENT).parent.mkdir(parents=True)
+    (root / SEGMENT).write_bytes(b"old\n")
+    (root / "haystack/w/b.krd").write_bytes(b"b\n")
+    _git(root, "add", "-A")
+    _git(root, *GIT_IDENTITY, "commit", "-q", "-m", "segments")
+    old, temp = _git(root, "rev-parse", "HEAD"), root / ".git" / "test-index"
+    _git(root, "read-tree", old, index=temp)
+    blob = _git(root, "hash-object", "-w", "--stdin", stdin=b"new\n")
+    _git(root, "update-index", "--cacheinfo", f"100644,{blob},{SEGMENT}", index=temp)
+    tree = _git(root, "write-tree", index=temp)
+    new = _git(root, *GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "blanked")
+    if there is None:
+        (root / SEGMENT).unlink()
+    else:
+        (root / SEGMENT).write_bytes(there)
+    then = ["-c", "core.hooksPath=/dev/null", "checkout", "-q", new, "--",
+            f":(literal){SEGMENT}", ":(literal)haystack/w"]  # fmt: skip
+
+    killed_move_shell(root, (old, new), "", sys.executable, then, env=clean_env())
+
+    assert (root / SEGMENT).read_bytes() == after
+    changed = "" if after == b"new\n" else f" M {SEGMENT}"
+    assert _git(root, "status", "--porcelain", "-uall") == changed.strip()
