@@ -5,7 +5,7 @@ The move's shell gave each file a name of its own beside it (`.<name>.memidx-<pi
 `set -C`) and moved it there with an `mv` each, under git's index lock: 50 files held the lock
 593 ms against 48 ms on the fast path, every `git add` of the person's refused meanwhile. Now
 one folder is made in the git folder for the move (`memidx-aside-<pid>[-<n>]`, never one
-already there), its list of paths written first (LIST: `<n> <path>` a line), and each file
+already there), its list of paths written first (LIST: `<n>:<digest> <path>` a line), and each file
 renamed into it as `<n>` (a rename each, no process): a save at its path after that makes a new
 file, never touched. A file that still holds the bytes judged goes with the folder; one that
 differs goes back to its path, never over a file saved there since (then it stays beside it
@@ -24,7 +24,8 @@ from pathlib import Path
 from memidx.git.killed_edit import ASIDE
 
 PREFIX = "memidx-aside-"  # in the git folder, `<pid>[-<n>]` after it
-LIST = "paths"  # in the folder: `<n> <path>` per file, written before any file moves in
+LIST = "paths"  # in the folder: `<n>:<sha256 of the bytes judged> <path>` per file, written
+# before any file moves in (`<n> <path>`: an older memidx's)
 
 
 @dataclass(slots=True)
@@ -43,12 +44,16 @@ def set_aside(root: Path, git_dir: Path, gone: Mapping[str, bytes | None]) -> Se
     judged = {p: b for p, b in judged.items() if os.path.lexists(root / p)}
     if not judged:
         return SetAside(None)
+    listed = b"".join(  # hashed before the folder is made: no more time in the window where
+        # a memidx killed left the move's files half set aside than the writes take
+        b"%d:%s %s\n" % (n, _digest(judged[p]).encode(), os.fsencode(p))
+        for n, p in enumerate(judged)
+    )
     folder = _made(git_dir)
     if folder is None:
         return None
     done = SetAside(folder)
     try:
-        listed = b"".join(b"%d %s\n" % (n, os.fsencode(p)) for n, p in enumerate(judged))
         (folder / LIST).write_bytes(listed)
         for n, (path, data) in enumerate(judged.items()):
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: nothing to judge
@@ -100,8 +105,9 @@ def judge(root: Path, aside: SetAside) -> list[str]:
 def folders_back(root: Path, git_dir: Path) -> list[str]:
     """Put right the folders a memidx now gone left with files set aside (killed between its
     rename of a file in and its judgement): each file back at its path, or dropped when it is
-    the bytes HEAD's commit deleted there, or the same as the file there now (else kept beside
-    it); a line for each (memidx.git.killed_edit.aside_back's words)."""
+    the bytes HEAD's commit deleted there, the same as the file there now, or the bytes judged
+    of a note the move rewrote (_replaced) (else kept beside it); a line for each
+    (memidx.git.killed_edit.aside_back's words)."""
     from memidx.git.killed_edit import aside_back, gone_owner
 
     lines: list[str] = []
@@ -109,9 +115,12 @@ def folders_back(root: Path, git_dir: Path) -> list[str]:
         pid = folder.name.removeprefix(PREFIX).split("-")[0]
         if not pid.isdigit() or not folder.is_dir() or not gone_owner(int(pid), folder):
             continue
-        for number, path in _listed(folder):
+        for number, digest, path in _listed(folder):
             file = folder / number
             if not os.path.lexists(file):
+                continue
+            if (line := _replaced(root, file, digest, root / path)) is not None:
+                lines.append(line)
                 continue
             with contextlib.suppress(OSError):  # an emptied folder went with the move
                 (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -123,17 +132,53 @@ def folders_back(root: Path, git_dir: Path) -> list[str]:
     return lines
 
 
-def _listed(folder: Path) -> list[tuple[str, str]]:
-    """The folder's list: (its file's number, the path it came from), each."""
+def _replaced(root: Path, file: Path, digest: str, path: Path) -> str | None:
+    """Remove `file` when it still holds the bytes judged (`digest`: share's merge judged the
+    old commit's bytes at `path`, as a checkout wrote them, so git holds them), a file is at
+    `path` again (the move's shell wrote the new commit's there) and HEAD holds `path` (the
+    move rewrote it; a deleted one is judged as before, killed_edit.aside_back): a rewritten
+    note's old bytes, which were kept beside it as `.<name>.memidx-<pid>` for the person's next
+    `git add -A`. A line saying so; None when it is not that (kept or put back, as before)."""
+    from memidx.git.repo import GitRepo
+    from memidx.text import display
+
+    ref = path.relative_to(root).as_posix()
+    try:
+        if not digest or path.is_symlink() or not path.is_file() or file.is_symlink():
+            return None
+        if not file.is_file() or _digest(file.read_bytes()) != digest:
+            return None
+        if not GitRepo(root).run("ls-tree", "HEAD", "--", f":(literal){ref}", check=False):
+            return None
+        file.unlink()
+    except OSError:
+        return None
+    shown = display(ref)
+    return (
+        f"removed the bytes {shown} held before a move a memidx killed part way made, which it "
+        f"had set aside unchanged (git holds them; {shown} holds the move's now)"
+    )
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _listed(folder: Path) -> list[tuple[str, str, str]]:
+    """The folder's list: (its file's number, the digest of the bytes judged, or "" where an
+    older memidx wrote none, the path it came from), each."""
     try:
         listed = (folder / LIST).read_bytes()
     except OSError:  # made, nothing listed yet: nothing moved in
         return []
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, str]] = []
     for line in listed.split(b"\n"):  # not splitlines: a name may hold a carriage return
-        number, _, path = line.partition(b" ")
+        head, _, path = line.partition(b" ")
+        number, _, digest = head.partition(b":")
         if number.isdigit() and path:
-            found.append((number.decode(), os.fsdecode(path)))
+            found.append((number.decode(), digest.decode("ascii", "replace"), os.fsdecode(path)))
     return found
 
 

@@ -4,17 +4,44 @@ ended and the next `memidx status` put right what memidx had set aside
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from memidx.children import SHELL
 from tests.cli.test_move_follow_killed import REF, _killed_at  # pyright: ignore[reportPrivateUsage]
-from tests.helpers import started_memory
+from tests.cli.test_share_killed_in_its_follow import (
+    KILLED_IN_ITS_SWAP,
+    _merged_whole,  # pyright: ignore[reportPrivateUsage]
+    _shell_ended,  # pyright: ignore[reportPrivateUsage]
+)
+from tests.cli.test_share_write_fails import _behind_by_three_notes  # pyright: ignore[reportPrivateUsage]
+from tests.helpers import NotesRepo, clean_env, started_memory
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
 )
+
+
+def test_share_killed_in_its_swap_aside_window_leaves_no_old_bytes_beside(tmp_path: Path) -> None:
+    """The merge rewrote notes/seed.md: set aside (its old bytes, judged) when share was
+    killed, the shell wrote the merge's bytes at its path, and status kept the old ones beside
+    them as `.seed.md.memidx-<pid>`, for the person's next `git add -A`."""
+    two = _behind_by_three_notes(tmp_path)
+    argv = [sys.executable, "-c", KILLED_IN_ITS_SWAP, str(two.root), "aside"]
+    done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
+    assert done.returncode == -9, done.stderr.decode()  # killed in its swap's aside window
+    _shell_ended(two)
+
+    said = two.memidx("status")
+
+    assert said.code in (0, 1), said
+    assert two.git("status", "--porcelain", "-uall") == "", said.out + said.err
+    assert list((two.root / ".git").glob("memidx-aside-*")) == []
+    _merged_whole(two)
 
 
 @pytest.mark.parametrize("step", ["judged", "written", "renamed"])
@@ -34,3 +61,58 @@ def test_forget_killed_in_its_follow_leaves_no_emptied_folder(tmp_path: Path, st
     assert not (repo.root / REF).exists()
     assert not (repo.root / "notes" / "ops").exists(), said.out + said.err
     assert repo.git("status", "--porcelain", "-uall") == ""
+
+
+# a forget on the fast path (memidx.git.index_swap.swap) killed the moment its set-aside folder
+# is made, before the note moves into it (exit 3: the fast path was not taken)
+KILLED_AT_ITS_ASIDE = """
+import os, signal, sys
+from memidx.git import index_swap, move_aside
+made, swapped = move_aside._made, index_swap.swap
+def swap(*args, **kwargs):
+    swap.ran = True
+    return swapped(*args, **kwargs)
+swap.ran = False
+index_swap.swap = swap
+def _made(git_dir):
+    folder = made(git_dir)
+    os.kill(os.getpid(), signal.SIGKILL if swap.ran else signal.SIGTERM)
+    return folder
+move_aside._made = _made
+from memidx.cli.main import main
+main(["-C", sys.argv[1], "forget", sys.argv[2]])
+"""
+
+
+def test_forget_killed_on_its_fast_path_before_the_note_is_set_aside_forgets_it(
+    tmp_path: Path,
+) -> None:
+    """The swap renamed its index over git's before it deleted the note: killed between, its
+    shell's follow ran on an index with no entry at the note's path, failed before its
+    `leave`, and the forgotten note stayed in the work tree, untracked, for `git add -A`
+    (tests/cli/test_git_scenarios.py's forget killed as its commit lands, 3-5 runs in 6)."""
+    repo = started_memory(tmp_path)
+    repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("deploy")
+    argv = [sys.executable, "-c", KILLED_AT_ITS_ASIDE, str(repo.root), REF]
+
+    done = subprocess.run(argv, cwd=repo.root, env=clean_env(), capture_output=True, check=False)
+
+    assert done.returncode == -9, done.stderr.decode()  # killed in the fast path's set-aside
+    _lock_let_go(repo)
+    assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")  # forgotten
+    assert repo.git("status", "--porcelain", "-uall") == ""  # before any memidx runs again
+    said = repo.memidx("status")
+    assert said.code in (0, 1), said
+    assert list((repo.root / ".git").glob("memidx-aside-*")) == []
+    assert repo.git("status", "--porcelain", "-uall") == ""
+
+
+def _lock_let_go(repo: NotesRepo) -> None:
+    """Wait for the move's shell (its own session) to end: it lets index.lock go."""
+    lock = repo.root / ".git" / "index.lock"
+    for _ in range(600):
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"

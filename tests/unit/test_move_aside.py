@@ -119,3 +119,51 @@ def test_a_file_that_cannot_go_back_yet_keeps_the_list_that_names_it(repo: Notes
     assert said and said[0].startswith("put notes/ops/a.md back"), said
     assert (repo.root / "notes" / "ops" / "a.md").read_bytes() == EDITED + b"the person's edit\n"
     assert not folder.exists()
+
+
+def _killed_with_its_bytes_listed(repo: NotesRepo, judged: bytes) -> Path:
+    """A killed memidx's folder (this memidx's list: each path with the digest of the bytes
+    judged) holding notes/a.md's file as it was judged."""
+    import hashlib
+
+    folder = repo.root / ".git" / f"{PREFIX}{dead_pid()}"
+    folder.mkdir()
+    (folder / "paths").write_bytes(
+        b"0:%s notes/a.md\n" % hashlib.sha256(judged).hexdigest().encode()
+    )
+    (folder / "0").write_bytes(judged)
+    return folder
+
+
+def test_a_rewritten_note_s_old_bytes_go_once_the_move_s_are_at_its_path(repo: NotesRepo) -> None:
+    """share's merge rewrote notes/a.md: its old bytes (git holds them) were kept beside the
+    merge's as `.a.md.memidx-<pid>`, for the person's next `git add -A`."""
+    repo.write("notes/a.md", SAME)
+    repo.commit("a note")
+    repo.write("notes/a.md", EDITED)
+    repo.commit("rewritten")  # the move's commit, written at its path by the move's shell
+    folder = _killed_with_its_bytes_listed(repo, SAME)
+
+    said = folders_back(repo.root, repo.root / ".git")
+
+    assert len(said) == 1 and said[0].startswith("removed the bytes notes/a.md held"), said
+    assert (repo.root / "notes" / "a.md").read_bytes() == EDITED
+    assert sorted(p.name for p in (repo.root / "notes").iterdir()) == ["a.md"]
+    assert not folder.exists()
+
+
+def test_a_forgotten_note_s_bytes_beside_a_file_saved_at_its_path_stay(repo: NotesRepo) -> None:
+    """HEAD no longer holds notes/a.md (forgotten) and the person saved a new file there: the
+    forgotten bytes stay beside it, as before, never dropped for the bytes judged."""
+    repo.write("notes/a.md", SAME)
+    repo.commit("a note")
+    repo.git("rm", "-q", "notes/a.md")
+    repo.git("commit", "-q", "--no-verify", "-m", "forget")
+    repo.write("notes/a.md", b"saved at its path since\n")
+    _killed_with_its_bytes_listed(repo, SAME)
+
+    folders_back(repo.root, repo.root / ".git")
+
+    assert (repo.root / "notes" / "a.md").read_bytes() == b"saved at its path since\n"
+    beside = [p for p in (repo.root / "notes").iterdir() if p.name != "a.md"]
+    assert [p.read_bytes() for p in beside] == [SAME], beside
