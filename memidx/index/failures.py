@@ -120,7 +120,8 @@ def _trimmed(fd: int, path: Path, adding: int) -> bool:
         try:
             if not _still_at(read, path) or not _still_at(fd, path):
                 return False
-            kept = os.pread(read, found.st_size - start, start)
+            os.lseek(read, start, os.SEEK_SET)
+            kept = _read_all(read, found.st_size - start)
         finally:
             os.close(read)
     except OSError:
@@ -128,6 +129,14 @@ def _trimmed(fd: int, path: Path, adding: int) -> bool:
     if start:
         kept = kept.partition(b"\n")[2]  # the first line, cut
     return _replaced(path, kept, found)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0 and (chunk := os.read(fd, size)):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _replaced(path: Path, data: bytes, found: os.stat_result) -> bool:
