@@ -90,6 +90,19 @@ def running_since(pid: int | str) -> str:
     return fields[START]
 
 
+def began() -> float:
+    """When this process began, on time.monotonic()'s clock: on Linux its start in /proc (to
+    the clock tick: its fork, or its exec's caller's) read against the boot clock; elsewhere
+    at least its CPU time and the time since memidx was first imported (a start-up spent
+    waiting before memidx's import, on a disk or a starved CPU, is not counted there)."""
+    now, since_boot, ticks = time.monotonic(), uptime(), process_started("self")
+    if ticks is not None and since_boot is not None:
+        return now - max(0.0, since_boot - int(ticks) / TICKS)
+    import memidx
+
+    return now - max(time.process_time(), time.perf_counter() - memidx.STARTED)
+
+
 def uptime() -> float | None:
     """Seconds since boot (the boot clock /proc's start times count on, suspends included);
     None where there is none (not Linux)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memidx.config import Config, load_config
 from memidx.frozen import Value, cast
+from memidx.process_start import began
 
 MIB = 1024 * 1024
 MAX_INPUT = 8 * MIB  # of an event's input on stdin, unless its adapter names more (inputs)
@@ -92,8 +93,10 @@ def _nothing(agent: str, event: str) -> str:
 
 def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     """The hook's whole life; always 0. Ends the process itself, so a worker stuck on a lock
-    cannot keep the agent waiting. `directory` (-C) names the memory, as for every command."""
-    started = time.monotonic()
+    cannot keep the agent waiting. `directory` (-C) names the memory, as for every command.
+    Its clock starts as its process did: the agent's wait began there, and Python's start and
+    memidx's imports (a slow disk, a starved machine) are on it."""
+    started = began()
     holder: dict[str, object] = {}
     try:
         found = adapter(agent)

@@ -82,3 +82,29 @@ def test_a_deadline_that_is_no_number_of_seconds_is_traced_and_answered_with_not
     [line] = (repo.root / ".memidx" / "agent-hook-error.log").read_text().splitlines()
     said = f"\tclaude-code UserPromptSubmit\tMEMIDX_AGENT_DEADLINE={deadline}: not a number of "
     assert said + "seconds (unset it)" in line
+
+
+def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None:
+    """The hook's clock started in run_hook, after Python's start and memidx's imports: a hook
+    3 s in starting (a slow import, a starved machine) still gave its work the whole 1.5 s
+    and said nothing, the agent kept waiting 4.5 s by a hook "on time". Its start is on its
+    clock now (the process's, /proc's on Linux): it gives up at once, and says how late."""
+    repo = memory(tmp_path)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import time\ntime.sleep(3)\n", encoding="utf-8")
+    env = clean_env(MEMIDX_ROOT=str(repo.root), MEMIDX_HOOK_EMBED="0", PYTHONPATH=str(site))
+    done = subprocess.run(
+        [str(MEMIDX_BIN), "agent", "hook", "claude-code", "UserPromptSubmit"],
+        input=b'{"session_id": "s", "prompt": "how do I cap vmmem on WSL?"}', cwd=tmp_path,
+        env=env, capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    log = (repo.root / ".memidx" / "agent-hook-error.log").read_text(encoding="utf-8")
+    assert "\tclaude-code UserPromptSubmit\tno answer within 1.5 s: gave up\n" in log
+    said = re.search(
+        r"\tnotice: answered (\d+\.\d) s after it began, past its 1.5 s deadline$", log, re.M
+    )
+    assert said is not None, log
+    assert float(said.group(1)) >= 3.0, log

@@ -1,0 +1,107 @@
+"""A hook's trace is bounded (memidx/index/failures.py's MAX_TRACE): each late notice of an
+agent's hook is ~110 bytes, and an agent firing hooks all day grew `agent-hook-error.log` for
+good. Past 1 MiB a line keeps the newest half, whole lines only, `memidx status`'s last failure
+among them, and hooks tracing at once lose no line of that half, nor tear one."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from memidx.index import failures
+from memidx.portable import lock_open
+
+LINE = "2026-01-01T00:00:00+00:00\tclaude-code Stop\tnotice: answered 2.6 s after it began, {}\n"
+
+
+def test_a_trace_past_its_bound_keeps_its_newest_half_and_the_last_failure(
+    tmp_path: Path,
+) -> None:
+    trace = tmp_path / "agent-hook-error.log"
+    old = "".join(LINE.format(f"line {n}") for n in range(failures.MAX_TRACE // 80))
+    trace.write_text(old, encoding="utf-8")
+    assert trace.stat().st_size > failures.MAX_TRACE - 100
+
+    failures.record_failure(trace, "claude-code UserPromptSubmit", "OSError: disk full")
+
+    size = trace.stat().st_size
+    assert failures.MAX_TRACE // 2 - 200 < size <= failures.MAX_TRACE // 2 + 200
+    lines = trace.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert all(line.count("\t") == 2 and line.endswith("\n") for line in lines)  # none cut
+    assert "".join(lines[:-1]) == old[len(old) - len("".join(lines[:-1])) :]  # its newest
+    assert lines[-1].endswith("\tclaude-code UserPromptSubmit\tOSError: disk full\n")
+    found = failures.last_failure(trace)
+    assert found is not None and found.message == "OSError: disk full"
+    assert [p.name for p in tmp_path.iterdir()] == [trace.name]  # no draft left
+
+
+def test_a_trim_that_cannot_be_written_leaves_the_trace_whole_and_appends(
+    tmp_path: Path,
+) -> None:
+    """A full disk (here: a folder where the draft goes) fails the trim, never the line."""
+    trace = tmp_path / "agent-hook-error.log"
+    old = "".join(LINE.format(f"line {n}") for n in range(failures.MAX_TRACE // 80))
+    trace.write_text(old, encoding="utf-8")
+    (tmp_path / f".{trace.name}.trim").mkdir()
+
+    failures.record_failure(trace, "codex Stop", "OSError: disk full")
+
+    text = trace.read_text(encoding="utf-8")
+    assert text.startswith(old) and text[len(old) :].endswith("\tcodex Stop\tOSError: disk full\n")
+
+
+def test_a_trace_another_holds_is_not_trimmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line whose turn did not come in time (the holder stopped with Ctrl-Z) is appended all
+    the same, but trims nothing: the holder may be appending to the file a trim replaces."""
+    trace = tmp_path / "agent-hook-error.log"
+    old = "".join(LINE.format(f"line {n}") for n in range(failures.MAX_TRACE // 80))
+    trace.write_text(old, encoding="utf-8")
+    monkeypatch.setattr(failures, "LOCK_WAIT", 0.2)
+    held = os.open(trace, os.O_RDONLY)
+    try:
+        assert lock_open(held, 0)
+        failures.record_failure(trace, "gemini AfterAgent", "OSError: disk full")
+    finally:
+        os.close(held)
+
+    text = trace.read_text(encoding="utf-8")
+    assert text.startswith(old) and text[len(old) :].endswith("\tOSError: disk full\n")
+
+
+def _writer(trace: Path, writer: int, lines: int, bound: int) -> None:
+    failures.MAX_TRACE = bound  # a small bound: trimmed many times over
+    failures.LOCK_WAIT = 60.0  # the turns are what is tested, not a loaded machine's 1 s
+    for n in range(lines):
+        failures.record_failure(trace, f"agent{writer} Stop", f"notice: line {n} " + "x" * 40)
+
+
+def test_hooks_tracing_at_once_lose_and_tear_no_line_of_what_is_kept(tmp_path: Path) -> None:
+    """Four processes tracing 300 lines each past a bound of 8 KiB (trimmed ~40 times): every
+    line kept is whole, and of each writer the lines kept are its newest, none missing."""
+    trace, writers, lines, bound = tmp_path / "agent-hook-error.log", 4, 300, 8 * 1024
+    fork = multiprocessing.get_context("fork")
+    processes = [
+        fork.Process(target=_writer, args=(trace, w, lines, bound)) for w in range(writers)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(120)
+        assert process.exitcode == 0
+
+    assert trace.stat().st_size <= bound
+    kept: dict[str, list[int]] = {}
+    for line in trace.read_text(encoding="utf-8").splitlines():
+        said = re.fullmatch(r"[0-9T:+-]+\t(agent\d) Stop\tnotice: line (\d+) x{40}", line)
+        assert said is not None, line  # whole
+        kept.setdefault(said.group(1), []).append(int(said.group(2)))
+    assert kept  # a writer that ended first may have had all its lines trimmed since
+    for numbers in kept.values():  # each writer's newest lines, none missing among them
+        assert numbers == list(range(numbers[0], lines)), numbers
+    assert [p.name for p in tmp_path.iterdir()] == [trace.name]
