@@ -110,12 +110,12 @@ def _copies(config: Config, where: Where) -> list[Path]:
     return [path for stem, path in _scan(state.parent) if stem == state.stem]
 
 
-def copies_left(config: Config) -> dict[tuple[str, str], list[Path]]:
-    """Every copy left in the memory, by agent and the name of its session's state (less
-    `.json`), each session's oldest first."""
+def copies_left(config: Config, agent: str | None = None) -> dict[tuple[str, str], list[Path]]:
+    """Every copy left in the memory (of `agent`'s sessions alone, when named), by agent and
+    the name of its session's state (less `.json`), each session's oldest first."""
     left: dict[tuple[str, str], list[Path]] = {}
     with contextlib.suppress(OSError):
-        for folder in sorted((config.state_dir / "agents").glob("*/sessions")):
+        for folder in sorted((config.state_dir / "agents").glob(f"{agent or '*'}/sessions")):
             for stem, path in _scan(folder):
                 left.setdefault((folder.parent.name, stem), []).append(path)
     return left

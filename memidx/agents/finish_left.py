@@ -38,12 +38,15 @@ class Finished(Value):
     left: int = 0
 
 
-def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
-    """Archive the rest of every transcript left, each session's oldest first."""
+def finish_all(
+    config: Config, tell: Told | None = None, *, agent: str | None = None
+) -> list[Finished]:
+    """Archive the rest of every transcript left (`agent`'s alone, when named), each
+    session's oldest first."""
     from memidx.agents.archive_left import copies_left
 
     done: list[Finished] = []
-    for (agent, stem), copies in copies_left(config).items():
+    for (agent, stem), copies in copies_left(config, agent).items():
         where = _where(config, agent, stem)
         if where is None:  # filed under its state's name, its parts filed before came again
             done.append(Finished(agent, stem, "", 0, 0, 0, len(copies)))

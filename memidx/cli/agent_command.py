@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 
 def agent(args: argparse.Namespace, config: Config) -> int:
+    if args.action == "finish-archives":  # no agent named: every agent's
+        return _finish_archives(args, config)
+    args.agent = args.agent or "claude-code"
     if args.action == "hook":  # reached past the fast path only by a spelling like -CDIR
         from memidx.agents.runner import run_hook_arguments
 
@@ -25,8 +28,6 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         from memidx.agents.recall_server import serve
 
         return serve(config)
-    if args.action == "finish-archives":
-        return _finish_archives(args, config)
     from memidx.agents.install import describe
     from memidx.agents.installers import (
         apply_all,
@@ -73,7 +74,7 @@ def _finish_archives(args: argparse.Namespace, config: Config) -> int:
     def tell(line: str) -> None:
         print(f"memidx: {line}", file=sys.stderr, flush=True)
 
-    done = finish_all(config, tell if sys.stderr.isatty() else None)
+    done = finish_all(config, tell if sys.stderr.isatty() else None, agent=args.agent)
     if args.json:
         print(json.dumps({
             "schema": "memidx.archives-finished/1",

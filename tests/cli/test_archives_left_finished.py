@@ -235,3 +235,23 @@ def test_a_session_id_with_control_characters_is_shown_escaped_at_a_terminal(
     assert said.splitlines() == [
         "memidx: claude-code session s\\x1b]0;owned\\x07\\nmemidx: forged: part 1 of 1 filed"
     ]
+
+
+def test_finish_archives_named_agent_files_that_agents_copies_alone(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    for agent in ("claude-code", "codex"):
+        where = Where(agent, SESSION, str(tmp_path))
+        state = session_state(config, where)
+        state.set_text(SESSION_ID, SESSION)
+        state.save()
+        assert begin(config, where, f"the vmmem session of {agent}\n") is not None
+
+    done = repo.memidx_process("agent", "finish-archives", "codex", "--json")
+
+    assert done.code == 0, done.err
+    assert [s["agent"] for s in json.loads(done.out)["sessions"]] == ["codex"]
+    assert repo.memidx("status", "--json").json()["archives_left"] == 1  # claude-code's waits
+    hits = archived(repo)
+    assert len(hits) == 1
+    assert json.loads(repo.memidx("show", "--json", str(hits[0]["ref"])).out)["agent"] == "codex"
