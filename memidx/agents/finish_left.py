@@ -32,10 +32,12 @@ class Finished(Value):
     project: str
     transcripts: int  # archived whole (by this command, or meanwhile by a hook)
     parts: int  # filed now (the others a hook filed before)
-    torn: int  # copies whose hash differs from their name's: removed unfiled, said in the trace
+    torn: int  # copies whose hash differs from their name's: kept aside unfiled (kept_aside)
     # copies left as they are: no id of their session is known (an older memidx's copy of an
     # id its state's name does not give back); the session's next hook event files them
     left: int = 0
+    kept_aside: tuple[str, ...] = ()  # where each torn copy was kept aside (or stays)
+    unreadable: tuple[tuple[str, str], ...] = ()  # (copy, why) of each copy not read: left
 
 
 def finish_all(
@@ -46,10 +48,10 @@ def finish_all(
     from memidx.agents.archive_left import copies_left
 
     done: list[Finished] = []
-    for (agent, stem), copies in copies_left(config, agent).items():
-        where = _where(config, agent, stem)
+    for (named, stem), copies in copies_left(config, agent).items():
+        where = _where(config, named, stem)
         if where is None:  # filed under its state's name, its parts filed before came again
-            done.append(Finished(agent, stem, "", 0, 0, 0, len(copies)))
+            done.append(Finished(named, stem, "", 0, 0, 0, len(copies)))
         else:
             done.append(_finish(config, where, copies, tell))
     return done
@@ -57,9 +59,11 @@ def finish_all(
 
 def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
     from memidx.agents.actions import archive_copy
-    from memidx.agents.archive_left import TORN, take_judged
+    from memidx.agents.archive_left import Torn, Unreadable, take_judged
 
-    filed, torn = [0], 0
+    filed: list[int] = [0]
+    torn: list[Torn] = []
+    unreadable: list[Unreadable] = []
 
     def progress(number: int, parts: int) -> None:
         filed[0] += 1
@@ -67,13 +71,20 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
             # an id is the agent's to choose: a newline or an escape in it is shown, not done
             tell(f"{where.agent} session {display(where.session)}: part {number} of {parts} filed")
 
-    for copy in copies:
+    for copy in copies:  # one that cannot be read stops none of the others
         text = take_judged(config, where, copy)  # None: finished meanwhile by another
-        if text is TORN:  # removed and said in the hooks' trace: no transcript archived
-            torn += 1
+        if isinstance(text, Torn):  # kept aside and said in the hooks' trace: not archived
+            torn.append(text)
+        elif isinstance(text, Unreadable):
+            unreadable.append(text)
         elif text is not None:
             archive_copy(config, where, text, copy, progress)
-    return Finished(where.agent, where.session, where.project, len(copies) - torn, filed[0], torn)
+    archived = len(copies) - len(torn) - len(unreadable)
+    return Finished(
+        where.agent, where.session, where.project, archived, filed[0], len(torn),
+        kept_aside=tuple(str(t.kept or t.copy) for t in torn),
+        unreadable=tuple((str(u.copy), u.why) for u in unreadable),
+    )  # fmt: skip
 
 
 def _where(config: Config, agent: str, stem: str) -> Where | None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from memidx.memory.status import Status
-from memidx.text import counted
+from memidx.text import counted, display
 
 
 def archive_rows(status: Status) -> list[tuple[str, str]]:
@@ -15,4 +15,9 @@ def archive_rows(status: Status) -> list[tuple[str, str]]:
         rows.append(("agent hook", f"{left} to archive, left by a hook cut off before a "
                      "compaction (filed at the session's next hook event, or now by "
                      "memidx agent finish-archives)"))  # fmt: skip
+    for path in status.archives_torn:  # the person's transcript: kept, never deleted
+        rows.append(("agent hook", f"{display(str(path))}: a transcript copy torn (its hash "
+                     "differs from its name's), kept aside unfiled: the agent's own transcript "
+                     "file may still hold it (file that with memidx archive-transcript), then "
+                     "delete this copy"))  # fmt: skip
     return rows

@@ -133,8 +133,12 @@ def test_a_torn_copy_is_forgotten_and_said(tmp_path: Path, monkeypatch: pytest.M
 
     trace = config.agent_hook_error_path.read_text()
     assert "claude-code archive" in trace and "cannot be finished" in trace
-    assert not copy.exists()
+    aside = copy.with_name(f"{copy.name}.torn")  # the person's all the same: never deleted
+    assert not copy.exists() and aside.read_text() == "the quillwort sess"
+    assert f"kept aside as {aside}" in trace
     assert archived(repo, "quillwort") == []
+    assert actions.finish_archive(config, where) is None  # not judged again
+    assert trace == config.agent_hook_error_path.read_text()
 
 
 LINES = [{"type": "user", "content": "how do I cap vmmem?"}, {"type": "reply", "text": "Cap it."}]
