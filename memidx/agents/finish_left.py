@@ -89,8 +89,9 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
 
 def _where(config: Config, agent: str, stem: str) -> Where | None:
     """The session a copy is of: its id and project as its hook kept them in the session's
-    state; else its state's name, when that is the id itself, and the memory's folder's
-    project; None when no id is known (the name of another id is a hash of it)."""
+    state; else its state's name, when that is the id itself, and no project (`general`, a
+    drawer's name for none: the memory's folder's name was no session's); None when no id
+    is known (the name of another id is a hash of it)."""
     state = SessionState(session_path(config, agent, NO_SESSION).with_name(f"{stem}.json"))
     session = state.text(SESSION_ID)
     if session is None or session_path(config, agent, session).stem != stem:
@@ -98,5 +99,6 @@ def _where(config: Config, agent: str, stem: str) -> Where | None:
             return None
         session = stem
     where = Where(agent, session, str(config.root))
-    where.project = state.text(PROJECT) or where.project
+    # an older memidx's copy saved no project: none (the memory's folder is no session's)
+    where.project = state.text(PROJECT) or "general"  # a record's drawer when none is named
     return where

@@ -322,3 +322,17 @@ def test_status_counts_as_left_only_what_finish_archives_can_file(tmp_path: Path
     assert repo.memidx("status", "--json").json()["archives_left"] == 1
     assert repo.memidx_process("agent", "finish-archives").code == 0
     assert repo.memidx("status", "--json").json()["archives_left"] == 0
+
+
+def test_an_older_copy_with_no_project_saved_is_filed_with_none(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("codex", "s-old", str(tmp_path / "proj"))
+    assert begin(config, where, "the vmmem session\n") is not None  # no state: an older memidx
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["sessions"][0]["project"] == "general"
+    record = json.loads(repo.memidx("show", "--json", str(archived(repo)[0]["ref"])).out)
+    assert record["drawer"] == "general"  # not "memory": the memory's folder is no project
