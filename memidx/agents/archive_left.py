@@ -13,9 +13,10 @@ import contextlib
 import os
 from pathlib import Path
 
+from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
-from memidx.drafts import draft_pid, read_whole, replace_durably
+from memidx.drafts import draft_pid, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
 from memidx.memory.archives_left import SUFFIX, TORN, copies, copy_of
@@ -66,52 +67,61 @@ def end(copy: Path) -> None:
         copy.unlink(missing_ok=True)
 
 
-def take_left(config: Config, where: Where) -> tuple[str, Path] | None:
-    """The transcript an earlier hook of the session began to archive and did not finish, and
-    its copy; None when there is none. A copy torn (its hash differs) cannot be finished: it
-    is kept aside, and said in the hooks' trace, which `memidx status` shows; one that cannot
-    be read is left as it is and said there too, and the next copy is taken. A copy is judged
-    whole, whatever its size: its hash alone says whether it is torn (one over 64 MiB was
-    called torn and deleted unfiled: a transcript's last 64 MiB decoded with U+FFFD for each
-    byte that is no UTF-8 is longer, and Hermes's messages are no file read in part)."""
+def take_left(config: Config, where: Where) -> tuple[OnDisk, Path] | None:
+    """The transcript an earlier hook of the session began to archive and did not finish, open
+    for reading, and its copy; None when there is none. A copy torn (its hash differs) cannot
+    be finished: it is kept aside, and said in the hooks' trace, which `memidx status` shows;
+    one that cannot be read is left as it is and said there too, and the next copy is taken.
+    A copy is judged whole, whatever its size: its hash alone says whether it is torn (one
+    over 64 MiB was called torn and deleted unfiled: a transcript's last 64 MiB decoded with
+    U+FFFD for each byte that is no UTF-8 is longer, and Hermes's messages are no file read
+    in part); it is read a megabyte at a time, never whole."""
     for copy in _copies(config, where):
-        text = take_judged(config, where, copy)
-        if isinstance(text, str):
-            return text, copy
+        source = take_judged(config, where, copy)
+        if isinstance(source, OnDisk):
+            return source, copy
     return None
 
 
-def take(config: Config, where: Where, copy: Path) -> str | None:
-    """The transcript `copy` holds; None for one torn or unreadable (take_left)."""
-    text = take_judged(config, where, copy)
-    return text if isinstance(text, str) else None
+def take(config: Config, where: Where, copy: Path) -> OnDisk | None:
+    """The transcript `copy` holds, open; None for one torn or unreadable (take_left)."""
+    source = take_judged(config, where, copy)
+    return source if isinstance(source, OnDisk) else None
 
 
-def take_judged(config: Config, where: Where, copy: Path) -> str | Torn | Unreadable | None:
-    """The transcript `copy` holds; None for one finished meanwhile by another (a hook, or
-    finish-archives); Torn for one torn, kept aside; Unreadable for one that cannot be read
-    (its mode, a folder or a FIFO of its name, an I/O error), left as it is. Either is said
-    in the hooks' trace."""
+def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unreadable | None:
+    """The transcript `copy` holds, open for reading, its hash checked; None for one finished
+    meanwhile by another (a hook, or finish-archives); Torn for one torn, kept aside;
+    Unreadable for one that cannot be read (its mode, a folder or a FIFO of its name, an I/O
+    error), left as it is. Either is said in the hooks' trace."""
     try:
-        data = read_whole(copy)
-        if data is None and not copy.is_symlink() and not copy.exists():
+        source = open_copy(copy)
+        if source is None and not copy.is_symlink() and not copy.exists():
             return None  # finished meanwhile by another: not torn
-        if data is None:
+        if source is None:
             raise OSError(0, "not a regular file")
         named = copy_of(copy.name)
-        if named is not None and sha256_hex(data) == named[1]:
-            return data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        said = f"its copy {copy} cannot be read ({why}): it is left as it is; make it "
-        _said(config, where, said + "readable (or move it away), then run finish-archives")
-        return Unreadable(copy, why)
+        if named is not None and source.digest() == named[1]:
+            return source
+        source.close()
+    except (OSError, CopyUnread) as exc:
+        return unreadable(config, where, copy, exc)
     kept = _keep_aside(copy)
     where_now = copy if kept is None else kept
     said = "its copy is torn (its first parts may be filed, each tagged part-N-of-M): kept "
     said += f"aside as {where_now}; the agent's own transcript file may still hold it (memidx "
     _said(config, where, said + "archive-transcript files a file), then delete the copy")
     return Torn(copy, kept)
+
+
+def unreadable(config: Config, where: Where, copy: Path, exc: Exception) -> Unreadable:
+    """Say in the hooks' trace that `copy` cannot be read, left as it is."""
+    why = exc.why if isinstance(exc, CopyUnread) else str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        why = exc.strerror
+    said = f"its copy {copy} cannot be read ({why}): it is left as it is; make it "
+    _said(config, where, said + "readable (or move it away), then run finish-archives")
+    return Unreadable(copy, why)
 
 
 def _said(config: Config, where: Where, why: str) -> None:

@@ -49,7 +49,7 @@ def finish_all(
 
     done: list[Finished] = []
     for (named, stem), copies in copies_left(config, agent).items():
-        where = _where(config, named, stem)
+        where = where_of_copy(config, named, stem)
         if where is None:  # filed under its state's name, its parts filed before came again
             done.append(Finished(named, stem, "", 0, 0, 0, len(copies)))
         else:
@@ -60,6 +60,8 @@ def finish_all(
 def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
     from memidx.agents.actions import archive_copy
     from memidx.agents.archive_left import Torn, Unreadable, take_judged
+    from memidx.agents.archive_left import unreadable as left_unread
+    from memidx.agents.copy_source import CopyUnread
 
     filed: list[int] = [0]
     torn: list[Torn] = []
@@ -78,7 +80,10 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
         elif isinstance(text, Unreadable):
             unreadable.append(text)
         elif text is not None:
-            archive_copy(config, where, text, copy, progress)
+            try:
+                archive_copy(config, where, text, copy, progress)
+            except CopyUnread as exc:  # read to its end after its hash: an I/O error since
+                unreadable.append(left_unread(config, where, copy, exc))
     archived = len(copies) - len(torn) - len(unreadable)
     return Finished(
         where.agent, where.session, where.project, archived, filed[0], len(torn),
@@ -87,7 +92,7 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
     )  # fmt: skip
 
 
-def _where(config: Config, agent: str, stem: str) -> Where | None:
+def where_of_copy(config: Config, agent: str, stem: str) -> Where | None:
     """The session a copy is of: its id and project as its hook kept them in the session's
     state; else its state's name, when that is the id itself, and no project (`general`, a
     drawer's name for none: the memory's folder's name was no session's); None when no id

@@ -10,15 +10,18 @@ import os
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from memidx.agents.archive_left import begin, left_path, take, take_left
+from memidx.agents.copy_source import OnDisk
 from memidx.agents.session import SESSION_ID, Where, session_path, session_state
-from memidx.config import load_config
+from memidx.config import Config, load_config
 from memidx.hashes import sha256_hex
 from memidx.haystack.clone_writer import clone_writer
+from memidx.haystack.frames import Record
 from memidx.portable import file_lock
 from tests.cli.test_agent_hooks import FIRST, SESSION, hook, memory, stop, transcript
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
@@ -34,6 +37,17 @@ def cut_off(repo: NotesRepo, tmp_path: Path) -> None:
         done, _ = hook(repo, "PreCompact", payload, MEMIDX_AGENT_DEADLINE="1")
     assert done.returncode == 0
     assert repo.memidx("status", "--json").json()["archives_left"] == 1
+
+
+def taken(found: tuple[OnDisk, Path] | None) -> tuple[str, Path] | None:
+    """What take_left found, its text read whole (a test's copies are small)."""
+    if found is None:
+        return None
+    source, copy = found
+    try:
+        return source.read(0, source.size()).decode(), copy
+    finally:
+        source.close()
 
 
 def archived(repo: NotesRepo) -> list[dict[str, object]]:
@@ -112,7 +126,7 @@ def test_a_copy_over_64_mib_is_finished_not_called_torn(tmp_path: Path) -> None:
     copy = begin(config, where, text)
     assert copy is not None and copy.stat().st_size > 64 * 1024 * 1024
 
-    assert take_left(config, where) == (text, copy)
+    assert taken(take_left(config, where)) == (text, copy)
     assert copy.exists()
     assert sha256_hex(copy.read_bytes()) in copy.name
     assert not config.agent_hook_error_path.exists()
@@ -307,7 +321,7 @@ def test_a_hook_takes_the_next_copy_past_one_it_cannot_read(tmp_path: Path) -> N
     os.utime(folder, (1, 1))
     copy = begin(config, where, "the vmmem session\n")
 
-    assert take_left(config, where) == ("the vmmem session\n", copy)
+    assert taken(take_left(config, where)) == ("the vmmem session\n", copy)
     assert f"its copy {folder} cannot be read" in config.agent_hook_error_path.read_text()
 
 
@@ -336,3 +350,32 @@ def test_an_older_copy_with_no_project_saved_is_filed_with_none(tmp_path: Path) 
     assert json.loads(done.out)["sessions"][0]["project"] == "general"
     record = json.loads(repo.memidx("show", "--json", str(archived(repo)[0]["ref"])).out)
     assert record["drawer"] == "general"  # not "memory": the memory's folder is no project
+
+
+def test_a_copy_is_hashed_and_filed_a_part_at_a_time_never_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents import actions, capture
+    from memidx.haystack.indexing import Filed
+
+    config = load_config(memory(tmp_path).root)
+    where = Where("codex", "s-big", str(tmp_path))
+    line = '{"role": "user", "content": "' + "w" * 1000 + '"}\n'
+    copy = begin(config, where, line * (24 * 1024))  # 24 MiB
+    assert copy is not None
+    sizes: list[int] = []
+
+    def filed(_: Config, record: Record, **__: object) -> Filed:
+        sizes.append(len(record.text))
+        return Filed(f"r{len(sizes)}", "", duplicate=False)
+
+    monkeypatch.setattr(capture, "file", filed)
+    tracemalloc.start()
+    try:
+        assert actions.finish_archive(config, where) is not None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert sum(sizes) == len(line) * 24 * 1024 and not copy.exists()  # every part filed
+    assert peak < 8 * 1024 * 1024  # a few parts' worth: read whole, 24 MiB twice over

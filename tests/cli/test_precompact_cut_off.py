@@ -26,6 +26,7 @@ from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed
 from memidx.portable import file_lock
 from tests.cli.test_agent_hooks import FIRST, SESSION, hook, memory, stop, transcript
+from tests.cli.test_archives_left_finished import taken
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 SEARCH = ("search", "--json", "--kind", "transcript", "--mode", "bm25", "--limit", "50")
@@ -194,7 +195,7 @@ def test_a_session_never_takes_the_copy_of_one_whose_name_starts_as_its_own(
     copy = begin(config, other, "the quillwort session\n")
 
     assert take_left(config, Where("claude-code", "s", str(tmp_path))) is None
-    assert take_left(config, other) == ("the quillwort session\n", copy)
+    assert taken(take_left(config, other)) == ("the quillwort session\n", copy)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
