@@ -13,7 +13,7 @@ def archive_rows(status: Status) -> list[tuple[str, str]]:
     if status.archives_left:  # a PreCompact cut off mid-archive: its session's next event files it
         left = counted(status.archives_left, "transcript")
         rows.append(("agent hook", f"{left} to archive, left by a hook cut off before a "
-                     "compaction (filed at the session's next hook event, or now by "
+                     "compaction (filed by the agent's next hook events, or now by "
                      "memidx agent finish-archives)"))  # fmt: skip
     for path in status.archives_torn:  # the person's transcript: kept, never deleted
         rows.append(("agent hook", f"{display(str(path))}: a transcript copy torn (its hash "
