@@ -29,6 +29,7 @@ TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor ty
 if TYPE_CHECKING:
     from memidx.agents.exchange import Exchange
     from memidx.agents.session import SessionState
+    from memidx.agents.transcript_cuts import Source
     from memidx.haystack.indexing import Filed
 
 Progress = Callable[[int, int], None]  # told (part number, parts) as each part is filed
@@ -182,14 +183,17 @@ def archive_transcript(config: Config, where: Where, text: str) -> Filed | None:
     finish_archive(config, where)
     # half an emoji escaped in Hermes's JSON messages ("\ud83d") is no UTF-8: as U+FFFD, or
     # the copy and the parts could not be written and the transcript went unarchived
+    from memidx.agents.transcript_cuts import InMemory
+
     text = well_formed(text)
     if not text.strip():
-        return archive_copy(config, where, text, None)
+        return archive_copy(config, where, InMemory(b""), None)
     state = session_state(config, where)  # who the copy is of, should no hook of it come again
     state.set_text(SESSION_ID, where.session)
     state.set_text(PROJECT, where.project)
     _save(state)
-    return archive_copy(config, where, text, begin(config, where, text))
+    copy = begin(config, where, text)
+    return archive_copy(config, where, InMemory(text.encode("utf-8")), copy)
 
 
 def finish_archive(config: Config, where: Where, progress: Progress | None = None) -> Filed | None:
@@ -197,22 +201,49 @@ def finish_archive(config: Config, where: Where, progress: Progress | None = Non
     did not finish (its deadline passed), before this event's own work: the summary that
     follows a compaction points at it whole. None when there is none. `progress` is told of
     each part as it is filed (`memidx agent finish-archives`)."""
-    from memidx.agents.archive_left import take_left
+    from memidx.agents.archive_left import take_left, unreadable
+    from memidx.agents.copy_source import CopyUnread
 
     found = take_left(config, where)
-    return None if found is None else archive_copy(config, where, *found, progress)
+    if found is None:
+        return None
+    try:
+        return archive_copy(config, where, *found, progress)
+    except CopyUnread as exc:  # read to its end after its hash: an I/O error since
+        unreadable(config, where, found[1], exc)
+        return None
+
+
+def finish_others(config: Config, where: Where, deadline: float) -> None:
+    """After the event's own work, one part of a copy another session of the agent left, when
+    the time left allows (memidx.agents.finish_one): no session waits for its own next event."""
+    from memidx.agents.finish_one import finish_one_part
+
+    finish_one_part(config, where, deadline)
 
 
 def archive_copy(
-    config: Config, where: Where, text: str, copy: Path | None, progress: Progress | None = None
+    config: Config,
+    where: Where,
+    source: Source,
+    copy: Path | None,
+    progress: Progress | None = None,
 ) -> Filed | None:
-    """Archive `text`; its copy (when kept) is removed once its last part is filed. `progress`
-    is told of each part as it is filed."""
+    """Archive the transcript `source` holds, read a part at a time (closed after, when it is
+    a copy's); its copy (when kept) is removed once its last part is filed. `progress` is
+    told of each part as it is filed. CopyUnread for a copy that cannot be read to its end."""
     from memidx.agents.archive_left import end
-    from memidx.agents.capture import archive, embed_later
+    from memidx.agents.capture import archive, embed_later, parts_of
+    from memidx.agents.copy_source import CopyUnread, OnDisk
 
     state = session_state(config, where)
-    filed = archive(config, where, state, text, progress)
+    try:
+        filed = archive(config, where, state, parts_of(source), progress)
+    except UnicodeDecodeError as exc:  # its hash matched: no copy memidx wrote
+        raise CopyUnread(copy or Path(), "its text is no UTF-8") from exc
+    finally:
+        if isinstance(source, OnDisk):
+            source.close()
     state.save()
     if copy is not None:
         end(copy)

@@ -10,29 +10,33 @@ filed once) and removes the copy. `memidx status` counts the copies left
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
-import re
 from pathlib import Path
 
+from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
-from memidx.drafts import draft_pid, read_whole, replace_durably
+from memidx.drafts import draft_pid, replace_durably
+from memidx.frozen import Value
 from memidx.hashes import sha256_hex
-from memidx.memory.archives_left import SUFFIX
+from memidx.memory.archives_left import SUFFIX, TORN, copies, copy_of
 from memidx.state_folder import ensure_folder
 
-HASH = re.compile(r"[0-9a-f]{64}")
 PRIVATE = 0o600
 
 
-class Torn(enum.Enum):
+class Torn(Value):
     """What take_judged says of a copy whose hash differs from its name's."""
 
-    TORN = "torn"
+    copy: Path
+    kept: Path | None  # where it was kept aside; None: it could not be moved, and stays
 
 
-TORN = Torn.TORN
+class Unreadable(Value):
+    """What take_judged says of a copy it cannot read: left as it is."""
+
+    copy: Path
+    why: str
 
 
 def left_path(config: Config, where: Where, digest: str) -> Path:
@@ -63,84 +67,114 @@ def end(copy: Path) -> None:
         copy.unlink(missing_ok=True)
 
 
-def take_left(config: Config, where: Where) -> tuple[str, Path] | None:
-    """The transcript an earlier hook of the session began to archive and did not finish, and
-    its copy; None when there is none. A copy torn (its hash differs) cannot be finished: it
-    is removed, and said in the hooks' trace, which `memidx status` shows. A copy is read
-    whole, whatever its size: its hash alone says whether it is torn (one over 64 MiB was
-    called torn and deleted unfiled: a transcript's last 64 MiB decoded with U+FFFD for
-    each byte that is no UTF-8 is longer, and Hermes's messages are no file read in part)."""
+def take_left(config: Config, where: Where) -> tuple[OnDisk, Path] | None:
+    """The transcript an earlier hook of the session began to archive and did not finish, open
+    for reading, and its copy; None when there is none. A copy torn (its hash differs) cannot
+    be finished: it is kept aside, and said in the hooks' trace, which `memidx status` shows;
+    one that cannot be read is left as it is and said there too, and the next copy is taken.
+    A copy is judged whole, whatever its size: its hash alone says whether it is torn (one
+    over 64 MiB was called torn and deleted unfiled: a transcript's last 64 MiB decoded with
+    U+FFFD for each byte that is no UTF-8 is longer, and Hermes's messages are no file read
+    in part); it is read a megabyte at a time, never whole."""
     for copy in _copies(config, where):
-        text = take(config, where, copy)
-        if text is not None:
-            return text, copy
+        source = take_judged(config, where, copy)
+        if isinstance(source, OnDisk):
+            return source, copy
     return None
 
 
-def take(config: Config, where: Where, copy: Path) -> str | None:
-    """The transcript `copy` holds; None for one torn, which is removed and said (take_left)."""
-    text = take_judged(config, where, copy)
-    return None if text is TORN else text
+def take(config: Config, where: Where, copy: Path) -> OnDisk | None:
+    """The transcript `copy` holds, open; None for one torn or unreadable (take_left)."""
+    source = take_judged(config, where, copy)
+    return source if isinstance(source, OnDisk) else None
 
 
-def take_judged(config: Config, where: Where, copy: Path) -> str | Torn | None:
-    """The transcript `copy` holds; None for one finished meanwhile by another (a hook, or
-    finish-archives), TORN for one torn, which is removed and said (take_left)."""
-    data = read_whole(copy)
-    if data is None and not copy.is_symlink() and not copy.exists():
-        return None  # finished meanwhile by another: not torn
-    if data is not None and sha256_hex(data) == copy.name[-len(SUFFIX) - 64 : -len(SUFFIX)]:
-        return data.decode("utf-8")
+def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unreadable | None:
+    """The transcript `copy` holds, open for reading, its hash checked; None for one finished
+    meanwhile by another (a hook, or finish-archives); Torn for one torn, kept aside;
+    Unreadable for one that cannot be read (its mode, a folder or a FIFO of its name, an I/O
+    error), left as it is. Either is said in the hooks' trace."""
+    try:
+        source = open_copy(copy)
+        if source is None and not copy.is_symlink() and not copy.exists():
+            return None  # finished meanwhile by another: not torn
+        if source is None:
+            raise OSError(0, "not a regular file")
+        named = copy_of(copy.name)
+        if named is not None and source.digest() == named[1]:
+            return source
+        source.close()
+    except (OSError, CopyUnread) as exc:
+        return unreadable(config, where, copy, exc)
+    kept = _keep_aside(copy)
+    where_now = copy if kept is None else kept
+    said = "its copy is torn (its first parts may be filed, each tagged part-N-of-M): kept "
+    said += f"aside as {where_now}; the agent's own transcript file may still hold it (memidx "
+    _said(config, where, said + "archive-transcript files a file), then delete the copy")
+    return Torn(copy, kept)
+
+
+def unreadable(config: Config, where: Where, copy: Path, exc: Exception) -> Unreadable:
+    """Say in the hooks' trace that `copy` cannot be read, left as it is."""
+    why = exc.why if isinstance(exc, CopyUnread) else str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        why = exc.strerror
+    said = f"its copy {copy} cannot be read ({why}): it is left as it is; make it "
+    _said(config, where, said + "readable (or move it away), then run finish-archives")
+    return Unreadable(copy, why)
+
+
+def _said(config: Config, where: Where, why: str) -> None:
     from memidx.index.failures import record_failure
 
     record_failure(
         config.agent_hook_error_path,
         f"{where.agent} archive",
         f"session {where.session}: the transcript a hook began to archive before "
-        "compaction cannot be finished: its copy is torn (its first parts may be filed, "
-        "each tagged part-N-of-M)",
+        f"compaction cannot be finished: {why}",
     )
-    end(copy)
-    return TORN
+
+
+def _keep_aside(copy: Path) -> Path | None:
+    """Rename a torn copy `<copy>.torn` (`<copy>.<n>.torn` beside another), never over one;
+    where it went, None when it could not be moved (it stays, and is judged again)."""
+    for number in range(1, 100):
+        aside = copy.with_name(f"{copy.name}{'' if number == 1 else f'.{number}'}{TORN}")
+        try:
+            os.link(copy, aside, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        with contextlib.suppress(OSError):
+            copy.unlink()
+        return aside
+    return None
 
 
 def _copies(config: Config, where: Where) -> list[Path]:
     """The session's copies, oldest first (another session's name may start as its own)."""
     state = session_path(config, where.agent, where.session)
-    return [path for stem, path in _scan(state.parent) if stem == state.stem]
+    _remove_dead_drafts(state.parent)
+    return copies(config.state_dir, where.agent).get((where.agent, state.stem), [])
 
 
-def copies_left(config: Config) -> dict[tuple[str, str], list[Path]]:
-    """Every copy left in the memory, by agent and the name of its session's state (less
-    `.json`), each session's oldest first."""
-    left: dict[tuple[str, str], list[Path]] = {}
-    with contextlib.suppress(OSError):
-        for folder in sorted((config.state_dir / "agents").glob("*/sessions")):
-            for stem, path in _scan(folder):
-                left.setdefault((folder.parent.name, stem), []).append(path)
-    return left
+def copies_left(config: Config, agent: str | None = None) -> dict[tuple[str, str], list[Path]]:
+    """Every copy left in the memory (of `agent`'s sessions alone, when named), by agent and
+    the name of its session's state (less `.json`), each session's oldest first."""
+    for folder in sorted((config.state_dir / "agents").glob(f"{agent or '*'}/sessions")):
+        _remove_dead_drafts(folder)
+    return copies(config.state_dir, agent)
 
 
-def _scan(folder: Path) -> list[tuple[str, Path]]:
-    """The copies in a sessions folder, oldest first, each with its session's state's name.
-    The drafts of copies whose writers were killed (a hook cut off inside `begin`: up to 64
-    MiB of the raw transcript, left until that very copy was written again) are removed."""
-    found: list[tuple[float, str, Path]] = []
+def _remove_dead_drafts(folder: Path) -> None:
+    """Remove the drafts of copies whose writers were killed (a hook cut off inside `begin`:
+    up to 64 MiB of the raw transcript, left until that very copy was written again)."""
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
-            name = entry.name
-            if _dead_draft(folder, name):
+            if _dead_draft(folder, entry.name):
                 with contextlib.suppress(OSError):
                     Path(entry.path).unlink()
-                continue
-            digest = name[-len(SUFFIX) - 64 : -len(SUFFIX)]
-            if not name.endswith(SUFFIX) or not HASH.fullmatch(digest):
-                continue
-            if len(name) > len(SUFFIX) + 65 and name[-len(SUFFIX) - 65] == ".":
-                with contextlib.suppress(OSError):
-                    mtime = entry.stat(follow_symlinks=False).st_mtime
-                    found.append((mtime, name[: -len(SUFFIX) - 65], Path(entry.path)))
-    return [(stem, path) for _, stem, path in sorted(found)]
 
 
 def _dead_draft(folder: Path, name: str) -> bool:

@@ -9,10 +9,10 @@ index of schema 4 or older, which cannot be written as it is, it files in the lo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import accumulate
 
 from memidx.agents.exchange import Exchange
 from memidx.agents.session import TRANSCRIPT, SessionState, Where
+from memidx.agents.transcript_cuts import Source, TranscriptParts
 from memidx.config import Config
 from memidx.hashes import content_hash
 from memidx.haystack.filing import file
@@ -59,37 +59,53 @@ def archive(
     config: Config,
     where: Where,
     state: SessionState,
-    text: str,
+    parts: TranscriptParts,
     progress: Callable[[int, int], None] | None = None,
 ) -> Filed | None:
     """Archive a whole transcript verbatim, in records of at most ARCHIVE_PART_BYTES cut at
-    line ends, each of several tagged `part-N-of-M` (a part filed alone never passes for the
-    transcript: archive_left files the rest at the session's next event). A part the session
-    filed before (a resumed session's transcript starts with the parts archived before; a hook
-    cut off mid-archive) is neither redacted nor filed again: each part's id is remembered as
-    soon as it is filed. Remember the last part's id for the summary that follows. What it
-    returns is a part filed anew when there is one (the background embed starts for it).
-    `progress` is told (number, parts) of each part filed anew."""
-    parts = transcript_parts(text, ARCHIVE_PART_BYTES)
+    line ends (parts_of), each of several tagged `part-N-of-M` (a part filed alone never
+    passes for the transcript: archive_left files the rest at the session's next event). A
+    part the session filed before (a resumed session's transcript starts with the parts
+    archived before; a hook cut off mid-archive) is neither redacted nor filed again: each
+    part's id is remembered as soon as it is filed. Remember the last part's id for the
+    summary that follows. What it returns is a part filed anew when there is one (the
+    background embed starts for it). `progress` is told (number, parts) of each part filed
+    anew."""
+    filed, _ = file_parts(config, where, state, parts, progress)
+    return next((f for f in filed if not f.duplicate), filed[-1]) if filed else None
+
+
+def file_parts(
+    config: Config,
+    where: Where,
+    state: SessionState,
+    parts: TranscriptParts,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    most: int | None = None,
+) -> tuple[list[Filed], bool]:
+    """File the parts the session did not file before, at most `most` of them anew (every one
+    when None), as archive says; the parts met, and whether none is left to file."""
     known = dict(key.split(" ", 1) for key in state.keys(ARCHIVED) if " " in key)
     filed: list[Filed] = []
-    for number, part in enumerate(parts, start=1):
+    for number, part in enumerate(parts, start=1):  # read a part at a time: never whole
         key = content_hash(part)
         if key in known:
             filed.append(Filed(known[key], "", duplicate=True))
             continue
+        if most is not None and (most := most - 1) < 0:
+            return filed, False
         filed.append(file(config, make_record(
             "transcript", part, agent=where.agent, session=where.session,
-            drawer=where.project, tags=[where.agent, *part_tag(number, len(parts))],
+            drawer=where.project, tags=[where.agent, *part_tag(number, parts.count)],
         ), hurried=True))  # fmt: skip
         state.add(ARCHIVED, f"{key} {filed[-1].id}")
         state.save()
         if progress is not None and not filed[-1].duplicate:  # not one another filed meanwhile
-            progress(number, len(parts))
-    if not filed:
-        return None
-    state.set_text(TRANSCRIPT, filed[-1].id)
-    return next((f for f in filed if not f.duplicate), filed[-1])
+            progress(number, parts.count)
+    if filed:
+        state.set_text(TRANSCRIPT, filed[-1].id)
+    return filed, True
 
 
 def part_tag(number: int, parts: int) -> list[str]:
@@ -97,35 +113,22 @@ def part_tag(number: int, parts: int) -> list[str]:
     return [f"part-{number}-of-{parts}"] if parts > 1 else []
 
 
+def parts_of(source: Source) -> TranscriptParts:
+    """The parts of the transcript `source` holds, of at most ARCHIVE_PART_BYTES, read from
+    it a part at a time as they are filed (memidx.agents.transcript_cuts)."""
+    from memidx.agents.transcript_cuts import cut
+
+    return cut(source, ARCHIVE_PART_BYTES)
+
+
 def transcript_parts(text: str, limit: int = ARCHIVE_PART_BYTES) -> list[str]:
     """`text` cut into consecutive parts of at most `limit` UTF-8 bytes, each at a line end
     unless one line alone is longer (then at a character's end); parts without words left
     out (a record needs some). A secret the detectors find near a cut is masked in full, on
     both sides of it (memidx.agents.part_cuts): each part is redacted alone as it is filed."""
-    from memidx.agents.part_cuts import masked_at_cuts
+    from memidx.agents.transcript_cuts import InMemory, cut
 
-    pieces = _pieces(text, limit)
-    cuts = list(accumulate(len(piece) for piece in pieces[:-1]))
-    return [part for part in masked_at_cuts(text, cuts) if part.strip()]
-
-
-def _pieces(text: str, limit: int) -> list[str]:
-    """`text` cut as transcript_parts says, every piece kept, none masked."""
-    data = text.encode("utf-8")
-    parts: list[str] = []
-    start = 0
-    while start < len(data):
-        end = min(len(data), start + limit)
-        if end < len(data):
-            newline = data.rfind(b"\n", start, end)
-            if newline >= 0:
-                end = newline + 1
-            else:
-                while end > start + 1 and data[end] & 0xC0 == 0x80:  # inside a character
-                    end -= 1
-        parts.append(data[start:end].decode("utf-8"))
-        start = end
-    return parts
+    return list(cut(InMemory(text.encode("utf-8")), limit))
 
 
 def file_summary(config: Config, where: Where, state: SessionState, summary: str) -> Filed | None:

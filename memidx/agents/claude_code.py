@@ -57,6 +57,7 @@ def handle(call: HookCall) -> str:
     if event in ("Stop", "SessionEnd"):  # versions without PostCompact: the summary record
         for summary in transcript.summaries:
             actions.summary(config, where, summary)
+    actions.finish_others(config, where, call.deadline)  # last, with the time left
     return ""
 
 

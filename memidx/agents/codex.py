@@ -71,6 +71,7 @@ def handle(call: HookCall) -> str:
         lagged = _lagged(session_state(config, where))
         written = [e for _, e in _unfiled(lagged, parse(text).exchanges) if e.answered]
         actions.capture(config, where, written)
+    actions.finish_others(config, where, call.deadline)  # last, with the time left
     return ""
 
 

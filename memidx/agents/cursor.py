@@ -54,6 +54,7 @@ def handle(call: HookCall) -> str:
         path = str(payload.get("transcript_path") or "")
         if path:
             actions.archive_transcript(config, where, read_text(Path(path)))
+    actions.finish_others(config, where, call.deadline)  # last, with the time left
     return ""
 
 

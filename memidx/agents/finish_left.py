@@ -32,21 +32,26 @@ class Finished(Value):
     project: str
     transcripts: int  # archived whole (by this command, or meanwhile by a hook)
     parts: int  # filed now (the others a hook filed before)
-    torn: int  # copies whose hash differs from their name's: removed unfiled, said in the trace
+    torn: int  # copies whose hash differs from their name's: kept aside unfiled (kept_aside)
     # copies left as they are: no id of their session is known (an older memidx's copy of an
     # id its state's name does not give back); the session's next hook event files them
     left: int = 0
+    kept_aside: tuple[str, ...] = ()  # where each torn copy was kept aside (or stays)
+    unreadable: tuple[tuple[str, str], ...] = ()  # (copy, why) of each copy not read: left
 
 
-def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
-    """Archive the rest of every transcript left, each session's oldest first."""
+def finish_all(
+    config: Config, tell: Told | None = None, *, agent: str | None = None
+) -> list[Finished]:
+    """Archive the rest of every transcript left (`agent`'s alone, when named), each
+    session's oldest first."""
     from memidx.agents.archive_left import copies_left
 
     done: list[Finished] = []
-    for (agent, stem), copies in copies_left(config).items():
-        where = _where(config, agent, stem)
+    for (named, stem), copies in copies_left(config, agent).items():
+        where = where_of_copy(config, named, stem)
         if where is None:  # filed under its state's name, its parts filed before came again
-            done.append(Finished(agent, stem, "", 0, 0, 0, len(copies)))
+            done.append(Finished(named, stem, "", 0, 0, 0, len(copies)))
         else:
             done.append(_finish(config, where, copies, tell))
     return done
@@ -54,9 +59,13 @@ def finish_all(config: Config, tell: Told | None = None) -> list[Finished]:
 
 def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
     from memidx.agents.actions import archive_copy
-    from memidx.agents.archive_left import TORN, take_judged
+    from memidx.agents.archive_left import Torn, Unreadable, take_judged
+    from memidx.agents.archive_left import unreadable as left_unread
+    from memidx.agents.copy_source import CopyUnread
 
-    filed, torn = [0], 0
+    filed: list[int] = [0]
+    torn: list[Torn] = []
+    unreadable: list[Unreadable] = []
 
     def progress(number: int, parts: int) -> None:
         filed[0] += 1
@@ -64,19 +73,30 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
             # an id is the agent's to choose: a newline or an escape in it is shown, not done
             tell(f"{where.agent} session {display(where.session)}: part {number} of {parts} filed")
 
-    for copy in copies:
+    for copy in copies:  # one that cannot be read stops none of the others
         text = take_judged(config, where, copy)  # None: finished meanwhile by another
-        if text is TORN:  # removed and said in the hooks' trace: no transcript archived
-            torn += 1
+        if isinstance(text, Torn):  # kept aside and said in the hooks' trace: not archived
+            torn.append(text)
+        elif isinstance(text, Unreadable):
+            unreadable.append(text)
         elif text is not None:
-            archive_copy(config, where, text, copy, progress)
-    return Finished(where.agent, where.session, where.project, len(copies) - torn, filed[0], torn)
+            try:
+                archive_copy(config, where, text, copy, progress)
+            except CopyUnread as exc:  # read to its end after its hash: an I/O error since
+                unreadable.append(left_unread(config, where, copy, exc))
+    archived = len(copies) - len(torn) - len(unreadable)
+    return Finished(
+        where.agent, where.session, where.project, archived, filed[0], len(torn),
+        kept_aside=tuple(str(t.kept or t.copy) for t in torn),
+        unreadable=tuple((str(u.copy), u.why) for u in unreadable),
+    )  # fmt: skip
 
 
-def _where(config: Config, agent: str, stem: str) -> Where | None:
+def where_of_copy(config: Config, agent: str, stem: str) -> Where | None:
     """The session a copy is of: its id and project as its hook kept them in the session's
-    state; else its state's name, when that is the id itself, and the memory's folder's
-    project; None when no id is known (the name of another id is a hash of it)."""
+    state; else its state's name, when that is the id itself, and no project (`general`, a
+    drawer's name for none: the memory's folder's name was no session's); None when no id
+    is known (the name of another id is a hash of it)."""
     state = SessionState(session_path(config, agent, NO_SESSION).with_name(f"{stem}.json"))
     session = state.text(SESSION_ID)
     if session is None or session_path(config, agent, session).stem != stem:
@@ -84,5 +104,6 @@ def _where(config: Config, agent: str, stem: str) -> Where | None:
             return None
         session = stem
     where = Where(agent, session, str(config.root))
-    where.project = state.text(PROJECT) or where.project
+    # an older memidx's copy saved no project: none (the memory's folder is no session's)
+    where.project = state.text(PROJECT) or "general"  # a record's drawer when none is named
     return where

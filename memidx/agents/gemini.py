@@ -62,6 +62,7 @@ def handle(call: HookCall) -> str:
         text = read_text(Path(path)) if path else ""
         if text and (payload.get("trigger") == "manual" or compresses(text, cwd_of(payload))):
             actions.archive_transcript(config, where, text)
+    actions.finish_others(config, where, call.deadline)  # last, with the time left
     return NOTHING
 
 

@@ -54,6 +54,7 @@ def handle(call: HookCall) -> str:
     if event == "pre_compress" and messages:
         text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
         actions.archive_transcript(config, where, text)
+    actions.finish_others(config, where, call.deadline)  # last, with the time left
     return ""
 
 

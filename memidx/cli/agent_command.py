@@ -10,12 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
+from memidx.text import display
 
 if TYPE_CHECKING:
+    from memidx.agents.finish_left import Finished
     from memidx.agents.install import FileState
 
 
 def agent(args: argparse.Namespace, config: Config) -> int:
+    if args.action == "finish-archives":  # no agent named: every agent's
+        return _finish_archives(args, config)
+    args.agent = args.agent or "claude-code"
     if args.action == "hook":  # reached past the fast path only by a spelling like -CDIR
         from memidx.agents.runner import run_hook_arguments
 
@@ -25,8 +30,6 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         from memidx.agents.recall_server import serve
 
         return serve(config)
-    if args.action == "finish-archives":
-        return _finish_archives(args, config)
     from memidx.agents.install import describe
     from memidx.agents.installers import (
         apply_all,
@@ -73,14 +76,15 @@ def _finish_archives(args: argparse.Namespace, config: Config) -> int:
     def tell(line: str) -> None:
         print(f"memidx: {line}", file=sys.stderr, flush=True)
 
-    done = finish_all(config, tell if sys.stderr.isatty() else None)
+    done = finish_all(config, tell if sys.stderr.isatty() else None, agent=args.agent)
     if args.json:
         print(json.dumps({
             "schema": "memidx.archives-finished/1",
             "sessions": [
                 {"agent": d.agent, "session": d.session, "project": d.project,
                  "transcripts": d.transcripts, "parts": d.parts, "torn": d.torn,
-                 "left": d.left}
+                 "left": d.left, "kept_aside": [*d.kept_aside],
+                 "unreadable": [{"path": path, "error": why} for path, why in d.unreadable]}
                 for d in done
             ],
         }, indent=2))  # fmt: skip
@@ -89,18 +93,27 @@ def _finish_archives(args: argparse.Namespace, config: Config) -> int:
         print(f"{transcripts} transcript{'s' * (transcripts != 1)} archived "
               f"({parts} part{'s' * (parts != 1)} filed now)" if done
               else "no transcript left to archive")  # fmt: skip
-    torn, left = sum(d.torn for d in done), sum(d.left for d in done)
+    return _said_unfinished(done)
+
+
+def _said_unfinished(done: list[Finished]) -> int:
+    """One line on stderr for each copy not archived, naming it and what to do; 1 if any."""
+    left = sum(d.left for d in done)
     if left:
         print(f"memidx: error: {left} transcript cop{'ies' if left != 1 else 'y'} left: no id "
               "of its session is known (an older memidx's copy; its session's next hook event "
               "files it)", file=sys.stderr)  # fmt: skip
-    if not torn:
-        return 1 if left else 0
-    # a copy torn was removed unfiled: no transcript archived, which exit 0 hid
-    print(f"memidx: error: {torn} transcript cop{'ies' if torn != 1 else 'y'} torn (its hash "
-          "differs from its name's), removed unfiled (memidx status shows the hooks' trace; "
-          "the agent's own transcript file may still hold it)", file=sys.stderr)  # fmt: skip
-    return 1
+    for path, why in [pair for d in done for pair in d.unreadable]:  # the others went on
+        print(f"memidx: error: {display(path)}: cannot be read ({why}), left as it is (make "
+              "it readable or move it away, then run memidx agent finish-archives again)",
+              file=sys.stderr)  # fmt: skip
+    for path in [path for d in done for path in d.kept_aside]:
+        # a torn copy is the person's transcript all the same: kept aside, never deleted
+        print(f"memidx: error: {display(path)}: a transcript copy torn (its hash differs "
+              "from its name's), kept aside unfiled (the agent's own transcript file may "
+              "still hold it: file that with memidx archive-transcript, then delete this "
+              "copy)", file=sys.stderr)  # fmt: skip
+    return 1 if any(d.left or d.torn or d.unreadable for d in done) else 0
 
 
 def _scope(args: argparse.Namespace) -> str:

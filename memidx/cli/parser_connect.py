@@ -33,13 +33,14 @@ def _agent_commands(commands: Commands) -> None:
         help="install/uninstall: memidx's hooks and MCP entry in the agent's settings; "
         "status: what is installed where; serve: the warm recall server the prompt hook "
         "starts; hook: what the agent runs (JSON on stdin, never fails); finish-archives: "
-        "file every transcript a hook cut off before a compaction left, every agent's",
+        "file every transcript a hook cut off before a compaction left, the agent's (every "
+        "agent's when none is named)",
     )
     p.add_argument(
         "agent",
         nargs="?",
         choices=("claude-code", "codex", "gemini", "cursor", "hermes"),
-        default="claude-code",
+        default=None,  # claude-code, but for finish-archives: every agent
     )
     p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
     p.add_argument("--scope", choices=("user", "project"), default=None,  # None: project

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
+from memidx.cli.archive_rows import archive_rows
 from memidx.cli.uncommitted_row import uncommitted_row
 from memidx.config import FOUND_BY
 from memidx.githooks.outdated import outdated_line
@@ -280,12 +281,7 @@ def _agent_rows(status: Status) -> list[tuple[str, str]]:
         where = display(status.agent_trace_no_memory)
         said = f"by a hook that found no memory (remove {where} once it finds one)"
         rows.append(("agent hook", f"{agent_line(elsewhere)}; {said}"))
-    if status.archives_left:  # a PreCompact cut off mid-archive: its session's next event files it
-        left = counted(status.archives_left, "transcript")
-        rows.append(("agent hook", f"{left} to archive, left by a hook cut off before a "
-                     "compaction (filed at the session's next hook event, or now by "
-                     "memidx agent finish-archives)"))  # fmt: skip
-    return rows
+    return rows + archive_rows(status)
 
 
 def agent_line(agent: HookFailure) -> str:

@@ -1,18 +1,80 @@
 """The transcripts agents' hooks began to archive before a compaction and did not finish (cut
 off at their deadline): memidx.agents.archive_left keeps each beside its session's state until
-its last part is filed; `memidx status` counts them."""
+its last part is filed; `memidx status` counts them. What a copy is, by its name, is said here
+alone: status counted any `*.archive` file while the hooks and `memidx agent finish-archives`
+took only the names below (a stray file was counted for ever, nothing could file it)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 from pathlib import Path
 
 SUFFIX = ".archive"  # beside a session's state (<state>/agents/<agent>/sessions/<id>.json)
+# A copy whose hash differs from its name's, kept aside as `<copy>.torn` (`<copy>.<n>.torn`
+# beside another): the person's transcript, never deleted for being torn, never retried.
+TORN = ".torn"
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def copy_of(name: str) -> tuple[str, str] | None:
+    """The name of the session's state (less `.json`) and the transcript's hash of the copy
+    named `name` (`<state>.<sha256>.archive`); None for any other name."""
+    if not name.endswith(SUFFIX):
+        return None
+    stem, dot, digest = name[: -len(SUFFIX)].rpartition(".")
+    return (stem, digest) if dot and stem and _HASH.fullmatch(digest) else None
+
+
+def torn_of(name: str) -> str | None:
+    """The name of the copy a torn copy kept aside under `name` was; None for any other name."""
+    if not name.endswith(TORN) or SUFFIX + "." not in name:
+        return None
+    copy = name[: name.rindex(SUFFIX + ".") + len(SUFFIX)]
+    return copy if copy_of(copy) is not None else None
+
+
+def copies(state_dir: Path, agent: str | None = None) -> dict[tuple[str, str], list[Path]]:
+    """Every copy left (of `agent`'s sessions alone, when named), by agent and the name of its
+    session's state, each session's oldest first."""
+    left: dict[tuple[str, str], list[Path]] = {}
+    for folder in _folders(state_dir, agent):
+        found: list[tuple[float, str, Path]] = []
+        for entry in _entries(folder):
+            if (named := copy_of(entry.name)) is not None:
+                with contextlib.suppress(OSError):
+                    found.append(
+                        (entry.stat(follow_symlinks=False).st_mtime, named[0], folder / entry.name)
+                    )
+        for _, stem, path in sorted(found):
+            left.setdefault((folder.parent.name, stem), []).append(path)
+    return left
 
 
 def archives_left(state_dir: Path) -> int:
     """How many transcripts hooks began to archive and did not finish, in every agent's
     sessions."""
+    return sum(len(paths) for paths in copies(state_dir).values())
+
+
+def torn_kept(state_dir: Path) -> list[Path]:
+    """The torn copies kept aside, in every agent's sessions."""
+    return sorted(
+        folder / entry.name
+        for folder in _folders(state_dir, None)
+        for entry in _entries(folder)
+        if torn_of(entry.name) is not None
+    )
+
+
+def _folders(state_dir: Path, agent: str | None) -> list[Path]:
     with contextlib.suppress(OSError):
-        return sum(1 for _ in (state_dir / "agents").glob(f"*/sessions/*{SUFFIX}"))
-    return 0
+        return sorted((state_dir / "agents").glob(f"{agent or '*'}/sessions"))
+    return []
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        return list(entries)
+    return []

@@ -105,6 +105,7 @@ def status_data(status: Status) -> dict[str, object]:
         "agent_hook_failure": _hook_failure(status.agent_failure),
         "agent_hook_failure_no_memory": _hook_failure(status.agent_failure_no_memory),
         "archives_left": status.archives_left,
+        "archives_torn": [str(path) for path in status.archives_torn],
         "hook_failure": _hook_failure(status.hook_failure),
     }
 

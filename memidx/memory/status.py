@@ -23,7 +23,7 @@ from memidx.index.note_rows import skips_not_utf8
 from memidx.index.store import Skip, VectorStore, open_store
 from memidx.index.sync import NOTE, drift_of, note_source, settings_changed
 from memidx.index.upgrade_room import RoomWait, room_wait
-from memidx.memory.archives_left import archives_left
+from memidx.memory.archives_left import archives_left, torn_kept
 from memidx.memory.mcp_record import SharedServer, shared_server
 from memidx.memory.pending_elsewhere import left_aside
 from memidx.memory.pending_status import PendingShown, pending_shown
@@ -73,6 +73,7 @@ class Status:
     agent_failure_no_memory: HookFailure | None = None
     agent_trace_no_memory: str = ""
     archives_left: int = 0  # transcripts hooks began to archive before compaction, unfinished
+    archives_torn: list[Path] = field(default_factory=list[Path])  # torn copies kept aside
     behind: str | None = None
     memory: str = ""  # the memory's root, and how it was chosen (memidx.config.FOUND_BY)
     found_by: str = "flag"
@@ -132,7 +133,9 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
         status.agent_failure_no_memory = last_failure(trace)
         status.agent_trace_no_memory = str(trace)
-    status.mcp_server, status.archives_left = shared_server(config), archives_left(config.state_dir)
+    status.mcp_server, status.archives_left, status.archives_torn = (
+        shared_server(config), archives_left(state), torn_kept(state)
+    )  # fmt: skip
     status.embed_cut_off, status.embed_cut_off_runs = cut_off(state), cut_off_runs(state)
     status.moving_head, status.entry_edit, changed = _changed(config, wait, folder)
     status.uncommitted = [

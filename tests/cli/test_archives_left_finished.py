@@ -10,15 +10,18 @@ import os
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from memidx.agents.archive_left import begin, left_path, take, take_left
+from memidx.agents.copy_source import OnDisk
 from memidx.agents.session import SESSION_ID, Where, session_path, session_state
-from memidx.config import load_config
+from memidx.config import Config, load_config
 from memidx.hashes import sha256_hex
 from memidx.haystack.clone_writer import clone_writer
+from memidx.haystack.frames import Record
 from memidx.portable import file_lock
 from tests.cli.test_agent_hooks import FIRST, SESSION, hook, memory, stop, transcript
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
@@ -36,6 +39,17 @@ def cut_off(repo: NotesRepo, tmp_path: Path) -> None:
     assert repo.memidx("status", "--json").json()["archives_left"] == 1
 
 
+def taken(found: tuple[OnDisk, Path] | None) -> tuple[str, Path] | None:
+    """What take_left found, its text read whole (a test's copies are small)."""
+    if found is None:
+        return None
+    source, copy = found
+    try:
+        return source.read(0, source.size()).decode(), copy
+    finally:
+        source.close()
+
+
 def archived(repo: NotesRepo) -> list[dict[str, object]]:
     return list(repo.memidx(*SEARCH, "vmmem").json()["hits"])
 
@@ -51,7 +65,8 @@ def test_finish_archives_files_a_copy_whose_session_has_no_later_event(tmp_path:
     assert json.loads(done.out) == {
         "schema": "memidx.archives-finished/1",
         "sessions": [{"agent": "claude-code", "session": SESSION, "project": "proj",
-                      "transcripts": 1, "parts": 1, "torn": 0, "left": 0}],
+                      "transcripts": 1, "parts": 1, "torn": 0, "left": 0,
+                      "kept_aside": [], "unreadable": []}],
     }  # fmt: skip
     hits = archived(repo)
     assert len(hits) == 1
@@ -111,7 +126,7 @@ def test_a_copy_over_64_mib_is_finished_not_called_torn(tmp_path: Path) -> None:
     copy = begin(config, where, text)
     assert copy is not None and copy.stat().st_size > 64 * 1024 * 1024
 
-    assert take_left(config, where) == (text, copy)
+    assert taken(take_left(config, where)) == (text, copy)
     assert copy.exists()
     assert sha256_hex(copy.read_bytes()) in copy.name
     assert not config.agent_hook_error_path.exists()
@@ -160,24 +175,45 @@ def test_a_copy_finished_meanwhile_by_another_is_not_called_torn(tmp_path: Path)
     assert not config.agent_hook_error_path.exists()
 
 
-def test_a_torn_copy_is_not_called_archived_and_fails_the_command(tmp_path: Path) -> None:
+def test_a_torn_copy_is_kept_aside_not_deleted_and_fails_the_command(tmp_path: Path) -> None:
     repo = memory(tmp_path)
     config = load_config(repo.root)
     copy = begin(config, Where("claude-code", SESSION, str(tmp_path)), "the vmmem session\n")
     assert copy is not None
     copy.write_text("the vmmem sess")  # torn: its hash differs from its name's
+    aside = copy.with_name(f"{copy.name}.torn")
 
     done = repo.memidx_process("agent", "finish-archives", "--json")
 
     assert done.code == 1, done.err
-    assert json.loads(done.out)["sessions"] == [{
-        "agent": "claude-code", "session": SESSION, "project": "memory",
-        "transcripts": 0, "parts": 0, "torn": 1, "left": 0,
-    }]  # fmt: skip
-    assert done.err.count("\n") == 1 and "1 transcript copy torn" in done.err
+    [said] = json.loads(done.out)["sessions"]
+    assert (said["transcripts"], said["parts"], said["torn"]) == (0, 0, 1)
+    assert said["kept_aside"] == [str(aside)]
+    assert done.err.count("\n") == 1 and f"{aside}: a transcript copy torn" in done.err
     assert "Traceback" not in done.err
     assert not copy.exists()
+    assert aside.read_text() == "the vmmem sess"  # the person's: kept, never deleted
     assert archived(repo) == []
+    status = repo.memidx("status", "--json").json()
+    assert (status["archives_left"], status["archives_torn"]) == (0, [str(aside)])
+    assert str(aside) in repo.memidx("status").out
+    again = repo.memidx_process("agent", "finish-archives")  # not retried
+    assert (again.code, again.out) == (0, "no transcript left to archive\n")
+
+
+def test_a_torn_copy_beside_one_kept_aside_before_replaces_none(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    copy = begin(config, where, "the vmmem session\n")
+    assert copy is not None
+    copy.with_name(f"{copy.name}.torn").write_text("torn before")
+    copy.write_text("torn now")
+
+    assert take(config, where, copy) is None
+
+    assert copy.with_name(f"{copy.name}.torn").read_text() == "torn before"
+    assert copy.with_name(f"{copy.name}.2.torn").read_text() == "torn now"
 
 
 def test_a_part_another_filed_already_is_not_counted_as_filed_now(tmp_path: Path) -> None:
@@ -235,3 +271,111 @@ def test_a_session_id_with_control_characters_is_shown_escaped_at_a_terminal(
     assert said.splitlines() == [
         "memidx: claude-code session s\\x1b]0;owned\\x07\\nmemidx: forged: part 1 of 1 filed"
     ]
+
+
+def test_finish_archives_named_agent_files_that_agents_copies_alone(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    for agent in ("claude-code", "codex"):
+        where = Where(agent, SESSION, str(tmp_path))
+        state = session_state(config, where)
+        state.set_text(SESSION_ID, SESSION)
+        state.save()
+        assert begin(config, where, f"the vmmem session of {agent}\n") is not None
+
+    done = repo.memidx_process("agent", "finish-archives", "codex", "--json")
+
+    assert done.code == 0, done.err
+    assert [s["agent"] for s in json.loads(done.out)["sessions"]] == ["codex"]
+    assert repo.memidx("status", "--json").json()["archives_left"] == 1  # claude-code's waits
+    hits = archived(repo)
+    assert len(hits) == 1
+    assert json.loads(repo.memidx("show", "--json", str(hits[0]["ref"])).out)["agent"] == "codex"
+
+
+def test_a_copy_that_cannot_be_read_is_named_and_the_others_are_filed(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    first = Where("claude-code", "s-1", str(tmp_path))
+    folder = left_path(config, first, "b" * 64)  # a folder named like a copy: no file to read
+    folder.mkdir(parents=True)
+    os.utime(folder, (1, 1))  # the oldest
+    assert begin(config, Where("claude-code", "s-2", str(tmp_path)), "the vmmem session\n")
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 1, done.err
+    sessions = {s["session"]: s for s in json.loads(done.out)["sessions"]}
+    assert (sessions["s-2"]["transcripts"], sessions["s-2"]["parts"]) == (1, 1)
+    assert [u["path"] for u in sessions["s-1"]["unreadable"]] == [str(folder)]
+    assert done.err.count("\n") == 1 and f"{folder}: cannot be read (" in done.err
+    assert "Traceback" not in done.err
+    assert folder.is_dir() and len(archived(repo)) == 1
+
+
+def test_a_hook_takes_the_next_copy_past_one_it_cannot_read(tmp_path: Path) -> None:
+    config = load_config(memory(tmp_path).root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    folder = left_path(config, where, "b" * 64)
+    folder.mkdir(parents=True)
+    os.utime(folder, (1, 1))
+    copy = begin(config, where, "the vmmem session\n")
+
+    assert taken(take_left(config, where)) == ("the vmmem session\n", copy)
+    assert f"its copy {folder} cannot be read" in config.agent_hook_error_path.read_text()
+
+
+def test_status_counts_as_left_only_what_finish_archives_can_file(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    copy = begin(config, Where("codex", "s-1", str(tmp_path)), "the vmmem session\n")
+    assert copy is not None
+    (copy.parent / "notes.archive").write_text("no copy: no hash in its name")
+    (copy.parent / f"{'c' * 64}.archive").write_text("no copy: no session's name")
+
+    assert repo.memidx("status", "--json").json()["archives_left"] == 1
+    assert repo.memidx_process("agent", "finish-archives").code == 0
+    assert repo.memidx("status", "--json").json()["archives_left"] == 0
+
+
+def test_an_older_copy_with_no_project_saved_is_filed_with_none(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    where = Where("codex", "s-old", str(tmp_path / "proj"))
+    assert begin(config, where, "the vmmem session\n") is not None  # no state: an older memidx
+
+    done = repo.memidx_process("agent", "finish-archives", "--json")
+
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["sessions"][0]["project"] == "general"
+    record = json.loads(repo.memidx("show", "--json", str(archived(repo)[0]["ref"])).out)
+    assert record["drawer"] == "general"  # not "memory": the memory's folder is no project
+
+
+def test_a_copy_is_hashed_and_filed_a_part_at_a_time_never_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents import actions, capture
+    from memidx.haystack.indexing import Filed
+
+    config = load_config(memory(tmp_path).root)
+    where = Where("codex", "s-big", str(tmp_path))
+    line = '{"role": "user", "content": "' + "w" * 1000 + '"}\n'
+    copy = begin(config, where, line * (24 * 1024))  # 24 MiB
+    assert copy is not None
+    sizes: list[int] = []
+
+    def filed(_: Config, record: Record, **__: object) -> Filed:
+        sizes.append(len(record.text))
+        return Filed(f"r{len(sizes)}", "", duplicate=False)
+
+    monkeypatch.setattr(capture, "file", filed)
+    tracemalloc.start()
+    try:
+        assert actions.finish_archive(config, where) is not None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert sum(sizes) == len(line) * 24 * 1024 and not copy.exists()  # every part filed
+    assert peak < 8 * 1024 * 1024  # a few parts' worth: read whole, 24 MiB twice over

@@ -26,6 +26,7 @@ from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed
 from memidx.portable import file_lock
 from tests.cli.test_agent_hooks import FIRST, SESSION, hook, memory, stop, transcript
+from tests.cli.test_archives_left_finished import taken
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 SEARCH = ("search", "--json", "--kind", "transcript", "--mode", "bm25", "--limit", "50")
@@ -133,8 +134,12 @@ def test_a_torn_copy_is_forgotten_and_said(tmp_path: Path, monkeypatch: pytest.M
 
     trace = config.agent_hook_error_path.read_text()
     assert "claude-code archive" in trace and "cannot be finished" in trace
-    assert not copy.exists()
+    aside = copy.with_name(f"{copy.name}.torn")  # the person's all the same: never deleted
+    assert not copy.exists() and aside.read_text() == "the quillwort sess"
+    assert f"kept aside as {aside}" in trace
     assert archived(repo, "quillwort") == []
+    assert actions.finish_archive(config, where) is None  # not judged again
+    assert trace == config.agent_hook_error_path.read_text()
 
 
 LINES = [{"type": "user", "content": "how do I cap vmmem?"}, {"type": "reply", "text": "Cap it."}]
@@ -190,7 +195,7 @@ def test_a_session_never_takes_the_copy_of_one_whose_name_starts_as_its_own(
     copy = begin(config, other, "the quillwort session\n")
 
     assert take_left(config, Where("claude-code", "s", str(tmp_path))) is None
-    assert take_left(config, other) == ("the quillwort session\n", copy)
+    assert taken(take_left(config, other)) == ("the quillwort session\n", copy)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")

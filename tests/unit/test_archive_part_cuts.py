@@ -4,9 +4,13 @@ went to the log in plain halves (memidx.agents.part_cuts)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memidx.agents.capture import transcript_parts
+from memidx.agents.copy_source import open_copy
+from memidx.agents.transcript_cuts import cut
 from memidx.secrets.detect import redact_text
 
 KEY = "AKIAIOSFODNN7QUILLWX"  # an AWS access key's shape
@@ -41,3 +45,20 @@ def test_parts_without_a_secret_near_a_cut_are_the_texts_exact_slices() -> None:
     parts = transcript_parts(text, 97)
 
     assert len(parts) > 10 and "".join(parts) == text
+
+
+@pytest.mark.parametrize("limit", [7, 16, 24, 97, 4096])
+def test_a_copy_read_from_disk_a_part_at_a_time_is_cut_as_its_text(
+    tmp_path: Path, limit: int
+) -> None:
+    text = "".join(f"line {n}: café 𝄞 naïve €{n}\n" for n in range(300)) + LONG_LINE + YAML
+    path = tmp_path / "copy"
+    path.write_bytes(text.encode())
+    source = open_copy(path)
+    assert source is not None
+
+    parts = cut(source, limit)
+
+    assert list(parts) == transcript_parts(text, limit)
+    assert parts.count == len(transcript_parts(text, limit))
+    source.close()
