@@ -175,7 +175,12 @@ def _reconcile(root: Path) -> str:
 
 
 def _failed(root: Path, stage: str, exc: MemidxError) -> int:
-    reason, what_to_do = _remedy(exc, root)
+    from memidx.git.root_gone import root_gone
+
+    # whatever failed on the way (a file of .memidx it could not make: "FileNotFoundError:
+    # .../.memidx.8023.tmp (run `memidx reconcile --fix`)"), the folder's loss is the cause
+    gone = root_gone(root)
+    reason, what_to_do = (gone.message, gone.hint) if gone is not None else _remedy(exc, root)
     message = f"could not update the index: {reason} ({what_to_do})"
     print(f"memidx: {stage}: {message}")
     trace = root / ".memidx" / "hook-error.log"  # the state folder, fixed (Config.state_dir)
