@@ -87,9 +87,10 @@ def _synced(root: Path, stage: str) -> int:
     except MemidxError as exc:
         return _failed(root, stage, exc)
     except OSError as exc:  # a read-only memory, a full disk: the line every command says
+        from memidx.git.root_gone import git_not_run
         from memidx.index.connection import trouble
 
-        said = trouble(exc, None)
+        said = git_not_run(exc) or trouble(exc, None)
         return _failed(root, stage, said or MemidxError(f"{type(exc).__name__}: {exc}"))
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         missing = missing_module_error(exc.name) if isinstance(exc, ModuleNotFoundError) else None

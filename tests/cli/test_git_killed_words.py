@@ -84,3 +84,36 @@ def test_a_killed_git_is_told_by_its_kill_then_its_last_words(
         line = one_error(run)
         untouched(repo, head)
     assert line.startswith(f"memidx: error: {said}"), line
+
+
+NOT_RUN = {
+    "none": "cannot run git: no git on PATH (install git and put it on PATH)",
+    "not executable": "cannot run git: the git on PATH may not be run (Permission denied) (make "
+    "it executable (chmod +x), or put a git that runs first on PATH)",
+}
+
+
+@pytest.mark.parametrize("git", list(NOT_RUN))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("hooks", "status"),  # its own git run: "git: No such file or directory", and "git:
+        # Permission denied (check the permissions and the mount of its folder, ...)"
+        ("remember", "--title", "Descaling"),  # "cannot run git: Permission denied (install git
+        # and put it on PATH)" of a git there
+    ],
+)
+def test_a_git_that_cannot_start_is_said_with_what_to_do(
+    repo: NotesRepo, tmp_path: Path, git: str, args: tuple[str, ...]
+) -> None:
+    shared(repo, tmp_path)
+    head = repo.git("rev-parse", "HEAD").strip()
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    if git == "not executable":
+        (folder / "git").write_text("#!/bin/sh\nexit 0\n")  # no x bit: no git that may run
+
+    run = repo.memidx_process(*args, stdin="The kettle needs descaling.\n", PATH=str(folder))
+
+    assert one_error(run) == f"memidx: error: {NOT_RUN[git]}"
+    untouched(repo, head)
