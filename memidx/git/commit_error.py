@@ -39,12 +39,12 @@ def commit_error(stderr: str, paths: Sequence[str], undone: str | None = None) -
     `stderr` (git's own, or as GitPython frames it), ending in `undone` when given."""
     undone = undone or not_committed(paths)
     stderr = (framed.group(1) if (framed := FRAMED.match(stderr)) else stderr).strip()
+    if stderr.startswith("git ") and KILLED in stderr:  # CommandFailed's: the kill, first
+        return GitError(f"{undone}: {stderr}", "nothing was committed; try again")
     for messages, why, remedy in CANNOT_WRITE:
         if any(message in stderr for message in messages):
             last = stderr.splitlines()[-1]
             return GitError(f"{undone}: {why} ({last})", f"{remedy}, then try again")
-    if stderr.startswith("git ") and KILLED in stderr:  # CommandFailed's words: git said none
-        return GitError(f"{undone}: {stderr}", "nothing was committed; try again")
     if "index.lock" in stderr:
         return GitError(f"git kept its index locked; {undone}", "try again")
     if "Please tell me who you are" in stderr or "empty ident" in stderr:

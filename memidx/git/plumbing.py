@@ -22,14 +22,15 @@ from memidx.git.root_gone import cannot_run, root_gone
 
 class CommandFailed(GitError):
     """A git command exited non-zero (GitPython's GitCommandError): `stderr` holds its words,
-    or, for a git a signal ended, `git <command> was killed by SIG...`. A GitError: one that
-    no caller expects reaches the command line as one line, not a traceback."""
+    or, for a git a signal ended (or that said nothing), `git <command> was killed by SIG...`
+    with its last words after the kill's. A GitError: one that no caller expects reaches the
+    command line as one line, not a traceback."""
 
     def __init__(self, command: str, status: int, stderr: str) -> None:
-        if not stderr.strip():  # a signal's (no words): said so, for commit_error too
-            stderr = f"git {command} {ended(status)}"
-        last = stderr.strip().splitlines()[-1]
-        super().__init__(f"git {command} failed: {last}", "git's words; fix what they name")
+        how = f"git {command} {ended(status, stderr)}"
+        if not stderr.strip() or not how.startswith(f"git {command} failed: "):
+            stderr = how  # the kill said first, for commit_error too
+        super().__init__(how, "git's words; fix what they name")
         self.status = status
         self.stderr = stderr
 

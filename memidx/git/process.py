@@ -38,20 +38,54 @@ class Finished(Value):
     stderr: bytes
 
 
-KILLED = "was killed by"  # what `ended` says of a child a signal ended
+KILLED = "killed by"  # what `ended` says of a child a signal ended, surely or maybe
+GIT_USAGE = 129  # git's status for a usage error (128 + SIGHUP's number): never read as a signal
 
 
-def ended(status: int) -> str:
-    """How a child that printed no reason ended: `exited with status 128`, `was killed by SIGKILL`
-    (Popen's negative status: a signal's number)."""
-    if status >= 0:
-        return f"exited with status {status}"
+def ended(status: int, said: str = "") -> str:
+    """How a child ended, after its name, from its status and what it `said` on stderr:
+    `failed: <its last line>` or `exited with status 1`; when a signal ended it, the kill first
+    (`was killed by SIGKILL`), then `, after it printed: <its last line>` (a git that warned,
+    then was killed, read as its warning)."""
+    lines = [line.strip() for line in said.splitlines() if line.strip()]
+    kill = killing(status, lines)
+    last = lines[-1] if lines else None
+    if kill is None:
+        return f"failed: {last}" if last else f"exited with status {status}"
+    return f"{kill}, after it printed: {last}" if last else kill
+
+
+def killing(status: int, lines: list[str]) -> str | None:
+    """`was killed by SIGKILL` for Popen's negative status (a signal's number), or for a
+    shell's 128 + its number where the shell's own line says so (`Killed`, taken off `lines`):
+    a git wrapper that does not `exec` git; `exited with status 137 (killed by SIGKILL?)` for
+    such a status without it (a git whose own child a signal ended exits so too); else None."""
     import signal
 
+    if status < 0:
+        number = -status
+    elif 128 < status < 128 + signal.NSIG and status != GIT_USAGE:
+        number = status - 128
+    else:
+        return None
     try:
-        return f"{KILLED} {signal.Signals(-status).name}"
-    except ValueError:
-        return f"{KILLED} signal {-status}"
+        name = signal.Signals(number).name
+    except ValueError:  # a number no signal of this system has
+        return f"was {KILLED} signal {number}" if status < 0 else None
+    if status < 0:
+        return f"was {KILLED} {name}"
+    if lines and _shell_said(lines[-1], signal.strsignal(number)):
+        lines.pop()
+        return f"was {KILLED} {name}"
+    return f"exited with status {status} ({KILLED} {name}?)"
+
+
+def _shell_said(line: str, text: str | None) -> bool:
+    """Whether `line` is a shell's word for its child's end by the signal whose description is
+    `text`: dash's `Killed`, bash's `./git: line 3:  2158 Killed   git commit-tree ...`."""
+    import re
+
+    return bool(text) and re.match(rf"(?:.*: +\d+ +)?{re.escape(text or '')}\b", line) is not None
 
 
 class Stopped(Exception):

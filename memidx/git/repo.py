@@ -216,11 +216,11 @@ def _batches(blobs: Sequence[tuple[str, int]]) -> Iterator[list[tuple[str, int]]
 
 
 def failed(command: str, done: Finished) -> GitError:
-    """The error for a git command that exited non-zero: its last line of stderr."""
-    message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    """The error for a git command that exited non-zero: its last line of stderr, after the
+    signal that ended it."""
+    said = done.stderr.decode("utf-8", "replace")
     return GitError(
-        f"git {command} {f'failed: {message[-1]}' if message else ended(done.returncode)}",
-        "check the repository with `git status`",
+        f"git {command} {ended(done.returncode, said)}", "check the repository with `git status`"
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.branch_move import move_branch
-from memidx.git.process import run_process
+from memidx.git.process import ended, run_process
 from memidx.git.repo import GitRepo, git_env
 from memidx.git.tips import unpushed_commits
 
@@ -188,8 +188,8 @@ def _git(
 ) -> bytes:
     done = run_process(["git", "-C", str(repo.root), *config, *args], env, stdin)
     if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {reason[-1] if reason else 'no message'}", "")
+        said = done.stderr.decode("utf-8", "replace")
+        raise GitError(f"git {args[0]} {ended(done.returncode, said)}", "")
     return done.stdout
 
 

@@ -26,8 +26,23 @@ def root_gone(root: Path) -> GitError | None:
 
 def cannot_run(root: Path, exc: OSError) -> GitError:
     """The error for git that could not start in `root`: the folder gone, or no git on PATH."""
-    if (gone := root_gone(root)) is not None:
-        return gone
+    return root_gone(root) or _no_git(exc)
+
+
+def _no_git(exc: OSError) -> GitError:
     if isinstance(exc, FileNotFoundError):  # named by neither its strerror nor its filename
         return GitError(f"cannot run git: no {exc.filename or 'git'} on PATH", NO_GIT_HINT)
+    if isinstance(exc, PermissionError):  # a git on PATH, none that may run: "install git" was
+        return GitError(  # no remedy
+            f"cannot run git: the git on PATH may not be run ({exc.strerror or exc})",
+            "make it executable (chmod +x), or put a git that runs first on PATH",
+        )
     return GitError(f"cannot run git: {exc.strerror or exc}", NO_GIT_HINT)
+
+
+def git_not_run(exc: OSError) -> GitError | None:
+    """cannot_run's error for an OSError that no git could start (git's name its filename: a
+    git run without memidx's runner), else None."""
+    if exc.filename != "git" or not isinstance(exc, FileNotFoundError | PermissionError):
+        return None
+    return _no_git(exc)

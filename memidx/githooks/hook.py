@@ -87,9 +87,10 @@ def _synced(root: Path, stage: str) -> int:
     except MemidxError as exc:
         return _failed(root, stage, exc)
     except OSError as exc:  # a read-only memory, a full disk: the line every command says
+        from memidx.git.root_gone import git_not_run
         from memidx.index.connection import trouble
 
-        said = trouble(exc, None)
+        said = git_not_run(exc) or trouble(exc, None)
         return _failed(root, stage, said or MemidxError(f"{type(exc).__name__}: {exc}"))
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         missing = missing_module_error(exc.name) if isinstance(exc, ModuleNotFoundError) else None
@@ -175,7 +176,12 @@ def _reconcile(root: Path) -> str:
 
 
 def _failed(root: Path, stage: str, exc: MemidxError) -> int:
-    reason, what_to_do = _remedy(exc, root)
+    from memidx.git.root_gone import root_gone
+
+    # whatever failed on the way (a file of .memidx it could not make: "FileNotFoundError:
+    # .../.memidx.8023.tmp (run `memidx reconcile --fix`)"), the folder's loss is the cause
+    gone = root_gone(root)
+    reason, what_to_do = (gone.message, gone.hint) if gone is not None else _remedy(exc, root)
     message = f"could not update the index: {reason} ({what_to_do})"
     print(f"memidx: {stage}: {message}")
     trace = root / ".memidx" / "hook-error.log"  # the state folder, fixed (Config.state_dir)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 
 from memidx.config import Config
-from memidx.git.process import ended
+from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
@@ -66,8 +66,12 @@ def reason(done: subprocess.CompletedProcess[str]) -> str:
     """Why git failed: its line for a refused ref (` ! [remote rejected] main -> main
     (pre-receive hook declined)`), else the first sentence of its first `fatal:` or `error:`
     line (with the lines it runs on into), else its last line. Advice follows these lines
-    ("and the repository exists.", "see push.default in 'git help config'.")."""
-    lines = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines()]
+    ("and the repository exists.", "see push.default in 'git help config'."). A git a signal
+    ended is said so first (`git was killed by SIGKILL, after it printed: <its last line>`)."""
+    printed = done.stdout + "\n" + done.stderr
+    if killing(done.returncode, []) is not None:
+        return f"git {ended(done.returncode, printed)}"
+    lines = [line.strip() for line in printed.splitlines()]
     for line in lines:
         if line.startswith("! "):
             return line
@@ -90,4 +94,4 @@ def reason(done: subprocess.CompletedProcess[str]) -> str:
 
 def last_line(done: subprocess.CompletedProcess[str]) -> str:
     lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return lines[-1] if lines else f"git {ended(done.returncode)}"  # a signal's: no words
+    return lines[-1] if lines else f"git {ended(done.returncode)}"
