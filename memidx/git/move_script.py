@@ -91,6 +91,21 @@ _FOLLOW = (
     'elif [ ! -e "$p" ] && [ ! -h "$p" ]; then mv -f -- "$a" "$p"; fi; done; '
     '[ $# = 0 ] || { rm -f -- "$@"; for p in "$@"; do shift; set -- "$@" "${p%/*}"; done; '
     'rmdir -p -- "$@" 2>/dev/null; }; ); [ $# = 0 ] || rmdir -p -- "$@" 2>/dev/null; ); }; '
+    # `over`: the new bytes over the old ones, each `<old blob> <path>` line of its input: the
+    # file moved aside and judged there, as `leave` does (hashed at its path, then written
+    # over with `checkout-index -f`, an edit saved in between was lost), written where nothing
+    # is once it held the old bytes, else linked back (a file saved at its path since stays)
+    'over() { m=$(while IFS= read -r line; do r=${line#* }; aside "$r"; '
+    '{ [ -f "$r" ] && [ ! -h "$r" ] && [ ! -e "$a" ] && [ ! -h "$a" ]; } || continue; '
+    'mv -f -- "$r" "$a" 2>/dev/null && printf "%s\\n" "$line"; done); [ -n "$m" ] || return 0; '
+    'h=$(printf "%s\\n" "$m" | while IFS= read -r line; do aside "${line#* }"; '
+    'printf "%s\\n" "$a"; done | git hash-object --no-filters --stdin-paths 2>/dev/null)$nl; '
+    'printf "%s\\n" "$m" | { set --; v=; while IFS= read -r line; do y=${h%%"$nl"*}; '
+    'h=${h#*"$nl"}; r=${line#* }; aside "$r"; if [ "$y" = "${line%% *}" ] && [ ! -h "$a" ]; '
+    'then set -- "$@" "$a"; v=$v$r$nl; elif ln -- "$a" "$r" 2>/dev/null; then rm -f -- "$a"; '
+    'elif [ ! -e "$r" ] && [ ! -h "$r" ]; then mv -f -- "$a" "$r"; fi; done; [ -z "$v" ] || '
+    'printf "%s" "$v" | GIT_INDEX_FILE=$copy git checkout-index -q -u --stdin 2>/dev/null; '
+    '[ $# = 0 ] || rm -f -- "$@"; }; }; '
     # the git command on the copy; a `checkout <new> -- <paths>` (notes written from memory)
     # run as a `reset` of those paths, git's index alone, their files then written where
     # nothing is, or over the very bytes $old held there (a purge's rewrite): memidx's own
@@ -106,10 +121,10 @@ _FOLLOW = (
     'esac; done; [ -z "$o" ] || printf "%s" "$o" | { b=$(printf "%s" "$o" | '
     'while IFS= read -r r; do printf "%s\\n" "$old:$r"; done | '
     'git cat-file --batch-check="%(objectname)" 2>/dev/null)$nl; '
-    'h=$(git hash-object --stdin-paths 2>/dev/null)$nl; printf "%s" "$o" | '
+    'h=$(git hash-object --no-filters --stdin-paths 2>/dev/null)$nl; printf "%s" "$o" | '
     'while IFS= read -r r; do x=${b%%"$nl"*}; b=${b#*"$nl"}; y=${h%%"$nl"*}; h=${h#*"$nl"}; '
-    '[ -z "$x" ] || [ "$x" != "$y" ] || printf "%s\\0" "$r"; done | '
-    "GIT_INDEX_FILE=$copy git checkout-index -f -q -u -z --stdin 2>/dev/null; }; }; return 0; }; "
+    '[ -z "$x" ] || [ "$x" != "$y" ] || printf "%s %s\\n" "$x" "$r"; done | over; }; }; '
+    "return 0; }; "
     'git update-ref -m "$1" --stdin; '
     'said=$1 new=$2 old=$3 dir=$4 gone=$5 py=$6 token="memidx $$ $2"; shift 6; '
     f"lock=$dir/index.lock; copy=$dir/{COPY}; "

@@ -7,6 +7,7 @@ edit stays, an unstaged change of the committed note."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -132,3 +133,52 @@ def test_the_shell_s_redo_of_a_rewrite_writes_over_the_old_bytes_alone(
     assert (root / SEGMENT).read_bytes() == after
     changed = "" if after == b"new\n" else f" M {SEGMENT}"
     assert _git(root, "status", "--porcelain", "-uall") == changed.strip()
+
+
+# a `git` first on PATH: the first `hash-object --stdin-paths` (the redo's look at the bytes
+# there) answers, then the person's edit is saved into the segment, as in that instant
+SAVING_GIT = """#!/bin/sh
+case " $* " in *" hash-object "*"--stdin-paths "*)
+  [ -e "$SAVED" ] || { out=$("$REAL_GIT" "$@"); s=$?; : >"$SAVED"
+    printf 'the person saves\\n' >>"$SEGMENT_FILE"; printf '%s\\n' "$out"; exit $s; };;
+esac
+exec "$REAL_GIT" "$@"
+"""
+
+
+def test_the_shell_s_redo_keeps_an_edit_saved_once_it_looked_at_the_old_bytes(
+    tmp_path: Path,
+) -> None:
+    """The old bytes looked at (hashed) at the path, then an edit saved there before the new
+    bytes went over them: it was overwritten (`checkout-index -f`). The file is moved aside and
+    judged there: the edit goes back to its path, an unstaged change."""
+    import shutil
+
+    root = tmp_path / "m"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    (root / SEGMENT).parent.mkdir(parents=True)
+    (root / SEGMENT).write_bytes(b"old\n")
+    _git(root, "add", "-A")
+    _git(root, *GIT_IDENTITY, "commit", "-q", "-m", "segments")
+    old, temp = _git(root, "rev-parse", "HEAD"), root / ".git" / "test-index"
+    _git(root, "read-tree", old, index=temp)
+    blob = _git(root, "hash-object", "-w", "--stdin", stdin=b"new\n")
+    _git(root, "update-index", "--cacheinfo", f"100644,{blob},{SEGMENT}", index=temp)
+    tree = _git(root, "write-tree", index=temp)
+    new = _git(root, *GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "blanked")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "git").write_text(SAVING_GIT)
+    (tmp_path / "bin" / "git").chmod(0o755)
+    env = clean_env(
+        PATH=f"{tmp_path / 'bin'}:{os.environ['PATH']}", REAL_GIT=str(shutil.which("git")),
+        SAVED=str(tmp_path / "saved"), SEGMENT_FILE=str(root / SEGMENT),
+    )  # fmt: skip
+    then = ["-c", "core.hooksPath=/dev/null", "checkout", "-q", new, "--", f":(literal){SEGMENT}"]
+
+    killed_move_shell(root, (old, new), "", sys.executable, then, env=env)
+
+    assert (tmp_path / "saved").exists()  # the edit was saved in that instant
+    assert (root / SEGMENT).read_bytes() == b"old\nthe person saves\n"  # was: b"new\n"
+    assert _git(root, "status", "--porcelain", "-uall") == f"M {SEGMENT}"
+    assert sorted(p.name for p in (root / SEGMENT).parent.iterdir()) == ["a.krd"]
