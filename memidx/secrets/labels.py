@@ -35,8 +35,9 @@ LABELED_KEY = lazy(r"(?i)(?:api|secret|private|access|client|signing|encryption)
 # `Client key: client-key.pem`: each was refused so), so only a random value (group 1) makes
 # it a name, as `auth` is given a method's words (assignments.auth_method). So with `is` for
 # its `:` (group 2: `The API key is v4lue` was let through; `The API key is read-only` passes)
+# (The look-ahead for a kind's first letter first: the engine then skips to those.)
 SPOKEN_KEY = lazy(
-    rf"(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})"
+    rf"(?=[aspce])(?<![\w-])(?:{LABELED_KEY.pattern.removeprefix('(?i)')})"
     r"(?:(?=:\s*+(\S*+))|[ \t]is(?=[ \t]++(\S*+)))",
     re.I,
 )
