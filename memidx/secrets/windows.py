@@ -67,7 +67,9 @@ def gives_a_secret_name(line: str) -> bool:
     """Whether secret_names finds any in `line`: its first found, by one search in C (every
     name of 1 MB of `password=&` was listed to ask, 0.08 s of CPU), tried only at the runs
     that hold a stem in a line all ASCII (_named_run)."""
-    if not line.isascii():  # a word may fold to a stem in another script's letters (`\u212a`)
+    # a short line: one search in C costs less than finding its stems; a line not all ASCII:
+    # a word may fold to a stem in another script's letters (`\u212a`)
+    if len(line) <= LONG_LINE or not line.isascii():
         return SPOKEN.search(line) is not None or _secret_run().search(line) is not None
     lower = line.translate(ASCII_LOWER)
     if ("bearer" in lower or "basic" in lower) and SPOKEN.search(line) is not None:
@@ -141,6 +143,8 @@ def unassigned_name(line: str) -> bool:
     all tried at every character of a long line without one took ~0.5 ms a line."""
     if not any(mark in line for mark in UNASSIGNED_MARKS):
         return False
+    if len(line) <= LONG_LINE:  # one search in C costs less than finding its stems
+        return _library_words().search(line) is not None
     return next(_library_word_matches(line), None) is not None
 
 

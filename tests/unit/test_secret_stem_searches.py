@@ -19,8 +19,15 @@ PIECES = [
 
 
 def _lines(seed: int, count: int) -> list[str]:
+    """Short lines and lines longer than LONG_LINE (a short one is searched whole)."""
     rng = random.Random(seed)
-    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 30))) for _ in range(count)]
+    sizes = [rng.choice((rng.randint(1, 30), rng.randint(100, 200))) for _ in range(count)]
+    ascii_pieces = [piece for piece in PIECES if piece.isascii()]  # a long line all ASCII too
+    pools = [rng.choice((PIECES, ascii_pieces)) for _ in range(count)]
+    return [
+        "".join(rng.choice(pool) for _ in range(size))
+        for size, pool in zip(sizes, pools, strict=True)
+    ]
 
 
 @pytest.mark.parametrize("seed", range(4))
