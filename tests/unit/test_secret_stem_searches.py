@@ -15,6 +15,7 @@ PIECES = [
     *"apikeyPASSWORDsecretdbpwdtokenAuthbearerBasic_-.:=\"'`; ()[]!@\t",
     *("\u212a", "\u017f", "\u0130", "\u00f1", "contrase\u00f1a", "API_KEY", "passwd", "\u212aey"),
     *("db_pass", "loginPw", "pw_confirm", "x-api-key", "GPG_PASSPHRASE", "bearer ", "basic "),
+    *("secret", "pwd", "Private_Key", "==", "!=", '";', "';"),
 ]
 
 
@@ -63,3 +64,17 @@ def test_the_keyword_rules_match_as_the_librarys_own() -> None:
             assert [m.span() for m in tried.finditer(line)] == [
                 m.span() for m in own.finditer(line)
             ], (line, own.pattern)
+
+
+NAMES = ["api_key", "dbkey", "database_pass", "key_pass", "passwd", "pwd", "SECRET", "contrasena"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("at", [0, 200, -1])
+def test_each_library_name_is_found_anywhere_in_a_long_line(name: str, at: int) -> None:
+    filler = "x == y; " * 50
+    at = len(filler) if at == -1 else at
+    line = filler[:at] + name + filler[at:]
+    assert windows.unassigned_name(line) and not windows.unassigned_name(filler)
+    given = filler[:at] + name + "=v " + filler[at:]
+    assert windows.gives_a_secret_name(given) and not windows.gives_a_secret_name(filler)
