@@ -79,6 +79,8 @@ def _tripled_below(text: str, start: int, end: int, kind: str) -> Iterator[Findi
     """The lines of a Python string in tripled quotes that a secret-sounding name's line opens
     (TRIPLE_OPEN) and the lines below hold, up to its closing quotes, when they are a value
     (runs without spaces, at most BLOCK_LINES) that looks secret as a whole: each line."""
+    if text.find('"""', start, end) == -1 and text.find("'''", start, end) == -1:
+        return  # a literal find first: the expression tried at each name of a long line cost more
     opened = TRIPLE_OPEN.search(text, start, end)
     if opened is None or not secret_word(opened.group(1).rpartition(".")[2]):
         return
@@ -236,6 +238,8 @@ def _tripled_end(text: str, start: int, end: int) -> int:
     """Where the string in tripled quotes the line text[start:end] opens (TRIPLE_OPEN, any
     name) ends: its closing quotes' line, within BLOCK_LINES lines; else `end`. An allow
     marker on its opening line allows all of it, as on a YAML key over its block."""
+    if text.find('"""', start, end) == -1 and text.find("'''", start, end) == -1:
+        return end  # a literal find first, as in _tripled_below
     opened = TRIPLE_OPEN.search(text, start, end)
     if opened is None:
         return end

@@ -18,7 +18,7 @@ ESCAPE = lazy(r"%([0-7][0-9A-Fa-f])|\+")
 
 def has_encoded_pairs(line: str) -> bool:
     """Whether `line` holds a percent-encoded `=` or `:` after a name."""
-    return ENCODED_PAIR.search(line) is not None
+    return "%" in line and ENCODED_PAIR.search(line) is not None  # a literal find first
 
 
 def decodings(line: str) -> Iterator[tuple[str, list[int]]]:

@@ -104,7 +104,20 @@ def _keyword_rule(rule: re.Pattern[str]) -> tuple[re.Pattern[str], tuple[tuple[s
     """A library keyword rule without its no-op lookahead, and for each shape of NEEDS it
     holds, the marks one of which a line must hold for it to match."""
     needs = tuple(marks for shape, marks in NEEDS if shape.search(rule.pattern))
-    return re.compile(rule.pattern.replace(NO_OP, ""), rule.flags), needs
+    pattern = rule.pattern.replace(NO_OP, "")
+    return re.compile(_first_letters(pattern, rule.flags) + pattern, rule.flags), needs
+
+
+def _first_letters(pattern: str, flags: int) -> str:
+    """A look-ahead for the first letters of the library's names, for a rule in any case that
+    begins with them: the engine tried their alternation at every character of a window (~45
+    µs a window, each rule), and skips to those letters so (a third of that), matching the
+    same (in any case too: the letters and the names fold alike)."""
+    from memidx.secrets.library_patterns import KEYWORD_WORDS
+
+    if not flags & re.IGNORECASE or not pattern.startswith(f"({'|'.join(KEYWORD_WORDS)})"):
+        return ""
+    return f"(?=[{''.join(sorted({word[0] for word in KEYWORD_WORDS}))}])"
 
 
 MARKS = ("'", '"', "`", ":", ":=", "=", ";")  # the marks of NEEDS, a bit each

@@ -17,7 +17,8 @@ NETRC_KIND = "netrc-password"  # the password of a .netrc entry (machine HOST lo
 # when the entry also names a login, every value is a value (not another keyword) and it is
 # netrc-shaped: prose that happens to string the words together ("the machine learning login
 # flow sends password resets") names no host and no password a person would set.
-START = lazy(r"(?<![\w.-])machine(?=\s)|^[ \t>`\"']*default(?=\s)", re.MULTILINE)
+# (the look-ahead for either's first character first: the engine then skips to those)
+START = lazy(r"(?=[m \t>`\"'d])(?:(?<![\w.-])machine(?=\s)|^[ \t>`\"']*default(?=\s))", re.M)
 TOKEN = lazy(r"\S+")
 PAIRS = frozenset({"machine", "login", "password", "account", "port"})  # keyword, value
 KEYWORDS = PAIRS | {"default", "macdef"}

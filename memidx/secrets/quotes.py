@@ -29,8 +29,11 @@ _BESIDE = r"\s\"'`:=,;()\[\]{}<>.!?*\u2026\u2013\u2014" + _TYPOGRAPHIC + _FULLWI
 # one side. One between two other characters is part of a value (`Zk9q\u2019W2...`): read as a
 # plain quote, it cut the password in two, each part too short to judge, or masked its start
 # alone and showed the rest. A fullwidth sign is read as the plain one wherever it stands.
+# (The look-ahead for any of them first: the engine then skips to each, where the look-behind
+# was tried at every character of a long transcript.)
 DELIMITING_QUOTE = lazy(
-    f"(?<![^{_BESIDE}])[{_TYPOGRAPHIC}]|[{_TYPOGRAPHIC}](?![^{_BESIDE}])|[{_FULLWIDTH_SIGNS}]"
+    f"(?=[{_TYPOGRAPHIC}{_FULLWIDTH_SIGNS}])"
+    f"(?:(?<![^{_BESIDE}])[{_TYPOGRAPHIC}]|[{_TYPOGRAPHIC}](?![^{_BESIDE}])|[{_FULLWIDTH_SIGNS}])"
 )
 
 

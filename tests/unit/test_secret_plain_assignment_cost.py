@@ -67,11 +67,13 @@ def test_reading_a_plain_assignment_alone_changes_no_finding(
 
 def test_lines_of_plain_assignments_cost_near_prose() -> None:
     """190 KB of `password=word<i>xyz` lines against as much plain prose (no secret's word in
-    it): 46 to 48 times its CPU time before, 19 now (against the TIL notes: 11, then 4)."""
+    it): 46 to 48 times its CPU time before, 19 then (against the TIL notes: 11, then 4); 28
+    since the prose got a quarter cheaper (look-aheads before the whole-text expressions),
+    the lines' own cost the same (0.34 s)."""
     count = 10_000
     lines = "".join(f"password=word{i}xyz\n" for i in range(count))
     prose = "The deploy job runs the tests, then copies the files to the staging server.\n"
     prose = (prose * (len(lines) // len(prose) + 1))[: len(lines)]
     find_secrets("warm = 1\npassword=Zq8vT2mW9pLqXk")
-    least, ratios = least_ratio(lambda: find_secrets(lines), lambda: find_secrets(prose), below=30)
-    assert least < 30, f"{ratios} times the CPU time of as much prose"
+    least, ratios = least_ratio(lambda: find_secrets(lines), lambda: find_secrets(prose), below=40)
+    assert least < 40, f"{ratios} times the CPU time of as much prose"
