@@ -248,11 +248,26 @@ def test_two_machines_filing_and_sharing_each_other_lose_and_double_nothing(
 FILER = """
 import json, subprocess, sys
 memidx, root, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-for n in range(count):
+def file(n):
     done = subprocess.run([memidx, "-C", root, "file-turn"], capture_output=True, text=True,
                           input=json.dumps({"text": f"racing turn {n} wombat", "session": "race"}))
     print(done.returncode, done.stdout.strip(), done.stderr.strip().replace("\\n", " "), flush=True)
+if count:
+    for n in range(count):
+        file(n)
+else:  # paced: a line of stdin `k` files the next k turns while the test runs its git
+    n = 0
+    for line in sys.stdin:
+        for _ in range(int(line)):
+            file(n)
+            n += 1
 """
+
+# The pulls racing the filer: before each of b's pulls and commits the filer is told to file
+# PACE turns, which it files while that git runs (and its hooks index what came). 30 turns
+# filed blind spanned the three rounds on an idle machine only by their count (~0.25 s of CPU
+# a file-turn process); paced, every pull and commit of b races turns, with 12 in all.
+PACE = 2
 
 
 def test_pulls_while_an_agent_files_turns_lose_none_of_them(
@@ -262,19 +277,31 @@ def test_pulls_while_an_agent_files_turns_lose_none_of_them(
     (hooks index what came) and commits: every turn acknowledged is found once, here and,
     once shared, on the other machine."""
     a, b = machines
-    count = 30
     filer = subprocess.Popen(
         [sys.executable, "-c", FILER, str(Path(sys.executable).parent / "memidx"), str(b.root),
-         str(count)],
-        env=b.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+         "0"],
+        env=b.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
     )  # fmt: skip
+    assert filer.stdin is not None
+    count = 0
+
+    def racing() -> None:  # PACE more turns, filed while b's next git runs
+        nonlocal count
+        assert filer.stdin is not None
+        filer.stdin.write(f"{PACE}\n")
+        filer.stdin.flush()
+        count += PACE
+
     for n in range(3):
         file_turn(a, f"turn {n} from a about koala", f"a{n}")
         a.note(f"pulled{n}.md", f"Pulled {n}", f"pulled words {n}")
         a.commit(f"pulled {n}")
         shared(a)
+        racing()
         b.git("pull", "-q", "--no-rebase", "--no-edit")
         b.note(f"local{n}.md", f"Local {n}", f"local words {n}")
+        racing()
         b.commit(f"local {n}")
     out, err = filer.communicate(timeout=300)
     lines = out.splitlines()
@@ -669,10 +696,12 @@ def test_a_note_staged_by_hand_does_not_stop_a_share_that_must_merge(
     rebuilt_the_same(b)
 
 
-# Shares paced by the filer's progress, not by the clock: a share after the 3rd, 9th, ..., 27th
-# turn of 30, each racing the turns filed while it runs. `while filer.poll() is None` ran
+# Shares paced by the filer's progress, not by the clock: a share after the 1st, 4th, ..., 13th
+# turn of 15, each racing the turns filed while it runs. `while filer.poll() is None` ran
 # shares back to back, more of them the busier the machine, each a process of ~1 s of CPU.
-SHARE_EVERY = 6
+# Five shares as with 30 turns and a share every 6th, with half the file-turn processes.
+SHARE_EVERY = 3
+SHARED_TURNS = 15
 
 
 def test_shares_while_an_agent_files_turns_lose_and_double_none(
@@ -681,7 +710,7 @@ def test_shares_while_an_agent_files_turns_lose_and_double_none(
     """The haystack's commits (share) and filings in one clone at once: every acknowledged
     turn reaches the other clone once, and no committed segment changes afterwards."""
     a, b = machines
-    count = 30
+    count = SHARED_TURNS
     filer = subprocess.Popen(
         [sys.executable, "-c", FILER, str(Path(sys.executable).parent / "memidx"), str(a.root),
          str(count)],
