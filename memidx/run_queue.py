@@ -19,3 +19,15 @@ def run_queue_wait(thread: int) -> float | None:
         return int(fields[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return None
+
+
+def runnable(thread: int) -> bool:
+    """Whether thread `thread` of this process runs or waits for a core right now (state R in
+    /proc/self/task/<thread>/stat): its wait is counted only once it gets the core; False where
+    it cannot be read."""
+    try:
+        stat = (PROC_TASKS / str(thread) / "stat").read_bytes()
+        end = stat.rindex(b")")  # past the thread's name, which may hold anything
+        return stat[end + 2 : end + 3] == b"R"
+    except (OSError, ValueError):
+        return False

@@ -37,7 +37,7 @@ from memidx.config import Config
 from memidx.errors import NewerIndex
 from memidx.paths import file_identity
 from memidx.portable import hung_up
-from memidx.run_queue import run_queue_wait
+from memidx.run_queue import run_queue_wait, runnable
 from memidx.sockets import clear_starting, starting_name, unlink_own
 
 TYPE_CHECKING = False
@@ -128,6 +128,7 @@ class _Workers:
         self.since: dict[int, float] = {}  # thread: when its answer began
         # thread: its native id, the process's CPU time and the thread's run-queue wait then
         self.used: dict[int, tuple[int, float, float | None]] = {}
+        self.looked: dict[tuple[int, float], float] = {}  # an answer: its wait at a look
         self.stop = threading.Event()  # an answer said the server must go (STALE)
         self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
         for thread in self.threads:
@@ -139,21 +140,30 @@ class _Workers:
 
     def stalled(self, now: float) -> bool:
         """Whether an answer has taken STALLED_AFTER seconds with the process all but idle
-        since it began (IDLE_CPU), its thread not waiting for a core either: hooks then do
-        better recalling in their own process."""
-        return any(
-            now - began > STALLED_AFTER and self._idle(thread, now - began)
+        since it began (IDLE_CPU), its thread not waiting for a core either (now, or since the
+        last look): hooks then do better recalling in their own process."""
+        looked, self.looked = self.looked, {}
+        idle = [
+            self._idle(thread, began, now, looked)
             for thread, began in list(self.since.items())
-        )
+            if now - began > STALLED_AFTER
+        ]
+        return any(idle)
 
-    def _idle(self, thread: int, took: float) -> bool:
+    def _idle(
+        self, thread: int, began: float, now: float, looked: dict[tuple[int, float], float]
+    ) -> bool:
         native, cpu, waited = self.used.get(thread, (0, time.process_time(), None))
-        since = time.process_time() - cpu
-        if waited is not None:
-            if (waiting := run_queue_wait(native)) is None:
-                return False  # the thread ended since: its answer is given
-            since += waiting - waited
-        return since < IDLE_CPU * took
+        if time.process_time() - cpu >= IDLE_CPU * (now - began):
+            return False  # it computes
+        if waited is None:
+            return True  # no thread's wait known here (no /proc): CPU time alone tells
+        if (wait := run_queue_wait(native)) is None:
+            return False  # the thread ended since: its answer is given
+        self.looked[thread, began] = wait
+        # a wait since the last look, not since it began: one blocked after a wait for a core
+        # (a loaded machine) was said stalled only 20 times that wait later
+        return wait <= looked.get((thread, began), waited) and not runnable(native)
 
     def stuck(self, now: float) -> bool:
         """Whether an answer has taken STUCK seconds: that thread will not come back."""
