@@ -37,6 +37,7 @@ from memidx.config import Config
 from memidx.errors import NewerIndex
 from memidx.paths import file_identity
 from memidx.portable import hung_up
+from memidx.run_queue import run_queue_wait, runnable
 from memidx.sockets import clear_starting, starting_name, unlink_own
 
 TYPE_CHECKING = False
@@ -60,10 +61,13 @@ STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server 
 # ~0.7 s of its 1.5 s deadline: its own recall, imports and model load, took 0.45-0.9 s at a
 # load of 6-9 here.
 STALLED_AFTER = 0.5
-# ...and on which the process used less than this share of one core since it began: a slow
-# answer computes (a big memory's vectors reloaded after an embed, a loaded machine), a stuck
-# one (a deadlock, a read that never returns) does not. A warm answer's thread got 0.2 of a
-# core at a load of 10 on 2 cores; the accepting thread's own wake-ups cost microseconds.
+# ...and on which the process used less than this share of one core since it began, the
+# answering thread's wait for a core counted as use: a slow answer computes (a big memory's
+# vectors reloaded after an embed, a loaded machine), or would, were a core free; a stuck one
+# (a deadlock, a read that never returns) does neither. A warm answer's thread got 0.2 of a
+# core at a load of 10 on 2 cores, but 0.03 beside 8 busy loops on its CPU, where it waited
+# on the run queue the rest of the time (run_queue.py; where that is not known, as on
+# Windows, CPU time alone counts). The accepting thread's own wake-ups cost microseconds.
 IDLE_CPU = 0.05
 # Seconds the answering thread waits for the request of a hook it acknowledged: a hook sends
 # it as soon as the ACK arrives, so only one stopped in between (its agent suspended) is late;
@@ -122,7 +126,9 @@ class _Workers:
         self.recaller, self.key, self.running = recaller, key, code_stamp()
         self.waiting: queue.SimpleQueue[socket.socket | None] = queue.SimpleQueue()
         self.since: dict[int, float] = {}  # thread: when its answer began
-        self.cpu: dict[int, float] = {}  # thread: the process's CPU time then
+        # thread: its native id, the process's CPU time and the thread's run-queue wait then
+        self.used: dict[int, tuple[int, float, float | None]] = {}
+        self.looked: dict[tuple[int, float], float] = {}  # an answer: its wait at a look
         self.stop = threading.Event()  # an answer said the server must go (STALE)
         self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
         for thread in self.threads:
@@ -134,13 +140,30 @@ class _Workers:
 
     def stalled(self, now: float) -> bool:
         """Whether an answer has taken STALLED_AFTER seconds with the process all but idle
-        since it began (IDLE_CPU): hooks then do better recalling in their own process."""
-        used = time.process_time()
-        return any(
-            now - began > STALLED_AFTER
-            and used - self.cpu.get(thread, used) < IDLE_CPU * (now - began)
+        since it began (IDLE_CPU), its thread not waiting for a core either (now, or since the
+        last look): hooks then do better recalling in their own process."""
+        looked, self.looked = self.looked, {}
+        idle = [
+            self._idle(thread, began, now, looked)
             for thread, began in list(self.since.items())
-        )
+            if now - began > STALLED_AFTER
+        ]
+        return any(idle)
+
+    def _idle(
+        self, thread: int, began: float, now: float, looked: dict[tuple[int, float], float]
+    ) -> bool:
+        native, cpu, waited = self.used.get(thread, (0, time.process_time(), None))
+        if time.process_time() - cpu >= IDLE_CPU * (now - began):
+            return False  # it computes
+        if waited is None:
+            return True  # no thread's wait known here (no /proc): CPU time alone tells
+        if (wait := run_queue_wait(native)) is None:
+            return False  # the thread ended since: its answer is given
+        self.looked[thread, began] = wait
+        # a wait since the last look, not since it began: one blocked after a wait for a core
+        # (a loaded machine) was said stalled only 20 times that wait later
+        return wait <= looked.get((thread, began), waited) and not runnable(native)
 
     def stuck(self, now: float) -> bool:
         """Whether an answer has taken STUCK seconds: that thread will not come back."""
@@ -167,12 +190,13 @@ class _Workers:
             self.waiting.put(None)
 
     def _work(self) -> None:
-        me = threading.get_ident()
+        me, native = threading.get_ident(), threading.get_native_id()
         while (conn := self.waiting.get()) is not None:
             answer: dict[str, object] = {"error": "no request"}
             with conn, contextlib.suppress(OSError, ValueError):
                 request = read_line(conn, within=READ_WAIT)  # all of it: a trickle is no request
-                self.cpu[me], self.since[me] = time.process_time(), time.monotonic()
+                self.used[me] = (native, time.process_time(), run_queue_wait(native))
+                self.since[me] = time.monotonic()
                 # none: a waiting hook's look (recall_client._answering); a hook gone (it
                 # recalled in its own process, given up behind a stalled answer): no answer
                 if request and not hung_up(conn):

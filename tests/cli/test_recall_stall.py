@@ -407,10 +407,10 @@ def test_a_hook_alone_waits_for_its_own_slow_answer(
     """A hook's own answer that took over STALLED_AFTER (the server reloading a big memory's
     vectors after an embed, a loaded machine) made its look say STALLED, and it gave up the
     answer about to come for a recall in its own process: a slow answer computes, and the
-    server now says STALLED only for one on which the process is idle. Idle here is a tenth of
-    IDLE_CPU: the answer's thread, sharing this process with the test's, got less than IDLE_CPU
-    (5% of a core) beside 8 busy loops and `make test` on 2 cores; a stuck one gets none."""
-    monkeypatch.setattr(recall_loop, "IDLE_CPU", recall_loop.IDLE_CPU / 10)
+    server now says STALLED only for one on which the process is idle. The answer's thread,
+    sharing this process with the test's, got less than IDLE_CPU (5% of a core) beside 8 busy
+    loops and `make test` on 2 cores, and was said stalled until its wait for a core counted
+    (test_recall_starved.py); a stuck one neither runs nor waits."""
     monkeypatch.setattr(recall_client, "ACK_WAIT", LONG / 2)  # as loaded() says
     with served(config, Held(each=0.7, busy=True)):
         block, took = hook(config, LONG)
