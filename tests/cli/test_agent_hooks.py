@@ -17,6 +17,11 @@ from memidx.portable import file_lock
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 SESSION = "0f5e8b1c-0000-4000-8000-000000000001"
+# MEMIDX_AGENT_DEADLINE of a hook a held lock cuts off once its work began (a transcript's copy
+# made): its process's start is on that clock, over 1 s (of "1", the deadline once used here)
+# on a loaded machine (`make test` beside other work), and a hook whose start took its deadline
+# gave up before its work began
+CUT_OFF = "5"
 
 
 def memory(tmp_path: Path) -> NotesRepo:
