@@ -24,7 +24,16 @@ from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, 
 from memidx.agents.recall_server import socket_path
 from memidx.agents.runner import LATE, adapter
 from memidx.config import load_config
-from tests.cli.test_agent_hooks import FIRST, SESSION, line, memory, stop, transcript, turns
+from tests.cli.test_agent_hooks import (
+    FIRST,
+    SESSION,
+    UNHURRIED,
+    line,
+    memory,
+    stop,
+    transcript,
+    turns,
+)
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 LOG = Path(".memidx") / "agent-hook-error.log"
@@ -216,7 +225,7 @@ def test_a_prompt_of_nothing_but_memidx_own_block_is_not_searched(
     repo = NotesRepo(tmp_path / "memory")
     payload = {"session_id": SESSION, "cwd": str(tmp_path), "prompt": f"  {BLOCK}\n"}
 
-    done, _ = run(repo, agent, event, json.dumps(payload).encode())
+    done, _ = run(repo, agent, event, json.dumps(payload).encode(), MEMIDX_AGENT_DEADLINE=UNHURRIED)
 
     assert (done.returncode, done.stdout.decode()) == (0, nothing)
     assert log_lines(repo) == []
