@@ -97,6 +97,7 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     Its clock starts as its process did: the agent's wait began there, and Python's start and
     memidx's imports (a slow disk, a starved machine) are on it."""
     started = began()
+    starting = time.monotonic() - started  # Python's start and memidx's imports, of it
     holder: dict[str, object] = {}
     try:
         found = adapter(agent)
@@ -119,7 +120,10 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     if (took := time.monotonic() - started) > limit + LATE:  # on its clock, as it answers
         from memidx.index.failures import NOTICE
 
-        line = f"{NOTICE}answered {took:.1f} s after it began, past its {limit:g} s deadline"
+        line = (
+            f"{NOTICE}answered {took:.1f} s after it began ({starting:.1f} s of it starting), "
+            f"past its {limit:g} s deadline"
+        )
         _trace(config, agent, event, line, directory, standing)
     _keep_said(config, agent, event, said.getvalue(), directory, standing)
     failed = found.failed(event) if found.failed else ""

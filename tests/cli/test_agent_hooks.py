@@ -17,6 +17,14 @@ from memidx.portable import file_lock
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 SESSION = "0f5e8b1c-0000-4000-8000-000000000001"
+# MEMIDX_AGENT_DEADLINE of a hook a held lock cuts off once its work began (a transcript's copy
+# made): its process's start is on that clock, over 1 s (of "1", the deadline once used here)
+# on a loaded machine (`make test` beside other work), and a hook whose start took its deadline
+# gave up before its work began
+CUT_OFF = "5"
+# ...and of a hook whose trace must stay empty (no search made, none failed): a start past the
+# prompt's 1.5 s, on a loaded machine, left its "no answer within 1.5 s: gave up"
+UNHURRIED = "60"
 
 
 def memory(tmp_path: Path) -> NotesRepo:
@@ -181,7 +189,8 @@ def test_garbage_on_stdin_fails_open(tmp_path: Path) -> None:
 def test_a_trivial_prompt_is_not_searched(tmp_path: Path) -> None:
     repo = NotesRepo(tmp_path / "memory")  # no index: a search would fail and be logged
     for prompt in ("thanks!", "yes, continue", "/compact", "ok go ahead please"):
-        done, _ = hook(repo, "UserPromptSubmit", {"session_id": SESSION, "prompt": prompt})
+        asked = {"session_id": SESSION, "prompt": prompt}
+        done, _ = hook(repo, "UserPromptSubmit", asked, MEMIDX_AGENT_DEADLINE=UNHURRIED)
         assert (done.returncode, done.stdout) == (0, "")
     assert not (repo.root / ".memidx" / "agent-hook-error.log").exists()
 

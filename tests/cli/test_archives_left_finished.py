@@ -23,7 +23,7 @@ from memidx.hashes import sha256_hex
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.frames import Record
 from memidx.portable import file_lock
-from tests.cli.test_agent_hooks import FIRST, SESSION, hook, memory, stop, transcript
+from tests.cli.test_agent_hooks import CUT_OFF, FIRST, SESSION, hook, memory, stop, transcript
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 SEARCH = ("search", "--json", "--kind", "transcript", "--mode", "bm25", "--limit", "50")
@@ -34,7 +34,7 @@ def cut_off(repo: NotesRepo, tmp_path: Path) -> None:
     path = transcript(tmp_path, *FIRST)
     payload = {**stop(path, ""), "hook_event_name": "PreCompact", "trigger": "auto"}
     with file_lock(clone_writer(load_config(repo.root)).lock):
-        done, _ = hook(repo, "PreCompact", payload, MEMIDX_AGENT_DEADLINE="1")
+        done, _ = hook(repo, "PreCompact", payload, MEMIDX_AGENT_DEADLINE=CUT_OFF)
     assert done.returncode == 0
     assert repo.memidx("status", "--json").json()["archives_left"] == 1
 

@@ -57,10 +57,13 @@ def test_a_hook_held_past_its_deadline_says_so_in_a_notice(tmp_path: Path) -> No
 
     assert "\tclaude-code UserPromptSubmit\tno answer within 0.2 s: gave up" in gave_up
     said = re.search(
-        r"\tnotice: answered (\d+\.\d) s after it began, past its 0.2 s deadline$", notice
+        r"\tnotice: answered (\d+\.\d) s after it began \((\d+\.\d) s of it starting\), "
+        r"past its 0.2 s deadline$",
+        notice,
     )
     assert said is not None, notice
     assert float(said.group(1)) >= 1.7, notice
+    assert float(said.group(2)) < 1.0, notice  # its start, fast enough: the hold made it late
 
 
 @pytest.mark.parametrize("deadline", ["inf", "1e400", "-1", "soon"])
@@ -104,7 +107,11 @@ def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None
     log = (repo.root / ".memidx" / "agent-hook-error.log").read_text(encoding="utf-8")
     assert "\tclaude-code UserPromptSubmit\tno answer within 1.5 s: gave up\n" in log
     said = re.search(
-        r"\tnotice: answered (\d+\.\d) s after it began, past its 1.5 s deadline$", log, re.M
+        r"\tnotice: answered (\d+\.\d) s after it began \((\d+\.\d) s of it starting\), "
+        r"past its 1.5 s deadline$",
+        log,
+        re.M,
     )
     assert said is not None, log
     assert float(said.group(1)) >= 3.0, log
+    assert float(said.group(2)) >= 3.0, log  # the machine's lateness, told from the hook's

@@ -25,7 +25,7 @@ from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed
 from memidx.portable import file_lock
-from tests.cli.test_agent_hooks import FIRST, SESSION, hook, memory, stop, transcript
+from tests.cli.test_agent_hooks import CUT_OFF, FIRST, SESSION, hook, memory, stop, transcript
 from tests.cli.test_archives_left_finished import taken
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
@@ -44,7 +44,7 @@ def test_a_precompact_cut_off_is_archived_at_the_next_event_and_status_says_so(
     payload = {**stop(path, ""), "hook_event_name": "PreCompact", "trigger": "auto"}
 
     with file_lock(clone_writer(load_config(repo.root)).lock):  # the hook cannot file: cut off
-        done, _ = hook(repo, "PreCompact", payload, MEMIDX_AGENT_DEADLINE="1")
+        done, _ = hook(repo, "PreCompact", payload, MEMIDX_AGENT_DEADLINE=CUT_OFF)
 
     assert (done.returncode, done.stdout) == (0, "")
     assert archived(repo, "vmmem") == []
@@ -177,7 +177,7 @@ def test_every_agents_next_event_finishes_an_archive_cut_off(tmp_path: Path, age
     first = {**base, "transcript_path": str(path), "trigger": "manual", "messages": LINES}
 
     with file_lock(clone_writer(load_config(repo.root)).lock):
-        assert run_hook(repo, agent, compaction, first, "1").returncode == 0
+        assert run_hook(repo, agent, compaction, first, CUT_OFF).returncode == 0
     assert archived(repo, "vmmem") == []
     assert repo.memidx("status", "--json").json()["archives_left"] == 1
 
