@@ -160,7 +160,7 @@ def _same(copy: Path, aside: Path) -> bool:
     """Whether `aside` is `copy` itself, linked there by another hook (False when either is
     gone: the copy kept aside meanwhile is not this one's to name)."""
     try:
-        return os.path.samefile(copy, aside)
+        return copy.samefile(aside)
     except OSError:
         return False
 
