@@ -107,6 +107,8 @@ def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unr
     except (OSError, CopyUnread) as exc:
         return unreadable(config, where, copy, exc)
     kept = _keep_aside(copy)
+    if kept is None and not copy.is_symlink() and not copy.exists():
+        return None  # kept aside meanwhile by another hook, which said so
     where_now = copy if kept is None else kept
     said = "its copy is torn (its first parts may be filed, each tagged part-N-of-M): kept "
     said += f"aside as {where_now}; the agent's own transcript file may still hold it (memidx "
@@ -143,13 +145,24 @@ def _keep_aside(copy: Path) -> Path | None:
         try:
             os.link(copy, aside, follow_symlinks=False)
         except FileExistsError:
-            continue
+            if not _same(copy, aside):  # another torn copy kept there before
+                continue
+            # else another hook keeping this very copy aside: named once, not twice
         except OSError:
             return None
         with contextlib.suppress(OSError):
             copy.unlink()
         return aside
     return None
+
+
+def _same(copy: Path, aside: Path) -> bool:
+    """Whether `aside` is `copy` itself, linked there by another hook (False when either is
+    gone: the copy kept aside meanwhile is not this one's to name)."""
+    try:
+        return copy.samefile(aside)
+    except OSError:
+        return False
 
 
 def _copies(config: Config, where: Where) -> list[Path]:

@@ -18,6 +18,12 @@ from memidx.config import Config
 # The time a 1 MiB part takes to file (redacted, written, indexed), several times over: a
 # second or two on an idle machine. An event with less left files none.
 PART_SECONDS = 6.0
+# A copy is read whole before its part is filed: hashed, then cut (read again). A 256 MiB copy
+# took 2 to 4 s of that on a loaded machine, and one of any size was taken with PART_SECONDS
+# left: a large copy ran the hook past its deadline (killed, said as a failure). The time left
+# must hold its reading too, at this rate: one that passes it waits for a later event (or for
+# `memidx agent finish-archives`).
+READ_BYTES_PER_SECOND = 64 * 1024 * 1024
 
 
 def finish_one_part(config: Config, where: Where, deadline: float) -> bool:
@@ -36,13 +42,21 @@ def finish_one_part(config: Config, where: Where, deadline: float) -> bool:
         if other is None:  # its own copies were finished first (finish_archive)
             continue
         for copy in copies:
-            if deadline - time.monotonic() < PART_SECONDS:
-                return False
+            if deadline - time.monotonic() < PART_SECONDS + _reading(copy):
+                continue  # a smaller copy may fit
             source = take_judged(config, other, copy)
             if isinstance(source, OnDisk):
                 _one_part(config, other, source, copy)
                 return True
     return False
+
+
+def _reading(copy: Path) -> float:
+    """The seconds reading `copy` whole twice takes (its hash, its cuts), at the least."""
+    try:
+        return copy.lstat().st_size / READ_BYTES_PER_SECOND
+    except OSError:
+        return 0.0
 
 
 def _one_part(config: Config, where: Where, source: OnDisk, copy: Path) -> None:

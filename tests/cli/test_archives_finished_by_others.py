@@ -88,3 +88,21 @@ def test_each_event_files_at_most_one_part_until_the_copy_is_gone(
     assert filed == list(range(1, parts + 1))  # one part an event
     assert not finish_one_part(config, here, time.monotonic() + 60)  # none left of codex's
     assert other.exists()  # another agent's: its own sessions' hooks file it
+
+
+def test_a_copy_too_large_to_read_in_the_time_left_waits_and_a_smaller_one_is_filed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents import finish_one
+
+    config = load_config(memory(tmp_path).root)
+    large = left_by(config, "codex", GONE, "vmmem line\n" * 100_000)  # 1.1 MB, the oldest
+    small = left_by(config, "codex", "s-small", "the small vmmem session\n")
+    # as slow as a loaded machine reads a copy of hundreds of MiB: 2 s for the large one
+    monkeypatch.setattr(finish_one, "READ_BYTES_PER_SECOND", 550_000, raising=False)
+    here = Where("codex", "s-here", "/tmp/proj")
+
+    assert finish_one_part(config, here, time.monotonic() + PART_SECONDS + 1)
+
+    assert large.exists()  # read whole, hashed and cut, it would run past the deadline
+    assert not small.exists()  # filed whole: one part

@@ -379,3 +379,52 @@ def test_a_copy_is_hashed_and_filed_a_part_at_a_time_never_read_whole(
 
     assert sum(sizes) == len(line) * 24 * 1024 and not copy.exists()  # every part filed
     assert peak < 8 * 1024 * 1024  # a few parts' worth: read whole, 24 MiB twice over
+
+
+def test_a_torn_copy_another_hook_is_keeping_aside_gets_no_second_name(tmp_path: Path) -> None:
+    config = load_config(memory(tmp_path).root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    copy = begin(config, where, "the vmmem session\n")
+    assert copy is not None
+    copy.write_text("the vmmem sess")  # torn
+    aside = copy.with_name(f"{copy.name}.torn")
+    os.link(copy, aside)  # another hook judged it torn too: linked, not yet unlinked
+
+    assert take(config, where, copy) is None
+
+    assert not copy.exists() and aside.read_text() == "the vmmem sess"
+    assert sorted(p.name for p in copy.parent.iterdir() if p.name.endswith(".torn")) == [
+        aside.name
+    ]  # one torn copy, named once: status and finish-archives named it twice
+    status = load_config(config.root)
+    from memidx.memory.archives_left import torn_kept
+
+    assert torn_kept(status.state_dir) == [aside]
+
+
+def test_a_torn_copy_another_hook_kept_aside_meanwhile_is_not_said_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents import archive_left
+
+    config = load_config(memory(tmp_path).root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    copy = begin(config, where, "the vmmem session\n")
+    assert copy is not None
+    copy.write_text("the vmmem sess")  # torn
+    aside = copy.with_name(f"{copy.name}.torn")
+    real_link = os.link
+
+    def kept_by_another(src: Path, dst: Path, **kwargs: bool) -> None:
+        real_link(src, aside)  # the other hook, between this one's hash and its link
+        Path(src).unlink()
+        real_link(src, dst, **kwargs)
+
+    monkeypatch.setattr(archive_left.os, "link", kept_by_another)
+    judged = archive_left.take_judged(config, where, copy)
+
+    assert judged is None  # the other said it; this one names no path that is gone
+    assert aside.read_text() == "the vmmem sess"
+    assert "kept aside as" not in (
+        config.agent_hook_error_path.read_text() if config.agent_hook_error_path.exists() else ""
+    )
