@@ -137,9 +137,9 @@ def swap(
     where each still holds the bytes judged (None: no file was; an edit made since is the
     person's, left untracked), rename READY over git's index (HEAD moved, index.lock memidx's)
     and write `files` where nothing is at their paths, in that order; False when that failed
-    (the move's follow then does it), the work tree as it was. The bytes are written aside first (WRITTEN): a
-    write that failed part way (a full disk) had deleted files and written others, which the
-    follow's read-tree then refused as in its way, and share undid its merge."""
+    (the move's follow then does it), the work tree as it was. The bytes are written aside
+    first (WRITTEN): a write that failed part way (a full disk) had deleted files and written
+    others, which the follow's read-tree then refused as in its way, and share undid its merge."""
     if not all(_free(root, path, gone) for path in files):
         return False  # nothing changed yet: the follow does it all, as git would
     aside = _written_aside(git_dir, files)
