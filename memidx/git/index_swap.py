@@ -132,14 +132,14 @@ def _free(root: Path, path: str, gone: Gone) -> bool:
 def swap(
     root: Path, git_dir: Path, files: Mapping[str, bytes], gone: Mapping[str, bytes | None] | None
 ) -> bool:
-    """Write `files` where nothing is at their paths, delete `gone` (committed as deleted: the
-    follow's restore deletes them; left for the caller, a killed memidx left a forgotten note
-    untracked for the person's next `git add -A`) where each still holds the bytes judged (None:
-    no file was; an edit made since is the person's, left untracked) and rename READY over
-    git's index (HEAD moved, index.lock memidx's); False when that failed (the move's follow
-    then does it), the work tree as it was. The bytes are written aside first (WRITTEN): a
-    write that failed part way (a full disk) had deleted files and written others, which the
-    follow's read-tree then refused as in its way, and share undid its merge."""
+    """Delete `gone` (committed as deleted: the follow's restore deletes them; left for the
+    caller, a killed memidx left a forgotten note untracked for the person's next `git add -A`)
+    where each still holds the bytes judged (None: no file was; an edit made since is the
+    person's, left untracked), rename READY over git's index (HEAD moved, index.lock memidx's)
+    and write `files` where nothing is at their paths, in that order; False when that failed
+    (the move's follow then does it), the work tree as it was. The bytes are written aside
+    first (WRITTEN): a write that failed part way (a full disk) had deleted files and written
+    others, which the follow's read-tree then refused as in its way, and share undid its merge."""
     if not all(_free(root, path, gone) for path in files):
         return False  # nothing changed yet: the follow does it all, as git would
     aside = _written_aside(git_dir, files)

@@ -156,7 +156,8 @@ def _replaced(root: Path, file: Path, digest: str, path: Path) -> str | None:
     shown = display(ref)
     return (
         f"removed the bytes {shown} held before a move a memidx killed part way made, which it "
-        f"had set aside unchanged (git holds them; {shown} holds the move's now)"
+        f"had set aside unchanged (git holds them, in the commit the move left; HEAD and the "
+        f"work tree hold {shown})"
     )
 
 

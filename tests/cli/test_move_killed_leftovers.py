@@ -116,3 +116,37 @@ def _lock_let_go(repo: NotesRepo) -> None:
             break
         time.sleep(0.05)
     assert not lock.exists(), "the move's shell let the lock go"
+
+
+# a share on its fast path killed the moment its swap begins to delete the files the merge
+# deletes or rewrites (memidx.git.index_swap.deleted_judged)
+KILLED_AS_ITS_SWAP_DELETES = """
+import os, signal, sys
+from memidx.git import index_swap
+def deleted_judged(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+index_swap.deleted_judged = deleted_judged
+from memidx.cli.main import main
+main(["-C", sys.argv[1], "share"])
+sys.exit(3)
+"""
+
+
+def test_share_killed_as_its_swap_deletes_leaves_no_old_bytes_at_a_rewritten_note(
+    tmp_path: Path,
+) -> None:
+    """The swap renamed its index over git's before it deleted the note the merge rewrote:
+    killed between, the shell's `read-tree -m -u` found git's index already at the merge (it
+    kept each entry, wrote nothing) and its `leave` writes only where nothing is, so
+    notes/seed.md kept its old bytes under the merge's index, ` M` for a `git commit -a` that
+    undoes the merge's change. The files go first now: the shell merges from the index as it
+    was (memidx.git.index_swap.swap)."""
+    two = _behind_by_three_notes(tmp_path)
+    argv = [sys.executable, "-c", KILLED_AS_ITS_SWAP_DELETES, str(two.root)]
+
+    done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
+
+    assert done.returncode == -9, done.stderr.decode()  # killed in its swap, not before
+    _shell_ended(two)
+    assert two.git("status", "--porcelain", "-uall") == ""
+    _merged_whole(two)

@@ -110,7 +110,8 @@ def test_share_killed_in_its_swap_leaves_no_half_merged_work_tree(
 ) -> None:
     """Killed as its fast path wrote the merge's files, the shell's `read-tree -m -u` ran from
     git's index as it was, found them in its way and moved HEAD back (`merge (undone)`) over
-    ` D notes/seed.md`, `?? notes/a.md`: the index goes first now, and the shell finishes."""
+    ` D notes/seed.md`, `?? notes/a.md`: the index goes before the files written now (after
+    the files deleted: tests/cli/test_move_killed_leftovers.py), and the shell finishes."""
     two = _behind_by_three_notes(tmp_path)
     theirs = two.git("rev-parse", "origin/main").strip()
 

@@ -167,3 +167,22 @@ def test_a_forgotten_note_s_bytes_beside_a_file_saved_at_its_path_stay(repo: Not
     assert (repo.root / "notes" / "a.md").read_bytes() == b"saved at its path since\n"
     beside = [p for p in (repo.root / "notes").iterdir() if p.name != "a.md"]
     assert [p.read_bytes() for p in beside] == [SAME], beside
+
+
+def test_a_rewritten_note_s_old_bytes_go_beside_an_edit_saved_since_with_no_word_of_the_move_s(
+    repo: NotesRepo,
+) -> None:
+    """The person saved an edit at the path after the move: the old bytes (git holds them) go
+    all the same, and the line never says the path holds the move's bytes (it said so)."""
+    repo.write("notes/a.md", SAME)
+    repo.commit("a note")
+    repo.write("notes/a.md", EDITED)
+    repo.commit("rewritten")
+    repo.write("notes/a.md", b"the person's edit, saved since\n")
+    _killed_with_its_bytes_listed(repo, SAME)
+
+    said = folders_back(repo.root, repo.root / ".git")
+
+    assert len(said) == 1 and "the move's" not in said[0], said
+    assert (repo.root / "notes" / "a.md").read_bytes() == b"the person's edit, saved since\n"
+    assert sorted(p.name for p in (repo.root / "notes").iterdir()) == ["a.md"]
