@@ -58,14 +58,36 @@ def _transcript() -> Iterator[tuple[str, Found]]:
         yield f"transcript:part-{number}", _found(part)
 
 
-def findings() -> dict[str, Found]:
-    """The findings of every input, by its name (only those with any: most inputs have none)."""
+def findings(*, til: bool = True) -> dict[str, Found]:
+    """The findings of every input, by its name (only those with any: most inputs have none);
+    without the TIL notes' when `til` is false."""
     found: dict[str, Found] = {}
-    for reader in (_til, _labeled, _transcript):
+    for reader in (_til, _labeled, _transcript) if til else (_labeled, _transcript):
         for name, own in reader():
             if own:
                 found[name] = own
     return found
+
+
+def frozen_findings() -> dict[str, Found]:
+    """The findings frozen in FROZEN, by input."""
+    frozen = json.loads(FROZEN.read_text(encoding="utf-8"))
+    return {name: [(kind, at, end) for kind, at, end in found] for name, found in frozen.items()}
+
+
+def differences(now: dict[str, Found], frozen: dict[str, Found]) -> list[str]:
+    """One line for each input whose findings differ from the frozen ones: the findings lost
+    and those gained (both lists whole were hundreds of findings a transcript part)."""
+    lines: list[str] = []
+    for name in sorted({*now, *frozen}):
+        was, found = frozen.get(name, []), now.get(name, [])
+        if was != found:
+            lost = [f for f in was if f not in found]
+            gained = [f for f in found if f not in was]
+            lines.append(
+                f"{name}: lost {lost} gained {gained} (frozen {len(was)}, now {len(found)})"
+            )
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,10 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         FROZEN.write_text(json.dumps(now, indent=0, sort_keys=True) + "\n", encoding="utf-8")
         print(f"{sum(map(len, now.values()))} findings in {len(now)} inputs frozen in {FROZEN}")
         return 0
-    frozen = {k: [tuple(f) for f in v] for k, v in json.loads(FROZEN.read_text()).items()}
-    differ = sorted(k for k in {*now, *frozen} if now.get(k, []) != frozen.get(k, []))
-    for name in differ:
-        print(f"{name}: frozen {frozen.get(name, [])} now {now.get(name, [])}")
+    differ = differences(now, frozen_findings())
+    for line in differ:
+        print(line)
     total = sum(map(len, now.values()))
     print(f"{total} findings in {len(now)} inputs; {len(differ)} inputs differ", file=sys.stderr)
     return 1 if differ else 0
