@@ -38,6 +38,10 @@ DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, 
 # not the wall clock of a loaded machine, is the deadline's measure (its work holding Python
 # past it: a C call on a megabyte prompt; the machine starving its process)
 LATE = 1.0
+# Seconds of work a hook gets however late its process started (a starved machine, a slow
+# disk): the warm recall server answers in a tenth of one, so a late start still recalls, and
+# the agent waits at most this past the start
+GRACE = 0.5
 
 
 class HookCall(Value):
@@ -106,15 +110,16 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
         said = str(exc) if isinstance(exc, ValueError) else f"unknown agent or event: {exc}"
         _trace(None, agent, event, said, directory)
         return _finish(_nothing(agent, event))
+    ends = max(started + limit, time.monotonic() + min(GRACE, limit))
     worker = threading.Thread(
         target=_work,
-        args=(found, agent, event, started + limit, holder),
+        args=(found, agent, event, ends, holder),
         kwargs={"directory": directory},
         daemon=True,
     )
     said = _quiet()
     worker.start()
-    worker.join(max(0.0, started + limit - time.monotonic()))
+    worker.join(max(0.0, ends - time.monotonic()))
     config = cast(Config | None, holder.get("config"))
     standing = cast(Path | None, holder.get("standing"))  # the agent's folder, when read
     if (took := time.monotonic() - started) > limit + LATE:  # on its clock, as it answers

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx.agents.runner import GRACE
 from tests.cli.test_agent_hooks import memory
 from tests.helpers import MEMIDX_BIN, clean_env
 
@@ -91,7 +92,9 @@ def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None
     """The hook's clock started in run_hook, after Python's start and memidx's imports: a hook
     3 s in starting (a slow import, a starved machine) still gave its work the whole 1.5 s
     and said nothing, the agent kept waiting 4.5 s by a hook "on time". Its start is on its
-    clock now (the process's, /proc's on Linux): it gives up at once, and says how late."""
+    clock now (the process's, /proc's on Linux), and says how late; its work still gets a
+    short grace (runner.GRACE) so that a late start on a starved machine still recalls: here
+    the work runs (and fails on the model this home lacks) instead of being given up at once."""
     repo = memory(tmp_path)
     site = tmp_path / "site"
     site.mkdir()
@@ -105,7 +108,7 @@ def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None
 
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     log = (repo.root / ".memidx" / "agent-hook-error.log").read_text(encoding="utf-8")
-    assert "\tclaude-code UserPromptSubmit\tno answer within 1.5 s: gave up\n" in log
+    assert "gave up" not in log and "\tModelError: the embedding model is not installed" in log
     said = re.search(
         r"\tnotice: answered (\d+\.\d) s after it began \((\d+\.\d) s of it starting\), "
         r"past its 1.5 s deadline$",
@@ -115,3 +118,4 @@ def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None
     assert said is not None, log
     assert float(said.group(1)) >= 3.0, log
     assert float(said.group(2)) >= 3.0, log  # the machine's lateness, told from the hook's
+    assert float(said.group(1)) - float(said.group(2)) < GRACE + 2.0, log  # its work: the grace
