@@ -156,3 +156,23 @@ def test_the_pre_commit_check_with_the_worktree_removed_refuses_in_one_line(
     errors = [line for line in said.splitlines() if line.startswith("memidx: error: ")]
     assert len(errors) == 1, said
     assert f"the memory's folder {work} is gone (deleted or moved away)" in errors[0], said
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a folder name ending in a newline")
+def test_a_shim_in_a_folder_whose_name_ends_in_a_newline_never_reads_it_as_gone(
+    tmp_path: Path,
+) -> None:
+    from memidx.githooks.shims import shim
+
+    script = tmp_path / "post-commit"
+    script.write_text(shim("post-commit"))
+    here = tmp_path / "memory\n"  # `$(pwd -P)` dropped its newline: a folder that is none
+    here.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "state")}
+
+    done = subprocess.run(["sh", str(script)], cwd=here, env=env, capture_output=True, text=True)
+
+    assert done.returncode == 0, done.stderr
+    assert "is gone" not in done.stderr, done.stderr
+    assert f"no hooks/memidx-hook in {here}: index not updated" in done.stderr, done.stderr
+    assert "no hooks/memidx-hook" in (here / ".memidx" / "hook-error.log").read_text()
