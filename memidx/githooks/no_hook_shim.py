@@ -12,11 +12,15 @@ from __future__ import annotations
 # read alone, a variable's list continued onto `reconcile: x` was taken for that rule
 # The work tree removed under git (its folder gone while `git commit --amend` ran its
 # post-commit hook, then its post-rewrite) is said so, not "no hooks/memidx-hook in : ...",
-# and traced where memidx's own hook traces it then. (dash's `pwd -P` fails with status 0.)
-NO_HOOK_SCRIPT = """  here="$(pwd -P 2>/dev/null)" || here=
+# and traced where memidx's own hook traces it then; a folder at the path git's file names is
+# another (a worktree moved by `mv`, its file not repaired): neither named nor traced. (dash's
+# `pwd -P` fails with status 0, printing nothing; the `.` keeps a name's own trailing newline.)
+NO_HOOK_SCRIPT = """  here="$(pwd -P 2>/dev/null && echo .)" || here=
+  here="${{here%.}}" && here="${{here%?}}" # pwd's own newline off, none of the name's
   if [ ! -d "$here" ]; then # its folder gone: its path from git's folder of the work tree
     gone="$(cat "${{GIT_DIR:-.git}}/gitdir" 2>/dev/null)" || gone=
-    gone="${{gone%/.git}}" said="the memory's folder ${{gone:-(the work tree)}} is gone"
+    gone="${{gone%/.git}}" && [ ! -e "$gone" ] || gone= # there: a worktree moved, not gone
+    said="the memory's folder ${{gone:-(the work tree)}} is gone"
     printf 'memidx: %s: %s (deleted or moved away): index not updated %s\\n' {stage} "$said" \\
       '(restore the folder, or clone the memory again)' >&2
     line="$(printf '%s\\t%s\\t%s' "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said")"

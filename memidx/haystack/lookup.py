@@ -173,7 +173,9 @@ def _where_the_note_is(config: Config, path: str) -> tuple[str, str]:
             return "a note", f"open the file, or read it at HEAD with `git show {at_head}`"
         staged = config.in_git and repo.run("ls-files", "-z", "--", f":(literal){path}")
         ignored = config.in_git and not staged and repo.run("check-ignore", "--", path, check=False)
-    except GitError:
+    except GitError as exc:
+        if isinstance(exc.__cause__, OSError):  # no git could start (memidx.git.root_gone):
+            raise  # it was told as a note file git does not track
         staged = ignored = False
     if staged:
         return "a note staged but not committed yet", "open the file; commit it to remember it"

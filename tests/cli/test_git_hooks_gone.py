@@ -156,3 +156,47 @@ def test_the_pre_commit_check_with_the_worktree_removed_refuses_in_one_line(
     errors = [line for line in said.splitlines() if line.startswith("memidx: error: ")]
     assert len(errors) == 1, said
     assert f"the memory's folder {work} is gone (deleted or moved away)" in errors[0], said
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a folder name ending in a newline")
+def test_a_shim_in_a_folder_whose_name_ends_in_a_newline_never_reads_it_as_gone(
+    tmp_path: Path,
+) -> None:
+    from memidx.githooks.shims import shim
+
+    script = tmp_path / "post-commit"
+    script.write_text(shim("post-commit"))
+    here = tmp_path / "memory\n"  # `$(pwd -P)` dropped its newline: a folder that is none
+    here.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "state")}
+
+    argv = ["sh", str(script)]
+    done = subprocess.run(argv, cwd=here, env=env, capture_output=True, text=True, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert "is gone" not in done.stderr, done.stderr
+    assert f"no hooks/memidx-hook in {here}: index not updated" in done.stderr, done.stderr
+    assert "no hooks/memidx-hook" in (here / ".memidx" / "hook-error.log").read_text()
+
+
+def test_a_shim_never_names_as_gone_a_folder_that_is_there(tmp_path: Path) -> None:
+    from memidx.githooks.shims import shim
+
+    script = tmp_path / "post-rewrite"
+    script.write_text(shim("post-rewrite"))
+    main, moved, there = tmp_path / "main", tmp_path / "moved", tmp_path / "work"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "s")}
+    assert git(tmp_path, env, "init", "-q", str(main)).returncode == 0
+    assert git(main, env, "commit", "-q", "--allow-empty", "-m", "a").returncode == 0
+    assert git(main, env, "worktree", "add", "-q", str(there)).returncode == 0
+    there.rename(moved)  # a `mv`: git's file in main/.git/worktrees still names `there`
+    there.mkdir()  # another folder at its old path
+    argv = ["sh", "-c", 'rm -rf "$PWD" && exec sh "$0"', str(script)]  # the moved one removed
+    in_hook = {**env, "GIT_DIR": str(main / ".git" / "worktrees" / "work")}
+
+    done = subprocess.run(argv, cwd=moved, env=in_hook, text=True, capture_output=True, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert str(there) not in done.stderr, done.stderr  # it is there: never said gone
+    assert "the memory's folder (the work tree) is gone" in done.stderr, done.stderr
+    assert not (tmp_path / "s").exists()  # no trace under the other folder's name

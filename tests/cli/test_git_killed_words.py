@@ -101,6 +101,7 @@ NOT_RUN = {
         # Permission denied (check the permissions and the mount of its folder, ...)"
         ("remember", "--title", "Descaling"),  # "cannot run git: Permission denied (install git
         # and put it on PATH)" of a git there
+        ("show", "notes/wsl.md"),  # "a note file git does not track yet": a committed note
     ],
 )
 def test_a_git_that_cannot_start_is_said_with_what_to_do(

@@ -128,3 +128,77 @@ def test_a_wrapper_s_128_plus_n_status_reads_as_the_signal(
 
     assert done.returncode == 128 + signal.SIGKILL, done
     assert str(raised.value) == f"git write-tree {told}{HINT}"
+
+
+def killed_at(tmp_path: Path, word: str) -> str:
+    """A PATH whose `git` runs the real one, but warns, then is killed, when `word` is among
+    its arguments."""
+    import shutil
+
+    real = shutil.which("git")
+    assert real is not None
+    body = (
+        f'for word in "$@"; do [ "$word" = {word} ] && {{ echo "{WARNING}" >&2; '
+        f'kill -KILL "$$"; }}; done\nexec {real} "$@"'
+    )
+    return f"{wrapper(tmp_path, body)}{os.pathsep}{os.environ['PATH']}"
+
+
+def test_a_killed_git_read_by_the_repository_is_told_killed_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.git.repo import GitRepo
+
+    monkeypatch.setenv("PATH", killed_at(tmp_path, "write-tree"))
+
+    with pytest.raises(GitError) as raised:
+        GitRepo(tmp_path).run("write-tree")
+
+    assert raised.value.message == (
+        f"git write-tree was killed by SIGKILL, after it printed: {WARNING}"
+    )
+
+
+def test_a_killed_git_in_a_branch_s_rewrite_is_told_killed_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    from memidx.config import Config
+    from memidx.git.rewrite import rewrite_branch
+    from tests.helpers import clean_env
+
+    root = tmp_path / "memory"
+    (root / "haystack").mkdir(parents=True)
+    (root / "haystack" / "a.krd").write_text("secret\n")
+
+    def git(*args: str, given: str = "") -> str:
+        argv = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args]
+        done = subprocess.run(
+            argv,
+            cwd=root,
+            input=given,
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "a")
+    old, blob = git("rev-parse", "HEAD"), git("rev-parse", "HEAD:haystack/a.krd")
+    blank = git("hash-object", "-w", "--stdin", given="")
+    git("branch", "side")
+    config = Config(root=root, index_path=tmp_path / "index.sqlite")
+    monkeypatch.setenv("PATH", killed_at(tmp_path, "read-tree"))
+
+    with pytest.raises(GitError) as raised:
+        replace = {("haystack/a.krd", blob): blank}
+        rewrite_branch(config, "refs/heads/side", old, ["haystack"], replace)
+
+    assert raised.value.message == (
+        f"git read-tree was killed by SIGKILL, after it printed: {WARNING}"
+    )
