@@ -100,7 +100,6 @@ def test_a_hook_behind_an_answer_stuck_beside_busy_loops_still_recalls_itself(
     assert took < LONG / 2, took  # stalled, not waited for to its deadline
 
 
-
 class Polling(Starved):
     """Starved, its answers waiting for a lock on `path` that another holds, looking again
     every few ms (memidx.portable.lock_open, SQLite's busy handler), up to LONG s."""
