@@ -69,6 +69,11 @@ STALLED_AFTER = 0.5
 # on the run queue the rest of the time (run_queue.py; where that is not known, as on
 # Windows, CPU time alone counts). The accepting thread's own wake-ups cost microseconds.
 IDLE_CPU = 0.05
+# ...and whose thread, not waiting for a core now, waited for one less than this share of the
+# time since the server last looked: a starved answer waits nearly all of it (0.97 beside 8
+# busy loops), a stuck one that wakes to look again (a lock polled every 20 ms, SQLite's busy
+# wait) waits a little at each wake-up, up to 0.38 of 0.2 s here at a load of 14 on 2 cores.
+STARVED = 0.5
 # Seconds the answering thread waits for the request of a hook it acknowledged: a hook sends
 # it as soon as the ACK arrives, so only one stopped in between (its agent suspended) is late;
 # its wait counts as no answer, so it turns no hook away, and only delays the next one.
@@ -119,6 +124,9 @@ def listen(server: socket.socket, path: Path) -> None:
         raise
 
 
+_Look = tuple[float, float]  # when the server looked at an answer, and its thread's wait then
+
+
 class _Workers:
     """The threads that answer, the hooks waiting for them, and when each began its answer."""
 
@@ -128,7 +136,8 @@ class _Workers:
         self.since: dict[int, float] = {}  # thread: when its answer began
         # thread: its native id, the process's CPU time and the thread's run-queue wait then
         self.used: dict[int, tuple[int, float, float | None]] = {}
-        self.looked: dict[tuple[int, float], float] = {}  # an answer: its wait at a look
+        # an answer: when the server last looked at it, and its thread's wait then
+        self.looked: dict[tuple[int, float], _Look] = {}
         self.stop = threading.Event()  # an answer said the server must go (STALE)
         self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
         for thread in self.threads:
@@ -151,7 +160,7 @@ class _Workers:
         return any(idle)
 
     def _idle(
-        self, thread: int, began: float, now: float, looked: dict[tuple[int, float], float]
+        self, thread: int, began: float, now: float, looked: dict[tuple[int, float], _Look]
     ) -> bool:
         native, cpu, waited = self.used.get(thread, (0, time.process_time(), None))
         if time.process_time() - cpu >= IDLE_CPU * (now - began):
@@ -160,10 +169,12 @@ class _Workers:
             return True  # no thread's wait known here (no /proc): CPU time alone tells
         if (wait := run_queue_wait(native)) is None:
             return False  # the thread ended since: its answer is given
-        self.looked[thread, began] = wait
+        self.looked[thread, began] = (now, wait)
         # a wait since the last look, not since it began: one blocked after a wait for a core
-        # (a loaded machine) was said stalled only 20 times that wait later
-        return wait <= looked.get((thread, began), waited) and not runnable(native)
+        # (a loaded machine) was said stalled only 20 times that wait later; a share of that
+        # time, not any wait: one polling a lock, its wait grown at every look, never was
+        at, before = looked.get((thread, began), (began, waited))
+        return wait - before < STARVED * (now - at) and not runnable(native)
 
     def stuck(self, now: float) -> bool:
         """Whether an answer has taken STUCK seconds: that thread will not come back."""

@@ -12,12 +12,14 @@ import threading
 import time
 from collections.abc import Generator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
 from memidx.agents import recall_client
 from memidx.agents.recall import Recall
 from memidx.config import Config
+from memidx.portable import lock_open
 from tests.cli.test_recall_stall import HERE, LONG, SERVED, Held, config, hook, served, suspected
 
 __all__ = ["config"]  # test_recall_stall's fixture: a memory whose hooks recall at once
@@ -92,6 +94,38 @@ def test_a_hook_behind_an_answer_stuck_beside_busy_loops_still_recalls_itself(
     recaller = Starved(cpu)
     recaller.held.clear()
     with busy(cpu), served(config, recaller):
+        block, took = hook(config, LONG)
+
+    assert (block, suspected(config)) == (HERE, False)
+    assert took < LONG / 2, took  # stalled, not waited for to its deadline
+
+
+class Polling(Starved):
+    """Starved, its answers waiting for a lock on `path` that another holds, looking again
+    every few ms (memidx.portable.lock_open, SQLite's busy handler), up to LONG s."""
+
+    def __init__(self, cpu: int, path: Path) -> None:
+        super().__init__(cpu)
+        self.path = path
+
+    def recall(self, prompt: str, seen: object) -> Recall:
+        os.sched_setaffinity(0, {self.cpu})
+        with self.path.open("a") as handle:
+            lock_open(handle.fileno(), LONG)
+        return super().recall(prompt, seen)
+
+
+def test_a_hook_behind_an_answer_waiting_for_a_lock_that_polls_recalls_itself(
+    config: Config, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An answer waiting for a lock that a process holds and never lets go, looking again every
+    LOCK_POLL (0.02 s), beside busy loops (a loaded machine): each look woke the thread, which
+    waited for a core some ms, so its wait grew between any two of the server's looks, and the
+    server waited for it to the hooks' deadline: they injected nothing."""
+    monkeypatch.setattr(recall_client, "ACK_WAIT", LONG / 2)
+    lock, cpu = tmp_path / "held.lock", min(os.sched_getaffinity(0))
+    with busy(cpu), served(config, Polling(cpu, lock)), lock.open("a") as held:
+        assert lock_open(held.fileno(), 0.0)
         block, took = hook(config, LONG)
 
     assert (block, suspected(config)) == (HERE, False)
