@@ -182,10 +182,10 @@ def read_tail(path: Path, most: int) -> tuple[bytes, bool] | None:
         os.close(fd)
 
 
-def read_whole(path: Path) -> bytes | None:
-    """All the bytes of `path`, read as it is: None when it is gone or no regular file (a
-    FIFO there is not waited on for a writer, a link not followed); any other error (EACCES,
-    EIO, a folder there) is raised, naming `path`, as a read in place raised it."""
+def open_regular(path: Path) -> int | None:
+    """A descriptor of `path` open for reading as it is: None when it is gone or no regular
+    file (a FIFO there is not waited on for a writer, a link not followed); any other error
+    (EACCES, EIO, a folder there) is raised, naming `path`, as a read in place raised it."""
     try:
         fd = os.open(path, OPEN_AS_IS)
     except OSError:
@@ -201,6 +201,14 @@ def read_whole(path: Path) -> bytes | None:
         os.close(fd)
         if stat.S_ISDIR(mode):  # raised by fdopen, naming the descriptor's number: the path
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        return None
+    return fd
+
+
+def read_whole(path: Path) -> bytes | None:
+    """All the bytes of `path`, read as it is (open_regular): None when it is gone or no
+    regular file; any other error is raised, naming `path`."""
+    if (fd := open_regular(path)) is None:
         return None
     with os.fdopen(fd, "rb", buffering=0) as stream:  # one read of the size fstat gives
         return stream.readall()

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from pathlib import Path
 
-from memidx.portable import OPEN_AS_IS
+from memidx.drafts import open_regular
 
 CHUNK = 1024 * 1024  # read at a time for the hash
 
@@ -57,20 +56,6 @@ class OnDisk:
 def open_copy(path: Path) -> OnDisk | None:
     """`path` open for reading as it is: None when it is gone or no regular file (a FIFO is
     not waited on, a link not followed); OSError for any other (EACCES, EIO, a folder)."""
-    try:
-        fd = os.open(path, OPEN_AS_IS)
-    except OSError:
-        try:
-            regular = stat.S_ISREG(path.lstat().st_mode)
-        except FileNotFoundError:
-            return None
-        if regular:
-            raise
-        return None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(0, "a folder, not a file", str(path))
+    if (fd := open_regular(path)) is None:
         return None
     return OnDisk(path, fd)
