@@ -5,11 +5,13 @@ the shell's token, then the input closed; the shell does the follow itself and e
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.children import SHELL
 from memidx.git.move_script import THEN, index_token
+from tests.helpers import clean_env
 
 
 def killed_move_shell(
@@ -41,3 +43,18 @@ def killed_move_shell(
     shell.stdin.close()  # memidx killed
     assert shell.wait(timeout=60) == 0
     assert not (root / ".git" / "index.lock").exists()
+
+
+def killed_and_followed(root: Path, argv: Sequence[str], stdin: bytes = b"") -> None:
+    """Run `argv`, a memidx that kills itself (SIGKILL) while it moves HEAD in `root`: returns
+    once the move's shell it left ended (it runs on in its own session; its end lets git's
+    index lock go)."""
+    done = subprocess.run(argv, cwd=root, env=clean_env(), input=stdin, capture_output=True,
+                          check=False)  # fmt: skip
+    assert done.returncode == -9, done.stderr.decode()
+    lock = root / ".git" / "index.lock"
+    for _ in range(600):
+        if not lock.exists():
+            break
+        time.sleep(0.05)
+    assert not lock.exists(), "the move's shell let the lock go"

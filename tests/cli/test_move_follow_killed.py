@@ -7,15 +7,14 @@ into the note as it was set aside comes back at its path, untracked."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from memidx.children import SHELL
-from tests.helpers import NotesRepo, clean_env, started_memory
+from tests.helpers import NotesRepo, started_memory
+from tests.move_shell import killed_and_followed
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -46,14 +45,7 @@ STEPS = ["copied", "ran", "aside", "judged", "written", "renamed"]
 def _killed_at(repo: NotesRepo, step: str, edit: bytes) -> None:
     """`memidx forget REF` killed at `step` of its own follow; returns once its shell ended."""
     argv = [sys.executable, "-c", KILLED, str(repo.root), step, edit.decode(), REF]
-    done = subprocess.run(argv, cwd=repo.root, env=clean_env(), capture_output=True, check=False)
-    assert done.returncode == -9, done.stderr.decode()
-    lock = repo.root / ".git" / "index.lock"
-    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
+    killed_and_followed(repo.root, argv)
 
 
 @pytest.mark.parametrize(

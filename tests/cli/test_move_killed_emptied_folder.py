@@ -5,15 +5,14 @@ it: only a folder memidx emptied, never one the person made empty."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from memidx.children import SHELL
-from tests.helpers import NotesRepo, clean_env, started_memory
+from tests.helpers import NotesRepo, started_memory
+from tests.move_shell import killed_and_followed
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -38,14 +37,7 @@ main(["-C", sys.argv[1], "forget", sys.argv[2]])
 
 def _killed(repo: NotesRepo) -> None:
     argv = [sys.executable, "-c", KILLED, str(repo.root), REF]
-    done = subprocess.run(argv, cwd=repo.root, env=clean_env(), capture_output=True, check=False)
-    assert done.returncode == -9, done.stderr.decode()
-    lock = repo.root / ".git" / "index.lock"
-    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
+    killed_and_followed(repo.root, argv)
 
 
 def test_a_folder_a_killed_forget_emptied_goes_at_the_next_run(tmp_path: Path) -> None:

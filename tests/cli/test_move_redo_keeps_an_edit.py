@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from memidx.children import SHELL
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env, started_memory
-from tests.move_shell import killed_move_shell
+from tests.move_shell import killed_and_followed, killed_move_shell
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -58,15 +57,7 @@ BODY = b"Deploys go out on Tuesdays.\n"
 
 def _killed_at(repo: NotesRepo, step: str) -> None:
     argv = [sys.executable, "-c", KILLED, str(repo.root), step, EDIT.decode()]
-    done = subprocess.run(argv, cwd=repo.root, env=clean_env(), input=BODY,
-                          capture_output=True, check=False)  # fmt: skip
-    assert done.returncode == -9, done.stderr.decode()
-    lock = repo.root / ".git" / "index.lock"
-    for _ in range(600):  # the shell runs on (its own session): its end lets the lock go
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
+    killed_and_followed(repo.root, argv, BODY)
 
 
 @pytest.mark.parametrize("step", ["swap", "ran", "written", "renamed"])
