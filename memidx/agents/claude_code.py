@@ -70,4 +70,9 @@ def _done(exchange: Exchange, last: str) -> bool:
     return bool(texts) and texts[-1].strip() == last
 
 
-ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)
+ADAPTER = Adapter(
+    NAME,
+    {event: deadline for event, (_, deadline) in EVENTS.items()},
+    handle,
+    kills={"SessionEnd": EVENTS["SessionEnd"][1]},  # its ~1.5 s: no grace for a late start
+)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from memidx.agents.hook_clock import work_ends
 from memidx.config import Config, load_config
 from memidx.frozen import Value, cast
 from memidx.process_start import began
@@ -38,10 +39,6 @@ DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, 
 # not the wall clock of a loaded machine, is the deadline's measure (its work holding Python
 # past it: a C call on a megabyte prompt; the machine starving its process)
 LATE = 1.0
-# Seconds of work a hook gets however late its process started (a starved machine, a slow
-# disk): the warm recall server answers in a tenth of one, so a late start still recalls, and
-# the agent waits at most this past the start
-GRACE = 0.5
 
 
 class HookCall(Value):
@@ -66,6 +63,8 @@ class Adapter(Value):
     # event: the most bytes of input it reads, for an event whose input is no agent's own
     # record but the conversation itself (Hermes's messages); MAX_INPUT for the others
     inputs: Mapping[str, int] | None = None
+    # event: seconds after its start at which the agent ends the hook itself (no grace past it)
+    kills: Mapping[str, float] | None = None
 
 
 def adapter(agent: str) -> Adapter:
@@ -110,7 +109,7 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
         said = str(exc) if isinstance(exc, ValueError) else f"unknown agent or event: {exc}"
         _trace(None, agent, event, said, directory)
         return _finish(_nothing(agent, event))
-    ends = max(started + limit, time.monotonic() + min(GRACE, limit))
+    ends = work_ends(started, now := time.monotonic(), limit, (found.kills or {}).get(event))
     worker = threading.Thread(
         target=_work,
         args=(found, agent, event, ends, holder),
@@ -133,7 +132,9 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     _keep_said(config, agent, event, said.getvalue(), directory, standing)
     failed = found.failed(event) if found.failed else ""
     if worker.is_alive():
-        _trace(config, agent, event, f"no answer within {limit:g} s: gave up", directory, standing)
+        late = f", {ends - now:.1f} s after its late start" if ends > started + limit else ""
+        line = f"no answer within {limit:g} s: gave up{late}"
+        _trace(config, agent, event, line, directory, standing)
         return _finish(failed)
     error = holder.get("error")
     if isinstance(error, BaseException):
