@@ -120,7 +120,7 @@ def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None
     assert said is not None, log
     assert float(said.group(1)) >= 3.0, log
     assert float(said.group(2)) >= 3.0, log  # the machine's lateness, told from the hook's
-    assert float(said.group(1)) - float(said.group(2)) < GRACE + 2.0, log  # its work: the grace
+    assert float(said.group(1)) - float(said.group(2)) < GRACE + 5.0, log  # work: a loose bound
 
 
 def test_a_session_end_slow_to_start_gets_no_grace_past_claude_code_s_end(tmp_path: Path) -> None:
