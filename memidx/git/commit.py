@@ -33,7 +33,6 @@ from memidx.git.late import settle
 from memidx.git.late_pull import put_back_for_a_pull
 from memidx.git.publish import committers
 from memidx.git.quoted import pathspec_word
-from memidx.git.reset_words import quiet_reset
 from memidx.git.still_busy import at_a_prompt, still_busy
 from memidx.git.switched import refuse_a_switch, switched_away
 from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries, stage_bytes
@@ -126,13 +125,13 @@ def index_follows(
     and the move's follow deletes their files only while they hold the bytes judged."""
     if not paths:
         return lambda _: ()
-    reset = quiet_reset()  # no refresh of the whole index (git 2.36 on): reset_words
     if removed:
-        return lambda new: ("-c", "core.hooksPath=/dev/null", *reset, new, "--", *literal(paths))
+        return lambda new: ("-c", "core.hooksPath=/dev/null", "reset", "-q", new, "--",
+                            *literal(paths))  # fmt: skip
     if written:
         quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
         return lambda new: (*quiet, new, "--", *literal(paths))
-    return lambda new: (*reset, new, "--", *literal(paths))
+    return lambda new: ("reset", "-q", new, "--", *literal(paths))
 
 
 def literal(paths: Sequence[str]) -> list[str]:  # `--dir 'a*'` took in a person's notes/ab/
@@ -260,7 +259,7 @@ def update_user_index(
     index lock until `deadline`; GitError saying `done` and what `git status` `shows` if not."""
     from memidx.git.index_copy import HELD, edit_on_copy
 
-    reset = (*quiet_reset(), commit, "--", *literal(paths))
+    reset = ("reset", "-q", commit, "--", *literal(paths))
     for attempt in range(10_000):  # bounded by the deadline (one more try past it)
         status, said = edit_on_copy(Path(repo.working_tree_dir), Path(repo.git_dir), reset)
         if status == 0:
