@@ -88,6 +88,23 @@ def test_a_deadline_that_is_no_number_of_seconds_is_traced_and_answered_with_not
     assert said + "seconds (unset it)" in line
 
 
+def _slow_start(tmp_path: Path, seconds: int, event: str, payload: bytes) -> str:
+    """Claude Code's `event` hook run with `seconds` of sleep before memidx is imported (a slow
+    start), on a memory with a note: it exits 0 and prints nothing; its hook trace."""
+    repo = memory(tmp_path)
+    site = tmp_path / "site"
+    site.mkdir()
+    slow = f"import time\ntime.sleep({seconds})\n"
+    (site / "sitecustomize.py").write_text(slow, encoding="utf-8")
+    env = clean_env(MEMIDX_ROOT=str(repo.root), MEMIDX_HOOK_EMBED="0", PYTHONPATH=str(site))
+    done = subprocess.run(
+        [str(MEMIDX_BIN), "agent", "hook", "claude-code", event],
+        input=payload, cwd=tmp_path, env=env, capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    return (repo.root / ".memidx" / "agent-hook-error.log").read_text(encoding="utf-8")
+
+
 def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None:
     """The hook's clock started in run_hook, after Python's start and memidx's imports: a hook
     3 s in starting (a slow import, a starved machine) still gave its work the whole 1.5 s
@@ -95,19 +112,8 @@ def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None
     clock now (the process's, /proc's on Linux), and says how late; its work still gets a
     short grace (runner.GRACE) so that a late start on a starved machine still recalls: here
     the work runs (and fails on the model this home lacks) instead of being given up at once."""
-    repo = memory(tmp_path)
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text("import time\ntime.sleep(3)\n", encoding="utf-8")
-    env = clean_env(MEMIDX_ROOT=str(repo.root), MEMIDX_HOOK_EMBED="0", PYTHONPATH=str(site))
-    done = subprocess.run(
-        [str(MEMIDX_BIN), "agent", "hook", "claude-code", "UserPromptSubmit"],
-        input=b'{"session_id": "s", "prompt": "how do I cap vmmem on WSL?"}', cwd=tmp_path,
-        env=env, capture_output=True, timeout=60, check=False,
-    )  # fmt: skip
-
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-    log = (repo.root / ".memidx" / "agent-hook-error.log").read_text(encoding="utf-8")
+    log = _slow_start(tmp_path, 3, "UserPromptSubmit",
+                      b'{"session_id": "s", "prompt": "how do I cap vmmem on WSL?"}')  # fmt: skip
     graced = "\tno answer within 1.5 s: gave up, 0.5 s after its late start\n"  # a loaded machine
     assert "\tModelError: the embedding model is not installed" in log or graced in log, log
     assert "\tno answer within 1.5 s: gave up\n" not in log, log  # given up at once, no grace
@@ -128,17 +134,5 @@ def test_a_session_end_slow_to_start_gets_no_grace_past_claude_code_s_end(tmp_pa
     deadline is all of it. The grace given a late start (runner.GRACE) ran the work 0.5 s past
     that, where the agent killed it before it wrote its gave-up line: a silent failure. A late
     SessionEnd gives up at once, and says so."""
-    repo = memory(tmp_path)
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text("import time\ntime.sleep(2)\n", encoding="utf-8")
-    env = clean_env(MEMIDX_ROOT=str(repo.root), MEMIDX_HOOK_EMBED="0", PYTHONPATH=str(site))
-    done = subprocess.run(
-        [str(MEMIDX_BIN), "agent", "hook", "claude-code", "SessionEnd"],
-        input=b'{"session_id": "s", "reason": "exit"}', cwd=tmp_path,
-        env=env, capture_output=True, timeout=60, check=False,
-    )  # fmt: skip
-
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-    log = (repo.root / ".memidx" / "agent-hook-error.log").read_text(encoding="utf-8")
+    log = _slow_start(tmp_path, 2, "SessionEnd", b'{"session_id": "s", "reason": "exit"}')
     assert "\tclaude-code SessionEnd\tno answer within 1.4 s: gave up\n" in log, log
