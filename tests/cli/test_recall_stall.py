@@ -21,7 +21,14 @@ from typing import Any, cast
 
 import pytest
 
-from memidx.agents import actions, recall_client, recall_loop, recall_server, recall_wedge
+from memidx.agents import (
+    actions,
+    recall_client,
+    recall_loop,
+    recall_server,
+    recall_wedge,
+    recall_workers,
+)
 from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
 from memidx.portable import file_lock
@@ -148,7 +155,7 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     server whose thread shares this process with the test's (ACK_WAIT, 0.3 s: a hook that did
     not get it in time recalled in its own process), and an answer of 0.1 s (STALLED_AFTER)."""
     monkeypatch.setattr(recall_client, "ACK_WAIT", LONG / 2)
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 2.0)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 2.0)
 
 
 def suspected(config: Config) -> bool:
@@ -160,7 +167,7 @@ def test_a_hook_whose_answer_is_stuck_recalls_in_its_own_process_in_time(
 ) -> None:
     """Acknowledged, the hook waited for an answer to its whole deadline and injected nothing,
     every prompt for the 30 s until the server gave up on the stuck answer."""
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2, raising=False)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 0.2, raising=False)
     recaller = Held()
     recaller.held.clear()
     with served(config, recaller):
@@ -173,7 +180,7 @@ def test_a_hook_whose_answer_is_stuck_recalls_in_its_own_process_in_time(
 def test_hooks_after_an_answer_stalled_are_turned_away_at_once(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2, raising=False)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 0.2, raising=False)
     recaller = Held()
     recaller.held.clear()
     with served(config, recaller), prompted(config):
@@ -214,9 +221,9 @@ def test_a_waiting_hooks_looks_cost_the_server_no_answer(
     """Each look (an empty connection) was answered as a request: code_stamp() (~2 ms) and a
     JSON error, 20 waiting hooks' five looks a second taking a fifth of the answering thread."""
     stamps: list[str] = []
-    stamp = recall_loop.code_stamp
+    stamp = recall_workers.code_stamp
     with served(config, Held()):
-        monkeypatch.setattr(recall_loop, "code_stamp", lambda: stamps.append("") or stamp())
+        monkeypatch.setattr(recall_workers, "code_stamp", lambda: stamps.append("") or stamp())
         path = recall_server.socket_path(config)
         assert path is not None
         looks = [recall_client._answering(path) for _ in range(5)]  # pyright: ignore[reportPrivateUsage]
@@ -233,9 +240,9 @@ def test_hooks_acknowledged_before_a_stuck_answer_are_let_go_when_the_server_giv
 ) -> None:
     """The server gave up on a stuck answer (STUCK) and spent 5 s joining its thread: the hooks
     it had acknowledged waited to their deadline and injected nothing."""
-    monkeypatch.setattr(recall_loop, "STUCK", 0.2)
+    monkeypatch.setattr(recall_workers, "STUCK", 0.2)
     monkeypatch.setattr(
-        recall_loop, "STALLED_AFTER", 10.0, raising=False
+        recall_workers, "STALLED_AFTER", 10.0, raising=False
     )  # only giving up is tried here
     # a server that joined its stuck thread would end only once it came back (Held's 10 s;
     # CLOSE_WAIT made longer): a join of LONG / 4 after the hook (itself < LONG / 2) tells it
@@ -287,7 +294,7 @@ def test_a_closing_server_tells_hooks_so_at_once(
     hook that waited is told from one that did not on any load (it took 0.3 s at the most, by
     0.3 s, and the server could end before the hook came, on a loaded machine)."""
     monkeypatch.setattr(recall_client, "ACK_WAIT", LONG)
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 3 * LONG)  # held answers are no stall
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 3 * LONG)  # held answers are no stall
     monkeypatch.setattr(recall_loop, "CLOSE_WAIT", 3 * LONG)
     recaller = Gated()
     with served(config, recaller) as loop:
@@ -319,7 +326,7 @@ def test_a_hook_acknowledged_by_a_closing_server_waits_for_its_answer(
     of imports and model load on the cores the server was answering with). The server closes
     only once the hook is acknowledged (its first answer held until then): on a loaded machine
     the hook came after it had closed, and was rightly told CLOSING at once."""
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 3 * LONG)  # a held answer is no stall
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 3 * LONG)  # a held answer is no stall
     monkeypatch.setattr(recall_loop, "CLOSE_WAIT", 3 * LONG)
     recaller = Gated(each=0.2)
     recaller.held.set()
@@ -424,7 +431,7 @@ def test_a_server_closing_behind_a_stalled_answer_lets_its_waiting_hooks_go(
     """What the test above must not do: a server closing (an upgrade) while its thread is stuck
     on an answer, not yet given up on (STUCK), says STALLED to a waiting hook's look: CLOSING,
     "your answer comes", kept the hook waiting to its deadline for nothing."""
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 0.2)
     monkeypatch.setattr(recall_loop, "CODE_CHECK", 0.0)
     upgraded = threading.Event()
     stamp = recall_loop.code_stamp()
@@ -480,7 +487,7 @@ def test_a_hook_stopped_before_its_request_does_not_stall_the_server(
     of a server thread in the test's process came past the hook's 0.3 s ACK_WAIT beside 8 busy
     loops, and the hook recalled in its own process (loaded: ACK_WAIT 5 s, STALLED_AFTER 2 s)."""
     loaded(monkeypatch)
-    monkeypatch.setattr(recall_loop, "READ_WAIT", 4.0)  # twice STALLED_AFTER
+    monkeypatch.setattr(recall_workers, "READ_WAIT", 4.0)  # twice STALLED_AFTER
     path = recall_server.socket_path(config)
     assert path is not None
     with served(config, Held()), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
