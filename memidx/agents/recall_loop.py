@@ -94,12 +94,16 @@ def _loop(
     removed, replaced: no hook reached it, and its lock kept others from starting; the
     memory's folder deleted), a hook came with another
     configuration (`key`): the next prompt starts a server of the new code or configuration;
-    or an answer is stuck: the server would acknowledge hooks it never answers."""
+    or an answer is stuck, or an answering thread ended: the server would acknowledge hooks it
+    never answers."""
     workers = Workers(recaller, key)
     last = checked = time.monotonic()
     try:
         for _ in range(MAX_REQUESTS):
             now = time.monotonic()
+            if workers.lost():  # the hooks waiting for it are let go (close), and recall
+                workers.trace("an answering thread ended: the server closes for another")
+                return
             if now - last > idle_exit or workers.stop.is_set() or workers.stuck(now):
                 return
             if now - checked >= CODE_CHECK:

@@ -497,3 +497,80 @@ def test_a_hook_stopped_before_its_request_does_not_stall_the_server(
         block, took = hook(config, LONG)
 
     assert block == SERVED, took
+
+
+class Traced(Held):
+    """Held, with the memory the server leaves its trace in (its recaller's configuration)."""
+
+    def __init__(self, config: Config) -> None:
+        super().__init__()
+        self.config = config
+
+
+def failing_once(monkeypatch: pytest.MonkeyPatch, name: str, exc: BaseException) -> None:
+    """recall_workers' `name` raises `exc` at its first call, and then does its work."""
+    real = getattr(recall_workers, name, None)
+    calls: list[None] = []
+
+    def once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(None)
+        if len(calls) == 1:
+            raise exc
+        return real(*args, **kwargs) if real is not None else None
+
+    monkeypatch.setattr(recall_workers, name, once, raising=False)
+
+
+def test_an_answer_that_raises_is_traced_and_the_next_hook_is_answered(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception out of an answer other than OSError or ValueError (a RuntimeError here;
+    answer_for turns a recall's own Exception into an error answer, but not a BaseException
+    such as SystemExit, nor one raised making that answer: MemoryError) ended the server's
+    only answering thread: the hooks acknowledged after it waited to their deadline and
+    injected nothing (stalled() took the ended thread for one whose answer was given), every
+    prompt for the 30 s until the answer counted as stuck, and nothing said why. The hook it
+    failed is let go (and recalls in its own process), the next is answered, and `memidx
+    status` shows the failure as the agent hooks' last."""
+    from memidx.cli.status_output import agent_line
+    from memidx.index.failures import last_failure
+
+    failing_once(monkeypatch, "answer_for", RuntimeError("a bad index"))
+    with served(config, Traced(config)):
+        with prompted(config) as first:
+            assert recall_server.read_line(first) == b""  # let go: no answer comes
+        block, took = hook(config, LONG)
+
+    assert block == SERVED, took
+    failure = last_failure(config.agent_hook_error_path)
+    assert failure is not None
+    assert "recall server: an answer failed: RuntimeError: a bad index" in agent_line(failure)
+
+
+def divided_by_zero(*args: object) -> dict[str, object]:
+    return {"answer": 1 / 0}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_server_whose_answering_thread_ended_turns_hooks_away_and_closes(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answering thread ended all the same (an answer raised, and so did its trace: no
+    memory left): the server acknowledged hooks no thread would answer, each waited to its
+    deadline. It now closes, saying why in the trace, and the hook recalls in its own
+    process at once."""
+    from memidx.index.failures import last_failure
+
+    monkeypatch.setattr(recall_workers, "answer_for", divided_by_zero)
+    failing_once(monkeypatch, "record_failure", MemoryError())
+    with served(config, Traced(config)) as loop:
+        with prompted(config) as first:
+            assert recall_server.read_line(first) == b""  # let go: no answer comes
+        block, took = hook(config, LONG)
+        loop.join(LONG / 4)
+        ended = not loop.is_alive()
+
+    assert (block, ended) == (HERE, True)
+    assert took < LONG / 2, took  # not at its deadline
+    failure = last_failure(config.agent_hook_error_path)
+    assert failure is not None and "answering thread ended" in failure.message, failure
