@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 CODE_CHECK = 9.0
 ACCEPT_WAIT = 1.0  # seconds an accept waits; its socket and pid file are looked at after each
 CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
+# An accept that fails (no descriptor left: each hook waiting its turn holds one) is tried again
+# ACCEPT_PAUSE s later, ACCEPT_FAILURES times in a row (~5 s) before the server gives up
+ACCEPT_PAUSE, ACCEPT_FAILURES = 0.05, 100
 
 
 def serve_on(
@@ -98,6 +101,7 @@ def _loop(
     never answers."""
     workers = Workers(recaller, key)
     last = checked = time.monotonic()
+    failed = 0  # accepts failed in a row
     try:
         for _ in range(MAX_REQUESTS):
             now = time.monotonic()
@@ -116,6 +120,14 @@ def _loop(
                 conn, _ = server.accept()
             except TimeoutError:
                 continue
+            except OSError as exc:  # out of descriptors (EMFILE), a connection aborted: not
+                # the server's end, which took every hook it acknowledged with it
+                if (failed := failed + 1) > ACCEPT_FAILURES:
+                    workers.trace(f"its socket failed {failed} times in a row: {exc}")
+                    return
+                time.sleep(ACCEPT_PAUSE)  # a descriptor freed as an answer ends
+                continue
+            failed = 0
             last = time.monotonic()
             reply = STALLED if workers.stalled(last) else ACK
             try:

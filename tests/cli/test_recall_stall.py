@@ -7,6 +7,7 @@ whose own recall is given too."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -90,7 +91,9 @@ def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
 
 
 @contextmanager
-def served(config: Config, recaller: Held) -> Generator[threading.Thread]:
+def served(
+    config: Config, recaller: Held, wrapped: type[Failing] | None = None
+) -> Generator[threading.Thread]:
     """The server's loop for `config` in a thread, answering with `recaller`, provably the
     memory's server (its lock held, `recall.pid` naming the process listening); released and
     ended (a hook of another configuration) when the test is done."""
@@ -106,7 +109,8 @@ def served(config: Config, recaller: Held) -> Generator[threading.Thread]:
         recall_loop.listen(server, path)
         server.settimeout(0.05)
         key = recall_server.config_key(config)
-        args = (server, cast(Recaller, recaller), 30.0, key, lambda: True)
+        listening = server if wrapped is None else cast(socket.socket, wrapped(server))
+        args = (listening, cast(Recaller, recaller), 30.0, key, lambda: True)
         loop = threading.Thread(target=recall_loop._loop, args=args, daemon=True)  # pyright: ignore[reportPrivateUsage]
         loop.start()
         try:
@@ -574,3 +578,35 @@ def test_a_server_whose_answering_thread_ended_turns_hooks_away_and_closes(
     assert took < LONG / 2, took  # not at its deadline
     failure = last_failure(config.agent_hook_error_path)
     assert failure is not None and "answering thread ended" in failure.message, failure
+
+
+class Failing:
+    """A listening socket whose first accept fails as one with no descriptor left does."""
+
+    def __init__(self, server: socket.socket) -> None:
+        self.server, self.failed = server, False
+
+    def accept(self) -> tuple[socket.socket, object]:
+        if not self.failed:
+            self.failed = True
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+        return self.server.accept()
+
+    def settimeout(self, seconds: float) -> None:
+        self.server.settimeout(seconds)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_failed_accept_does_not_end_the_server(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An accept that failed with an OSError other than its timeout (no descriptor left, each
+    hook waiting its turn holding one; a connection aborted) ended the server's loop, and with
+    it the server: every hook it had acknowledged was let go, and the next prompts paid for a
+    new server's start. It is tried again."""
+    loaded(monkeypatch)
+    with served(config, Held(), Failing) as loop:
+        block, took = hook(config, LONG)
+        alive = loop.is_alive()
+
+    assert (block, alive) == (SERVED, True), took
