@@ -1,43 +1,34 @@
 """The recall server's loop (memidx/agents/recall_server.py starts it): the main thread accepts
-each hook and acknowledges it at once (recall_server.ACK), then WORKERS threads answer. A hook
-so tells a server that is busy (acknowledged, its prompt waiting its turn) from one that is
-wedged (stopped by SIGSTOP: no acknowledgement), which it replaces (recall_wedge.py). A server
-whose answering thread is stuck on one prompt says so instead (recall_server.STALLED), and so
-does one that is closing (CLOSING): the hook recalls in its own process at once."""
+each hook and acknowledges it at once (recall_server.ACK), then the answering threads answer
+(recall_workers.py). A hook so tells a server that is busy (acknowledged, its prompt waiting its
+turn) from one that is wedged (stopped by SIGSTOP: no acknowledgement), which it replaces
+(recall_wedge.py). A server whose answering thread is stuck on one prompt says so instead
+(recall_server.STALLED), and so does one that is closing (CLOSING): the hook recalls in its own
+process at once."""
 
 from __future__ import annotations
 
 import contextlib
-import json
-import queue
 import socket
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from memidx.agents.recall_server import (
     ACK,
     BACKLOG,
     CLOSING,
-    CONFIG,
-    MAX_REQUEST,
     MAX_REQUESTS,
     PID_NAME,
-    STALE,
     STALLED,
     config_key,
     named_in_pid,
-    read_line,
     server_folder,
 )
+from memidx.agents.recall_workers import Workers
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
-from memidx.errors import NewerIndex
 from memidx.paths import file_identity
-from memidx.portable import hung_up
-from memidx.run_queue import run_queue_wait, runnable
 from memidx.sockets import clear_starting, starting_name, unlink_own
 
 TYPE_CHECKING = False
@@ -48,37 +39,10 @@ if TYPE_CHECKING:
 # accept's ACCEPT_WAIT, a server that answers no prompt exits within 10 s of an upgrade.
 CODE_CHECK = 9.0
 ACCEPT_WAIT = 1.0  # seconds an accept waits; its socket and pid file are looked at after each
-# Threads answering prompts. 2 (for the 2 cores here) did not help: 20 prompts at once on the
-# TIL memory (1.9k notes), 5 rounds of 5 runs, the machine at a load of 8-10, p50 / p95 of the
-# 20 (median of each round's 5 runs): 1 thread 1,084-1,547 / 1,909-2,784 ms (medians 1,247 /
-# 2,173), 2 threads 913-1,542 / 1,592-2,624 ms (1,274 / 2,214); the model already embeds on
-# both cores. Recaller is safe to share between threads should a bigger machine want more.
-WORKERS = 1
-STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server counts as wedged
-# Seconds on one answer after which the server turns hooks away (STALLED) rather than have them
-# wait for it: a warm answer takes ~25-80 ms here, ~110 ms a prompt with 20 at once at a load
-# of 8-10. A hook waiting behind a stuck answer so learns it (recall_server.PROBE_EVERY) within
-# ~0.7 s of its 1.5 s deadline: its own recall, imports and model load, took 0.45-0.9 s at a
-# load of 6-9 here.
-STALLED_AFTER = 0.5
-# ...and on which the process used less than this share of one core since it began, the
-# answering thread's wait for a core counted as use: a slow answer computes (a big memory's
-# vectors reloaded after an embed, a loaded machine), or would, were a core free; a stuck one
-# (a deadlock, a read that never returns) does neither. A warm answer's thread got 0.2 of a
-# core at a load of 10 on 2 cores, but 0.03 beside 8 busy loops on its CPU, where it waited
-# on the run queue the rest of the time (run_queue.py; where that is not known, as on
-# Windows, CPU time alone counts). The accepting thread's own wake-ups cost microseconds.
-IDLE_CPU = 0.05
-# ...and whose thread, not waiting for a core now, waited for one less than this share of the
-# time since the server last looked: a starved answer waits nearly all of it (0.97 beside 8
-# busy loops), a stuck one that wakes to look again (a lock polled every 20 ms, SQLite's busy
-# wait) waits a little at each wake-up, up to 0.38 of 0.2 s here at a load of 14 on 2 cores.
-STARVED = 0.5
-# Seconds the answering thread waits for the request of a hook it acknowledged: a hook sends
-# it as soon as the ACK arrives, so only one stopped in between (its agent suspended) is late;
-# its wait counts as no answer, so it turns no hook away, and only delays the next one.
-READ_WAIT = 0.5
 CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
+# An accept that fails (no descriptor left: each hook waiting its turn holds one) is tried again
+# ACCEPT_PAUSE s later, ACCEPT_FAILURES times in a row (~5 s) before the server gives up
+ACCEPT_PAUSE, ACCEPT_FAILURES = 0.05, 100
 
 
 def serve_on(
@@ -124,104 +88,6 @@ def listen(server: socket.socket, path: Path) -> None:
         raise
 
 
-_Look = tuple[float, float]  # when the server looked at an answer, and its thread's wait then
-
-
-class _Workers:
-    """The threads that answer, the hooks waiting for them, and when each began its answer."""
-
-    def __init__(self, recaller: Recaller, key: str) -> None:
-        self.recaller, self.key, self.running = recaller, key, code_stamp()
-        self.waiting: queue.SimpleQueue[socket.socket | None] = queue.SimpleQueue()
-        self.since: dict[int, float] = {}  # thread: when its answer began
-        # thread: its native id, the process's CPU time and the thread's run-queue wait then
-        self.used: dict[int, tuple[int, float, float | None]] = {}
-        # an answer: when the server last looked at it, and its thread's wait then
-        self.looked: dict[tuple[int, float], _Look] = {}
-        self.stop = threading.Event()  # an answer said the server must go (STALE)
-        self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
-        for thread in self.threads:
-            thread.start()
-
-    def longest(self, now: float) -> float:
-        """How long the oldest answer being given has taken so far (0 when none is)."""
-        return max((now - began for began in list(self.since.values())), default=0.0)
-
-    def stalled(self, now: float) -> bool:
-        """Whether an answer has taken STALLED_AFTER seconds with the process all but idle
-        since it began (IDLE_CPU), its thread not waiting for a core either (now, or since the
-        last look): hooks then do better recalling in their own process."""
-        looked, self.looked = self.looked, {}
-        idle = [
-            self._idle(thread, began, now, looked)
-            for thread, began in list(self.since.items())
-            if now - began > STALLED_AFTER
-        ]
-        return any(idle)
-
-    def _idle(
-        self, thread: int, began: float, now: float, looked: dict[tuple[int, float], _Look]
-    ) -> bool:
-        native, cpu, waited = self.used.get(thread, (0, time.process_time(), None))
-        if time.process_time() - cpu >= IDLE_CPU * (now - began):
-            return False  # it computes
-        if waited is None:
-            return True  # no thread's wait known here (no /proc): CPU time alone tells
-        if (wait := run_queue_wait(native)) is None:
-            return False  # the thread ended since: its answer is given
-        self.looked[thread, began] = (now, wait)
-        # a wait since the last look, not since it began: one blocked after a wait for a core
-        # (a loaded machine) was said stalled only 20 times that wait later; a share of that
-        # time, not any wait: one polling a lock, its wait grown at every look, never was
-        at, before = looked.get((thread, began), (began, waited))
-        return wait - before < STARVED * (now - at) and not runnable(native)
-
-    def stuck(self, now: float) -> bool:
-        """Whether an answer has taken STUCK seconds: that thread will not come back."""
-        return self.longest(now) > STUCK
-
-    def answering(self, now: float) -> bool:
-        """Whether a thread is still answering, one stuck aside (it will not come back)."""
-        return any(
-            thread.is_alive() and now - self.since.get(thread.ident or 0, now) <= STUCK
-            for thread in self.threads
-        )
-
-    def close(self, stuck: bool) -> None:
-        """Have the threads answer the hooks already acknowledged, then end; when an answer is
-        stuck, close those hooks' connections at once instead: no thread will answer them."""
-        while stuck:
-            try:
-                conn = self.waiting.get_nowait()
-            except queue.Empty:
-                break
-            if conn is not None:
-                conn.close()  # the hook reads the end of its answer, and recalls itself
-        for _ in self.threads:
-            self.waiting.put(None)
-
-    def _work(self) -> None:
-        me, native = threading.get_ident(), threading.get_native_id()
-        while (conn := self.waiting.get()) is not None:
-            answer: dict[str, object] = {"error": "no request"}
-            with conn, contextlib.suppress(OSError, ValueError):
-                request = read_line(conn, within=READ_WAIT)  # all of it: a trickle is no request
-                self.used[me] = (native, time.process_time(), run_queue_wait(native))
-                self.since[me] = time.monotonic()
-                # none: a waiting hook's look (recall_client._answering); a hook gone (it
-                # recalled in its own process, given up behind a stalled answer): no answer
-                if request and not hung_up(conn):
-                    # ~2 ms: after an upgrade no prompt is answered by the code before it
-                    upgraded = code_stamp() != self.running
-                    answer = (
-                        {"error": STALE} if upgraded else _answer(self.recaller, request, self.key)
-                    )
-                    conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
-            self.since.pop(me, None)
-            if answer.get("error") == STALE:
-                self.stop.set()
-
-
 def _loop(
     server: socket.socket, recaller: Recaller, idle_exit: float, key: str, ours: Callable[[], bool]
 ) -> None:
@@ -231,12 +97,17 @@ def _loop(
     removed, replaced: no hook reached it, and its lock kept others from starting; the
     memory's folder deleted), a hook came with another
     configuration (`key`): the next prompt starts a server of the new code or configuration;
-    or an answer is stuck: the server would acknowledge hooks it never answers."""
-    workers = _Workers(recaller, key)
+    or an answer is stuck, or an answering thread ended: the server would acknowledge hooks it
+    never answers."""
+    workers = Workers(recaller, key)
     last = checked = time.monotonic()
+    failed = 0  # accepts failed in a row
     try:
         for _ in range(MAX_REQUESTS):
             now = time.monotonic()
+            if workers.lost():  # the hooks waiting for it are let go (close), and recall
+                workers.trace("an answering thread ended: the server closes for another")
+                return
             if now - last > idle_exit or workers.stop.is_set() or workers.stuck(now):
                 return
             if now - checked >= CODE_CHECK:
@@ -249,6 +120,14 @@ def _loop(
                 conn, _ = server.accept()
             except TimeoutError:
                 continue
+            except OSError as exc:  # out of descriptors (EMFILE), a connection aborted: not
+                # the server's end, which took every hook it acknowledged with it
+                if (failed := failed + 1) > ACCEPT_FAILURES:
+                    workers.trace(f"its socket failed {failed} times in a row: {exc}")
+                    return
+                time.sleep(ACCEPT_PAUSE)  # a descriptor freed as an answer ends
+                continue
+            failed = 0
             last = time.monotonic()
             reply = STALLED if workers.stalled(last) else ACK
             try:
@@ -264,7 +143,7 @@ def _loop(
         _turn_away(server, workers)
 
 
-def _turn_away(server: socket.socket, workers: _Workers) -> None:
+def _turn_away(server: socket.socket, workers: Workers) -> None:
     """While the threads answer the hooks acknowledged (CLOSE_WAIT s at most), tell each hook
     that connects that this server is closing: one not acknowledged would wait ACK_WAIT for
     nothing and count the server as wedged, one acknowledged would wait for no answer."""
@@ -281,18 +160,3 @@ def _turn_away(server: socket.socket, workers: _Workers) -> None:
             stalled = workers.stalled(now)
             with conn, contextlib.suppress(OSError):
                 conn.sendall(STALLED if stalled else CLOSING)
-
-
-def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
-    if len(data) > MAX_REQUEST:
-        return {"error": "request too large"}
-    try:
-        request = cast(dict[str, object], json.loads(data))
-        if request.get(CONFIG, key) != key:
-            return {"error": STALE}
-        prompt = str(request.get("prompt", ""))
-        seen = [str(s) for s in cast(list[object], request.get("seen") or [])]
-        done = recaller.recall(prompt, seen)
-    except Exception as exc:  # noqa: BLE001  # outlives a bad request, not a newer index
-        return {"error": STALE if isinstance(exc, NewerIndex) else f"{type(exc).__name__}: {exc}"}
-    return {"block": done.block, "keys": list(done.keys)}

@@ -49,7 +49,7 @@ ACK = b"\x06"  # the server's first byte on each connection, at once: it is aliv
 ACK_WAIT = 0.3
 NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and never acknowledged
 # What the server sends instead of ACK, and the answer's error each makes: its answering thread
-# has been on one prompt for recall_loop.STALLED_AFTER s (a stuck read, a deadlock), or it is
+# has been on one prompt for recall_workers.STALLED_AFTER s (a stuck read, a deadlock), or it is
 # closing (after such an answer, an upgrade, another configuration). The hook recalls in its
 # own process at once, and marks nothing: the server is alive, and says so itself.
 STALLED = b"\x13"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import actions, recall_client, recall_loop, recall_server
+from memidx.agents import actions, recall_client, recall_loop, recall_server, recall_workers
 from memidx.agents.capture import FILED
 from memidx.agents.session import Where, session_state
 from memidx.config import Config
@@ -181,8 +181,8 @@ def test_a_long_prompt_and_a_long_sessions_seen_hits_are_answered_by_the_server(
     read of the ~220 KB request (READ_WAIT, 0.5 s) and an answer of STALLED_AFTER (0.5 s),
     each of which made the hook recall in its own process under load."""
     fell_back = in_process_fails(monkeypatch)
-    monkeypatch.setattr(recall_loop, "READ_WAIT", 10.0)
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 10.0)
+    monkeypatch.setattr(recall_workers, "READ_WAIT", 10.0)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 10.0)
     where = Where("claude-code", "long-session", str(warm.root))
     state = session_state(warm, where)
     state.add(
@@ -221,7 +221,7 @@ def test_a_server_of_the_code_before_an_upgrade_does_not_answer(
         other = copied(memory, folder)
         served, _ = serving(other, 30.0)
         assert recall_client.ask(other, {"prompt": PROMPT}, 30.0) is not None
-        monkeypatch.setattr(recall_loop, "code_stamp", lambda: "the upgrade")
+        monkeypatch.setattr(recall_workers, "code_stamp", lambda: "the upgrade")
 
         answer = recall_client.ask(other, {"prompt": PROMPT}, 5.0)
 

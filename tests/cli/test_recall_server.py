@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import recall_client, recall_loop, recall_server
+from memidx.agents import recall_client, recall_loop, recall_server, recall_workers
 from memidx.config import Config
 from memidx.frozen import replace
 from tests.helpers import NotesRepo, dead_pid
@@ -132,7 +132,8 @@ def test_a_server_whose_code_changed_exits_for_one_that_runs_the_new_code(
     every prompt to the slow in-process recall."""
     config = indexed(tmp_path / "memory", models_dir)
     stamps = iter(["before", *["after"] * 1000])
-    monkeypatch.setattr(recall_loop, "code_stamp", lambda: next(stamps))
+    for module in (recall_loop, recall_workers):  # its start's, its loop's and each answer's
+        monkeypatch.setattr(module, "code_stamp", lambda: next(stamps))
     monkeypatch.setattr(recall_loop, "CODE_CHECK", 0.1)
     started = time.monotonic()
 

@@ -7,6 +7,7 @@ whose own recall is given too."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -21,7 +22,14 @@ from typing import Any, cast
 
 import pytest
 
-from memidx.agents import actions, recall_client, recall_loop, recall_server, recall_wedge
+from memidx.agents import (
+    actions,
+    recall_client,
+    recall_loop,
+    recall_server,
+    recall_wedge,
+    recall_workers,
+)
 from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
 from memidx.portable import file_lock
@@ -83,7 +91,9 @@ def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
 
 
 @contextmanager
-def served(config: Config, recaller: Held) -> Generator[threading.Thread]:
+def served(
+    config: Config, recaller: Held, wrapped: type[Failing] | None = None
+) -> Generator[threading.Thread]:
     """The server's loop for `config` in a thread, answering with `recaller`, provably the
     memory's server (its lock held, `recall.pid` naming the process listening); released and
     ended (a hook of another configuration) when the test is done."""
@@ -99,7 +109,8 @@ def served(config: Config, recaller: Held) -> Generator[threading.Thread]:
         recall_loop.listen(server, path)
         server.settimeout(0.05)
         key = recall_server.config_key(config)
-        args = (server, cast(Recaller, recaller), 30.0, key, lambda: True)
+        listening = server if wrapped is None else cast(socket.socket, wrapped(server))
+        args = (listening, cast(Recaller, recaller), 30.0, key, lambda: True)
         loop = threading.Thread(target=recall_loop._loop, args=args, daemon=True)  # pyright: ignore[reportPrivateUsage]
         loop.start()
         try:
@@ -148,7 +159,7 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     server whose thread shares this process with the test's (ACK_WAIT, 0.3 s: a hook that did
     not get it in time recalled in its own process), and an answer of 0.1 s (STALLED_AFTER)."""
     monkeypatch.setattr(recall_client, "ACK_WAIT", LONG / 2)
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 2.0)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 2.0)
 
 
 def suspected(config: Config) -> bool:
@@ -160,7 +171,7 @@ def test_a_hook_whose_answer_is_stuck_recalls_in_its_own_process_in_time(
 ) -> None:
     """Acknowledged, the hook waited for an answer to its whole deadline and injected nothing,
     every prompt for the 30 s until the server gave up on the stuck answer."""
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2, raising=False)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 0.2, raising=False)
     recaller = Held()
     recaller.held.clear()
     with served(config, recaller):
@@ -173,7 +184,7 @@ def test_a_hook_whose_answer_is_stuck_recalls_in_its_own_process_in_time(
 def test_hooks_after_an_answer_stalled_are_turned_away_at_once(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2, raising=False)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 0.2, raising=False)
     recaller = Held()
     recaller.held.clear()
     with served(config, recaller), prompted(config):
@@ -214,9 +225,9 @@ def test_a_waiting_hooks_looks_cost_the_server_no_answer(
     """Each look (an empty connection) was answered as a request: code_stamp() (~2 ms) and a
     JSON error, 20 waiting hooks' five looks a second taking a fifth of the answering thread."""
     stamps: list[str] = []
-    stamp = recall_loop.code_stamp
+    stamp = recall_workers.code_stamp
     with served(config, Held()):
-        monkeypatch.setattr(recall_loop, "code_stamp", lambda: stamps.append("") or stamp())
+        monkeypatch.setattr(recall_workers, "code_stamp", lambda: stamps.append("") or stamp())
         path = recall_server.socket_path(config)
         assert path is not None
         looks = [recall_client._answering(path) for _ in range(5)]  # pyright: ignore[reportPrivateUsage]
@@ -233,9 +244,9 @@ def test_hooks_acknowledged_before_a_stuck_answer_are_let_go_when_the_server_giv
 ) -> None:
     """The server gave up on a stuck answer (STUCK) and spent 5 s joining its thread: the hooks
     it had acknowledged waited to their deadline and injected nothing."""
-    monkeypatch.setattr(recall_loop, "STUCK", 0.2)
+    monkeypatch.setattr(recall_workers, "STUCK", 0.2)
     monkeypatch.setattr(
-        recall_loop, "STALLED_AFTER", 10.0, raising=False
+        recall_workers, "STALLED_AFTER", 10.0, raising=False
     )  # only giving up is tried here
     # a server that joined its stuck thread would end only once it came back (Held's 10 s;
     # CLOSE_WAIT made longer): a join of LONG / 4 after the hook (itself < LONG / 2) tells it
@@ -287,7 +298,7 @@ def test_a_closing_server_tells_hooks_so_at_once(
     hook that waited is told from one that did not on any load (it took 0.3 s at the most, by
     0.3 s, and the server could end before the hook came, on a loaded machine)."""
     monkeypatch.setattr(recall_client, "ACK_WAIT", LONG)
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 3 * LONG)  # held answers are no stall
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 3 * LONG)  # held answers are no stall
     monkeypatch.setattr(recall_loop, "CLOSE_WAIT", 3 * LONG)
     recaller = Gated()
     with served(config, recaller) as loop:
@@ -319,7 +330,7 @@ def test_a_hook_acknowledged_by_a_closing_server_waits_for_its_answer(
     of imports and model load on the cores the server was answering with). The server closes
     only once the hook is acknowledged (its first answer held until then): on a loaded machine
     the hook came after it had closed, and was rightly told CLOSING at once."""
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 3 * LONG)  # a held answer is no stall
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 3 * LONG)  # a held answer is no stall
     monkeypatch.setattr(recall_loop, "CLOSE_WAIT", 3 * LONG)
     recaller = Gated(each=0.2)
     recaller.held.set()
@@ -424,7 +435,7 @@ def test_a_server_closing_behind_a_stalled_answer_lets_its_waiting_hooks_go(
     """What the test above must not do: a server closing (an upgrade) while its thread is stuck
     on an answer, not yet given up on (STUCK), says STALLED to a waiting hook's look: CLOSING,
     "your answer comes", kept the hook waiting to its deadline for nothing."""
-    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", 0.2)
     monkeypatch.setattr(recall_loop, "CODE_CHECK", 0.0)
     upgraded = threading.Event()
     stamp = recall_loop.code_stamp()
@@ -480,7 +491,7 @@ def test_a_hook_stopped_before_its_request_does_not_stall_the_server(
     of a server thread in the test's process came past the hook's 0.3 s ACK_WAIT beside 8 busy
     loops, and the hook recalled in its own process (loaded: ACK_WAIT 5 s, STALLED_AFTER 2 s)."""
     loaded(monkeypatch)
-    monkeypatch.setattr(recall_loop, "READ_WAIT", 4.0)  # twice STALLED_AFTER
+    monkeypatch.setattr(recall_workers, "READ_WAIT", 4.0)  # twice STALLED_AFTER
     path = recall_server.socket_path(config)
     assert path is not None
     with served(config, Held()), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
@@ -490,3 +501,112 @@ def test_a_hook_stopped_before_its_request_does_not_stall_the_server(
         block, took = hook(config, LONG)
 
     assert block == SERVED, took
+
+
+class Traced(Held):
+    """Held, with the memory the server leaves its trace in (its recaller's configuration)."""
+
+    def __init__(self, config: Config) -> None:
+        super().__init__()
+        self.config = config
+
+
+def failing_once(monkeypatch: pytest.MonkeyPatch, name: str, exc: BaseException) -> None:
+    """recall_workers' `name` raises `exc` at its first call, and then does its work."""
+    real = getattr(recall_workers, name, None)
+    calls: list[None] = []
+
+    def once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(None)
+        if len(calls) == 1:
+            raise exc
+        return real(*args, **kwargs) if real is not None else None
+
+    monkeypatch.setattr(recall_workers, name, once, raising=False)
+
+
+def test_an_answer_that_raises_is_traced_and_the_next_hook_is_answered(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception out of an answer other than OSError or ValueError (a RuntimeError here;
+    answer_for turns a recall's own Exception into an error answer, but not a BaseException
+    such as SystemExit, nor one raised making that answer: MemoryError) ended the server's
+    only answering thread: the hooks acknowledged after it waited to their deadline and
+    injected nothing (stalled() took the ended thread for one whose answer was given), every
+    prompt for the 30 s until the answer counted as stuck, and nothing said why. The hook it
+    failed is let go (and recalls in its own process), the next is answered, and `memidx
+    status` shows the failure as the agent hooks' last."""
+    from memidx.cli.status_output import agent_line
+    from memidx.index.failures import last_failure
+
+    failing_once(monkeypatch, "answer_for", RuntimeError("a bad index"))
+    with served(config, Traced(config)):
+        with prompted(config) as first:
+            assert recall_server.read_line(first) == b""  # let go: no answer comes
+        block, took = hook(config, LONG)
+
+    assert block == SERVED, took
+    failure = last_failure(config.agent_hook_error_path)
+    assert failure is not None
+    assert "recall server: an answer failed: RuntimeError: a bad index" in agent_line(failure)
+
+
+def divided_by_zero(*args: object) -> dict[str, object]:
+    return {"answer": 1 / 0}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_server_whose_answering_thread_ended_turns_hooks_away_and_closes(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answering thread ended all the same (an answer raised, and so did its trace: no
+    memory left): the server acknowledged hooks no thread would answer, each waited to its
+    deadline. It now closes, saying why in the trace, and the hook recalls in its own
+    process at once."""
+    from memidx.index.failures import last_failure
+
+    monkeypatch.setattr(recall_workers, "answer_for", divided_by_zero)
+    failing_once(monkeypatch, "record_failure", MemoryError())
+    with served(config, Traced(config)) as loop:
+        with prompted(config) as first:
+            assert recall_server.read_line(first) == b""  # let go: no answer comes
+        block, took = hook(config, LONG)
+        loop.join(LONG / 4)
+        ended = not loop.is_alive()
+
+    assert (block, ended) == (HERE, True)
+    assert took < LONG / 2, took  # not at its deadline
+    failure = last_failure(config.agent_hook_error_path)
+    assert failure is not None and "answering thread ended" in failure.message, failure
+
+
+class Failing:
+    """A listening socket whose first accept fails as one with no descriptor left does."""
+
+    def __init__(self, server: socket.socket) -> None:
+        self.server, self.failed = server, False
+
+    def accept(self) -> tuple[socket.socket, object]:
+        if not self.failed:
+            self.failed = True
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+        return self.server.accept()
+
+    def settimeout(self, seconds: float) -> None:
+        self.server.settimeout(seconds)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_failed_accept_does_not_end_the_server(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An accept that failed with an OSError other than its timeout (no descriptor left, each
+    hook waiting its turn holding one; a connection aborted) ended the server's loop, and with
+    it the server: every hook it had acknowledged was let go, and the next prompts paid for a
+    new server's start. It is tried again."""
+    loaded(monkeypatch)
+    with served(config, Held(), Failing) as loop:
+        block, took = hook(config, LONG)
+        alive = loop.is_alive()
+
+    assert (block, alive) == (SERVED, True), took

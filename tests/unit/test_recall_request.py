@@ -1,4 +1,4 @@
-"""The recall server's read of a hook's request (memidx/agents/recall_loop.py): the whole of
+"""The recall server's read of a hook's request (memidx/agents/recall_workers.py): the whole of
 it within READ_WAIT, however it trickles in. In-process: the hook's connection and the clock
 are the test's, moved by the connection's reads alone."""
 
@@ -10,7 +10,7 @@ from typing import cast
 
 import pytest
 
-from memidx.agents import recall_loop, recall_server
+from memidx.agents import recall_server, recall_workers
 from tests.unit.clocks import Ticks
 
 STEP = 0.4  # seconds between the trickling hook's bytes: under each read's own timeout
@@ -64,14 +64,14 @@ def test_a_request_trickling_in_holds_the_answering_thread_read_wait_at_most(
     0.5 s at most), and every hook behind it waited."""
     clock = Clock()
     monkeypatch.setattr(recall_server, "time", clock, raising=False)
-    monkeypatch.setattr(recall_loop, "time", clock)
+    monkeypatch.setattr(recall_workers, "time", clock)
     hook = Trickle(clock)
-    workers = recall_loop._Workers(cast("recall_loop.Recaller", object()), "key")  # pyright: ignore[reportPrivateUsage]
+    workers = recall_workers.Workers(cast("recall_workers.Recaller", object()), "key")
     workers.waiting.put(cast(socket.socket, hook))
     workers.close(stuck=False)
     for thread in workers.threads:
         thread.join(5.0)
 
     assert not any(thread.is_alive() for thread in workers.threads)
-    assert clock.now - hook.began <= recall_loop.READ_WAIT
+    assert clock.now - hook.began <= recall_workers.READ_WAIT
     assert hook.sent == []  # no request: nothing to answer

@@ -224,7 +224,7 @@ def test_an_answer_that_keeps_coming_is_waited_for_until_the_end_and_no_longer(
 
 class LetGo(Unread):
     """A connection the server acknowledged and then closed unread (it gave up on a stuck
-    answer and let its waiting hooks go: recall_loop._Workers.close): the system says so to a
+    answer and let its waiting hooks go: recall_workers.Workers.close): the system says so to a
     write (EPIPE), or to the read of the answer (ECONNRESET: the request was left unread)."""
 
     def __init__(self, clock: Ticks, error: OSError) -> None:

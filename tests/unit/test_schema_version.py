@@ -13,7 +13,7 @@ from typing import cast
 
 import pytest
 
-from memidx.agents import recall_loop, recall_server
+from memidx.agents import recall_server, recall_workers
 from memidx.agents.recall import Recaller
 from memidx.cli.status_output import agent_line
 from memidx.config import Config, load_config
@@ -201,7 +201,7 @@ class _UpgradedUnder:
 def test_the_recall_server_hands_over_when_the_index_is_newer() -> None:
     """A stale answer ends its loop: the hook starts a server of the code on disk."""
     recaller = cast(Recaller, _UpgradedUnder())
-    answer = recall_loop._answer(recaller, b'{"prompt": "p"}', "k")  # pyright: ignore[reportPrivateUsage]
+    answer = recall_workers.answer_for(recaller, b'{"prompt": "p"}', "k")
     assert answer == {"error": recall_server.STALE}
 
 
