@@ -88,9 +88,11 @@ def commands(root: Path, checkouts: Sequence[str]) -> dict[str, list[float]]:
     return took
 
 
-def follows(root: Path) -> dict[str, list[float]]:
+def follows(root: Path, touch: bool) -> dict[str, list[float]]:
     """Seconds for the move's follow alone on a copy of git's index (a forget's path reset):
-    git's `reset -q` (a whole refresh from 2.36) and memidx's words, in turn, RUNS each."""
+    git's `reset -q` (a whole refresh from 2.36) and memidx's words, in turn, RUNS each; with
+    every note `touch`ed first, or (`touch` False) none, the index fresh: what the whole
+    refresh costs when there is nothing to hash again."""
     head, index = _git(root, "rev-parse", "HEAD"), root / ".git" / "index"
     path = _git(root, "ls-files", "notes").splitlines()[0]
     copy = root / ".git" / "bench-follow-index"
@@ -98,7 +100,8 @@ def follows(root: Path) -> dict[str, list[float]]:
     words = {"reset -q": ("reset", "-q", head, "--", path), "memidx": reset_words(head, [path])}
     for _ in range(RUNS):
         for name, args in words.items():
-            touched(root)
+            if touch:
+                touched(root)
             shutil.copy2(index, copy)
             env = {**os.environ, "GIT_INDEX_FILE": str(copy)}
 
@@ -107,7 +110,8 @@ def follows(root: Path) -> dict[str, list[float]]:
                 if args != words["reset -q"]:
                     refreshed(root, env, args)
 
-            took.setdefault(f"follow {name}", []).append(timed(follow))
+            label = f"follow {name}{'' if touch else ', nothing touched'}"
+            took.setdefault(label, []).append(timed(follow))
     copy.unlink(missing_ok=True)
     return took
 
@@ -117,13 +121,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     count, checkouts = int(args[0]), args[1:]
     root = memory(count)
     try:
-        took = follows(root)
+        _git(root, "update-index", "-q", "--refresh")
+        took = follows(root, touch=False)
+        took.update(follows(root, touch=True))
         if checkouts:
             took.update(commands(root, checkouts))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     base = {what.split()[1]: median(times) for what, times in took.items() if what[0] == "0"}
-    print(f"{count} notes touched before each, median of {RUNS}:")
+    print(f"{count} notes, touched before each (but where said), median of {RUNS}:")
     for what, times in took.items():
         kind = what.split()[-1]
         ratio = f"  x{median(times) / base[kind]:.2f}" if kind in base and what[0] != "f" else ""
