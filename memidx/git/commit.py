@@ -28,6 +28,7 @@ from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
 from memidx.git.index_follow import follow
+from memidx.git.index_refresh import reset_words, stat_given
 from memidx.git.index_wait import pause, wait_for_index
 from memidx.git.late import settle
 from memidx.git.late_pull import put_back_for_a_pull
@@ -108,6 +109,7 @@ def commit_paths(
         again = "again, to come back with your next commit" if gone else "for deletion"
         done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged {again}"
         follow(repo, root, paths, commit, branch=branch, deadline=deadline, done=done, shows=shows)
+        stat_given(root, git_dir, literal([path for path in written or () if path in paths]))
     return commit
 
 
@@ -125,13 +127,12 @@ def index_follows(
     and the move's follow deletes their files only while they hold the bytes judged."""
     if not paths:
         return lambda _: ()
-    if removed:
-        return lambda new: ("-c", "core.hooksPath=/dev/null", "reset", "-q", new, "--",
-                            *literal(paths))  # fmt: skip
+    if removed:  # no whole-index refresh (git 2.36 on): index_refresh
+        return lambda new: ("-c", "core.hooksPath=/dev/null", *reset_words(new, literal(paths)))
     if written:
         quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
         return lambda new: (*quiet, new, "--", *literal(paths))
-    return lambda new: ("reset", "-q", new, "--", *literal(paths))
+    return lambda new: reset_words(new, literal(paths))
 
 
 def literal(paths: Sequence[str]) -> list[str]:  # `--dir 'a*'` took in a person's notes/ab/
@@ -259,7 +260,7 @@ def update_user_index(
     index lock until `deadline`; GitError saying `done` and what `git status` `shows` if not."""
     from memidx.git.index_copy import HELD, edit_on_copy
 
-    reset = ("reset", "-q", commit, "--", *literal(paths))
+    reset = reset_words(commit, literal(paths))  # its paths' entries then refreshed alone
     for attempt in range(10_000):  # bounded by the deadline (one more try past it)
         status, said = edit_on_copy(Path(repo.working_tree_dir), Path(repo.git_dir), reset)
         if status == 0:

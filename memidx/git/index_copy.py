@@ -45,6 +45,7 @@ def edit_on_copy(
 def _once(root: Path, git_dir: Path, args: Sequence[str], input_bytes: bytes) -> tuple[int, str]:
     import subprocess
 
+    from memidx.git.index_refresh import refreshed
     from memidx.git.repo import git_env
 
     copy, seen = _names(git_dir)
@@ -58,6 +59,7 @@ def _once(root: Path, git_dir: Path, args: Sequence[str], input_bytes: bytes) ->
         if done.returncode:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
             return done.returncode, lines[-1].strip() if lines else ""
+        refreshed(root, env, args)  # a reset's paths: their entries given their stat
         swapped = _swapped(git_dir, copy, seen)
         return swapped, HELD_SAID.format(git_dir / "index.lock") if swapped == HELD else ""
     except OSError as exc:

@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from memidx.git.index_refresh import refreshed
 from memidx.git.judged_unlink import unlink_judged
 from memidx.git.move_aside import deleted_judged
 
@@ -69,6 +70,7 @@ def prepare(
             break
         if ran.returncode or len(found) != len(blobs):
             break
+        refreshed(root, env, args)  # the paths reset alone: no entry of theirs left stat-less
         if before == signature(git_dir):
             return before, found
     discard(git_dir)

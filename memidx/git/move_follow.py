@@ -97,6 +97,7 @@ def _ran(root: Path, args: Sequence[str], copy: Path) -> bool:
     import contextlib
     import subprocess
 
+    from memidx.git.index_refresh import refreshed
     from memidx.git.repo import git_env
 
     env = {**git_env(), "GIT_INDEX_FILE": str(copy)}
@@ -108,6 +109,8 @@ def _ran(root: Path, args: Sequence[str], copy: Path) -> bool:
     with contextlib.suppress(OSError):  # none: the shell waits while the copy's lock is there
         copy.with_name(f"{copy.name}.git").write_text(str(git.pid))
     code = git.wait()
+    if code == 0:  # a reset's paths refreshed alone (index_refresh), on the same copy
+        refreshed(root, env, args)
     trace.mark("ran")
     return code == 0
 

@@ -111,8 +111,15 @@ _FOLLOW = (
     # nothing is, or over the very bytes $old held there (a purge's rewrite): memidx's own
     # follow (or its fast path) wrote the note before it was killed, and `git checkout` wrote
     # it again over an edit the person saved since (hashed: other bytes stay, an unstaged change)
+    # (`fresh`: the entries of the paths a reset wrote given their stat, those alone: git 2.36's
+    # reset refreshes the whole index, which memidx.git.index_refresh skips)
+    'fresh() { s=; for r do shift; case $s$r in reset) s=1;; 1--) s=2;; 2*) set -- "$@" "$r";; '
+    'esac; done; [ "$s" = 2 ] && [ $# != 0 ] || return 0; GIT_OPTIONAL_LOCKS=1 '
+    "GIT_INDEX_FILE=$copy git status --porcelain -uno --ignore-submodules=all --no-renames -- "
+    '"$@" >/dev/null 2>&1; }; '
     'redo() { w= nl="\n"; for r do shift; case $w$r in checkout) w=1 r=reset;; esac; '
-    'set -- "$@" "$r"; done; GIT_INDEX_FILE=$copy git "$@" || return 1; [ -n "$w" ] || return 0; '
+    'set -- "$@" "$r"; done; GIT_INDEX_FILE=$copy git "$@" || return 1; fresh "$@"; '
+    '[ -n "$w" ] || return 0; '
     'for r do shift; case $w$r in 1--) w=2;; 2*) set -- "$@" "$r";; esac; done; '
     '[ $# != 0 ] || return 0; GIT_INDEX_FILE=$copy git ls-files -z -- "$@" 2>/dev/null | '
     "GIT_INDEX_FILE=$copy git checkout-index -q -u -z --stdin 2>/dev/null; "

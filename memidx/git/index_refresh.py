@@ -1,0 +1,93 @@
+"""The `git reset` that tells git's index about paths memidx committed, and the refresh of those
+paths' entries alone.
+
+From git 2.36 a mixed `git reset -q <commit> -- <paths>` refreshes every entry of the index
+after the reset (`-q` skipped that before): on a clone of 30,000 files whose stat had changed
+(a checkout, a `touch`, a copy) git read and hashed each file again, 0.4-1.2 s (2 s on a busy
+machine) where `git restore --staged` took 0.02-0.07 s, for each forget and remember.
+`--no-refresh` (git 2.36 on; an older git refuses it, so its version is asked once a process)
+skips that, but leaves the entries of the paths reset without their stat, as an older git's
+`reset -q` did: a person's `git pull` whose merge ran as memidx committed then died at "fatal:
+stash failed" (its `git stash create` must refresh those entries and write git's index, which
+memidx held), and `git diff-files` listed the notes as modified until a refresh. So the same
+copy of the index is then refreshed at those paths alone by `git status -uno -- <paths>`,
+which refreshes what its pathspec matches and writes the index (GIT_OPTIONAL_LOCKS=1: memidx's
+git runs without optional locks): `git add --refresh` dies at a path the commit deleted (a
+forget's), `git update-index --refresh` refreshes the whole index again."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+NO_REFRESH_FROM = (2, 36)  # the first git with `reset --no-refresh` (where -q stopped skipping)
+REFRESH = ("status", "--porcelain", "-uno", "--ignore-submodules=all", "--no-renames")
+
+
+def reset_words(commit: str, pathspecs: Sequence[str]) -> tuple[str, ...]:
+    """`reset -q <commit> -- <pathspecs>`, with `--no-refresh` where this git refreshes the
+    whole index without it; refreshed() then refreshes those paths' entries."""
+    quiet = ("reset", "-q", "--no-refresh") if git_version() >= NO_REFRESH_FROM else ("reset", "-q")
+    return (*quiet, commit, "--", *pathspecs)
+
+
+def refresh_words(args: Sequence[str]) -> tuple[str, ...] | None:
+    """The git arguments that refresh the entries of the paths `git <args>` reset (git's own
+    options before `reset` left out), None when `args` reset no paths."""
+    if "reset" not in args or "--" not in args[args.index("reset") :]:
+        return None
+    paths = args[args.index("--", args.index("reset")) + 1 :]
+    return (*REFRESH, "--", *paths) if paths else None
+
+
+def refreshed(root: Path, env: Mapping[str, str], args: Sequence[str]) -> bool:
+    """Once `git <args>` ran on the index `env` names: the entries of the paths it reset given
+    their files' stat (nothing for another command); False when that git failed (those entries
+    stay without their stat: the index still holds what it must)."""
+    import subprocess
+
+    if (words := refresh_words(args)) is None:
+        return True
+    env = {**env, "GIT_OPTIONAL_LOCKS": "1"}  # `git status` writes what it refreshed
+    argv = ["git", *words]
+    try:
+        done = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
+    except OSError:
+        return False
+    return done.returncode == 0
+
+
+def stat_given(root: Path, git_dir: Path, pathspecs: Sequence[str]) -> None:
+    """The entries of `pathspecs` (each in git's index) given their files' stat, on a copy of
+    git's index renamed over it (memidx.git.index_copy): the files memidx wrote once its move
+    renamed its index over git's (index_swap), which none had read then. Best effort: where
+    another git holds the index, the next `git status` refreshes them."""
+    from memidx.git.index_copy import edit_on_copy
+
+    if pathspecs:
+        edit_on_copy(root, git_dir, ("add", "--refresh", "--", *pathspecs))
+
+
+@functools.cache
+def git_version() -> tuple[int, int]:
+    """The major and minor version of the `git` on PATH (`git version 2.39.5`, `2.45.1.windows.1`,
+    `2.39.3 (Apple Git-145)`), asked once a process; (0, 0) where it cannot say."""
+    import subprocess
+
+    from memidx.git.repo import git_env
+
+    try:
+        done = subprocess.run(["git", "version"], env=git_env(), capture_output=True, check=False)
+    except OSError:
+        return (0, 0)
+    return parsed_version(done.stdout.decode("ascii", "replace"))
+
+
+def parsed_version(said: str) -> tuple[int, int]:
+    """(major, minor) of `git version`'s answer; (0, 0) for one that is not."""
+    words = said.split()
+    numbers = words[2].split(".")[:2] if len(words) > 2 and words[:2] == ["git", "version"] else []
+    if len(numbers) != 2 or not all(number.isdigit() for number in numbers):
+        return (0, 0)
+    return (int(numbers[0]), int(numbers[1]))

@@ -1,0 +1,104 @@
+"""The move's follow refreshes the index entries of the paths it wrote, and no other.
+
+From git 2.36 `git reset -q <new> -- <paths>` refreshes every entry of the index: on a clone of
+30,000 files whose stat had changed, each forget and remember paid 0.4-1.2 s for it. Skipped
+with `--no-refresh` alone, the entries of the paths reset were left without their stat: a
+person's `git pull` that merged as memidx committed died at "fatal: stash failed"
+(tests/cli/test_late_merge.py) and `git diff-files` listed the notes as modified. Now each way
+the move follows (the copy made before it, memidx's own follow, the move's shell, the reset
+after it) refreshes those paths alone (memidx.git.index_refresh): a note the move did not
+touch keeps the stat its entry had (`git ls-files --debug`), and the note committed has its
+own (`git diff-files` lists it not)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from memidx.children import SHELL
+from memidx.config import load_config
+from memidx.git import commit, index_swap, move_follow
+from memidx.git.commit import commit_paths
+from memidx.git.index_refresh import NO_REFRESH_FROM, git_version
+from tests.helpers import NotesRepo
+
+OTHER, DEPLOY = "notes/ops/other.md", "notes/ops/deploy.md"
+
+
+def _entry_times(repo: NotesRepo, ref: str) -> str:
+    """The ctime and mtime git's index holds for `ref` (`git ls-files --debug`)."""
+    listed = repo.git("ls-files", "--debug", "--", ref).splitlines()
+    return "\n".join(line.strip() for line in listed if line.strip().startswith(("ctime", "mtime")))
+
+
+def _memory_with_a_touched_note(tmp_path: Path) -> tuple[NotesRepo, str]:
+    """A memory whose OTHER note's stat changed since git's index read it (its bytes did not),
+    and the entry times the index holds for it; a note DEPLOY beside it."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.note("ops/other.md", "Other", "The other note, its stat touched.")
+    repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.commit("a note")
+    seen = (repo.root / OTHER).stat()
+    os.utime(repo.root / OTHER, ns=(seen.st_atime_ns, seen.st_mtime_ns + 5_000_000_000))
+    assert repo.git("diff-files", "--name-only") == f"{OTHER}\n"  # stat-dirty
+    return repo, _entry_times(repo, OTHER)
+
+
+def _not_refreshed(repo: NotesRepo, before: str) -> None:
+    if git_version() >= NO_REFRESH_FROM:  # before 2.36 `reset -q` refreshed nothing anyway
+        assert _entry_times(repo, OTHER) == before  # its bytes not read again
+    assert repo.git("diff-files", "--name-only") == f"{OTHER}\n"
+
+
+def _none(*_: object, **__: object) -> None:
+    return None
+
+
+def _never(*_: object, **__: object) -> bool:
+    return False
+
+
+def _nothing(*_: object, **__: object) -> Callable[[str], Sequence[str]]:
+    return lambda _: ()
+
+
+@pytest.mark.skipif(SHELL is None, reason="the move's follow runs with a POSIX shell")
+@pytest.mark.parametrize("route", ["copy", "own-follow", "shell", "reset-after"])
+def test_the_move_refreshes_the_entry_of_the_note_it_committed_and_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, route: str
+) -> None:
+    repo, before = _memory_with_a_touched_note(tmp_path)
+    ref = repo.note("agent.md", "Agent's note", "remembered by an agent")
+    if route != "copy":  # no copy of the index made before the move: memidx's own follow
+        monkeypatch.setattr(index_swap, "prepare", _none)
+    if route == "shell":  # nor memidx's own follow: the move's shell
+        monkeypatch.setattr(move_follow, "followed", _never)
+    if route == "reset-after":  # no git command with the move (as on Windows): the reset after
+        monkeypatch.setattr(commit, "index_follows", _nothing)
+
+    commit_paths(load_config(repo.root, env={}), [ref], "memidx remember: Agent's note")
+
+    assert repo.git("ls-files", "--", ref) == f"{ref}\n"
+    assert repo.git("diff-files", "--name-only", "--", ref) == ""  # its entry has its stat
+    _not_refreshed(repo, before)
+    assert repo.git("status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("move", ["forget", "remember"])
+def test_a_forget_or_remember_refreshes_no_other_entry(tmp_path: Path, move: str) -> None:
+    repo, before = _memory_with_a_touched_note(tmp_path)
+
+    if move == "forget":
+        said = repo.memidx("forget", DEPLOY)
+    else:
+        said = repo.memidx("remember", "--title", "Rollback", stdin="Roll back on Fridays.\n")
+
+    assert said.code == 0, said
+    written = repo.git("ls-files", "--", "notes/rollback.md")
+    assert written == ("" if move == "forget" else "notes/rollback.md\n")
+    _not_refreshed(repo, before)  # and the note written has its stat: diff-files lists OTHER
+    assert repo.git("status", "--porcelain") == ""
