@@ -1,12 +1,12 @@
 """An agent's hooks firing all day grew `.memidx/agent-hook-error.log` for good (each late
-notice ~110 bytes): past 1 MiB a hook's line keeps the newest half (memidx.index.failures's
+notice ~110 bytes): past 1 MiB a hook's line keeps the newest half (memidx.index.trace_trim's
 MAX_TRACE), and `memidx status` still shows the latest failure."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from memidx.index.failures import MAX_TRACE
+from memidx.index.trace_trim import MAX_TRACE
 from tests.cli.test_agent_hooks import memory
 
 NOTICE = "2026-01-01T00:00:00+00:00\tclaude-code Stop\tnotice: answered 2.6 s after it began, {}\n"
