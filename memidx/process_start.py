@@ -25,7 +25,7 @@ import stat
 import time
 from pathlib import Path
 
-TICKS = 100  # /proc's starttime unit (USER_HZ, 100 on every Linux)
+TICKS = 100  # /proc's starttime unit (USER_HZ) where the system does not say (clock_ticks)
 SLACK = 1.0  # seconds: a start this near the file's making is taken for its maker's
 STATE, PARENT, START = 0, 1, 19  # in stat's fields after the command's name
 ENDED = ("Z", "X")  # a zombie (not reaped yet) or dead: it holds nothing
@@ -36,6 +36,19 @@ SYSTEM_TMP = "/tmp"  # the system's temporary folder, TMPDIR or not (a note in i
 # this user's only when the file is this user's: _read_clock)
 _noted: dict[str, float] = {}  # the least offset this process noted or read, by boot id
 _boot: list[str | None] = []  # this boot's id, once read
+_ticks: list[int] = []  # clock ticks a second, once read
+
+
+def clock_ticks() -> int:
+    """Clock ticks a second, the unit of /proc's start times (USER_HZ: 100 on most Linux, not
+    all), as the system says (SC_CLK_TCK), read once; TICKS where it cannot be read."""
+    if not _ticks:
+        try:
+            found = os.sysconf("SC_CLK_TCK")
+        except (AttributeError, ValueError, OSError):  # no sysconf (Windows), or no such name
+            found = 0
+        _ticks.append(found if found > 0 else TICKS)
+    return _ticks[0]
 
 
 def proc_stat(pid: int | str) -> tuple[str, list[str]]:
@@ -97,7 +110,7 @@ def began() -> float:
     waiting before memidx's import, on a disk or a starved CPU, is not counted there)."""
     now, since_boot, ticks = time.monotonic(), uptime(), process_started("self")
     if ticks is not None and since_boot is not None:
-        return now - max(0.0, since_boot - int(ticks) / TICKS)
+        return now - max(0.0, since_boot - int(ticks) / clock_ticks())
     import memidx
 
     return now - max(time.process_time(), time.perf_counter() - memidx.STARTED)
@@ -134,7 +147,7 @@ def started_after(
     offset = wall - since_boot
     if least is not None:
         offset = min(offset, least)
-    return offset + ticks / TICKS > made + SLACK
+    return offset + ticks / clock_ticks() > made + SLACK
 
 
 def note_clock(*, fresh: bool = False) -> float | None:
