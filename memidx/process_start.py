@@ -105,15 +105,30 @@ def running_since(pid: int | str) -> str:
 
 def began() -> float:
     """When this process began, on time.monotonic()'s clock: on Linux its start in /proc (to
-    the clock tick: its fork, or its exec's caller's) read against the boot clock; elsewhere
-    at least its CPU time and the time since memidx was first imported (a start-up spent
-    waiting before memidx's import, on a disk or a starved CPU, is not counted there)."""
-    now, since_boot, ticks = time.monotonic(), uptime(), process_started("self")
-    if ticks is not None and since_boot is not None:
-        return now - max(0.0, since_boot - int(ticks) / clock_ticks())
+    the clock tick: its fork, or its exec's caller's) read against the boot clock; where that
+    start cannot be read or is not to be believed (_plausible_start), and elsewhere, at least
+    its CPU time and the time since memidx was first imported (a start-up spent waiting before
+    memidx's import, on a disk or a starved CPU, is not counted there)."""
+    now, since_boot = time.monotonic(), uptime()
+    start = _plausible_start(proc_stat("self")[1], since_boot)
+    if start is not None and since_boot is not None:
+        return now - (since_boot - start)
     import memidx
 
     return now - max(time.process_time(), time.perf_counter() - memidx.STARTED)
+
+
+def _plausible_start(fields: list[str], since_boot: float | None) -> float | None:
+    """The start, in seconds since boot, that /proc stat `fields` say, where it can be true:
+    None for none, for 0, for one after now, or one before its parent's (a /proc that WSL1,
+    gVisor or a container fakes: read as it is, every hook was judged to have started late)."""
+    if since_boot is None or len(fields) <= START or not fields[START].isdigit():
+        return None
+    ticks = int(fields[START])
+    parent = process_started(fields[PARENT])
+    if ticks <= 0 or ticks / clock_ticks() > since_boot or int(parent or 0) > ticks:
+        return None
+    return ticks / clock_ticks()
 
 
 def uptime() -> float | None:

@@ -111,3 +111,27 @@ def test_the_tick_rate_is_100_where_the_system_does_not_say(
     monkeypatch.setattr(process_start, "_ticks", [])
 
     assert process_start.clock_ticks() == 100
+
+
+@pytest.mark.parametrize(
+    ("start", "parent"),
+    [
+        (0, 0),  # WSL1, a /proc a container fakes: every process started at boot
+        (2_000_000, 100),  # 20,000 s after boot, 1,000 s after now
+        (50_000, 60_000),  # before its parent's start
+    ],
+)
+def test_an_impossible_start_in_proc_falls_back_to_the_hooks_own_clock(
+    monkeypatch: pytest.MonkeyPatch, ticking: Callable[[int], None], start: int, parent: int
+) -> None:
+    """Read as it is, a start of 0 put every hook's start at boot, judged late at each prompt
+    (its work cut to the grace, a notice traced), and one in the future put it now."""
+    ticking(100)
+    monkeypatch.setattr(process_start, "uptime", lambda: 10_000.0)
+    monkeypatch.setattr(process_start, "proc_stat", _stat_of(start, parent))
+    least = max(time.process_time(), time.perf_counter() - memidx.STARTED)
+
+    ago = time.monotonic() - began()
+
+    most = max(time.process_time(), time.perf_counter() - memidx.STARTED)
+    assert least - 0.01 <= ago <= most + 0.01
