@@ -16,7 +16,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from memidx.frozen import Value
-from memidx.index.trace_trim import still_at, trimmed
+from memidx.index.trace_trim import drop_draft, still_at, trimmed
 from memidx.locations import user_trace_dir
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, lock_open
 from memidx.state_folder import ensure_folder
@@ -183,10 +183,13 @@ def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
     except OSError:
         return
     try:
+        held = False  # a file system without locks: removed all the same, its draft not
         with contextlib.suppress(OSError):
-            if not lock_open(fd, LOCK_WAIT):
+            if not (held := lock_open(fd, LOCK_WAIT)):
                 return  # a hook that holds it may be writing a line: the next sync clears it
         if _mark(path) == mark:
+            if held and still_at(fd, path):
+                drop_draft(path)  # a trim killed midway left it: no trace, no trim to take it
             with contextlib.suppress(OSError):
                 path.unlink()
     finally:

@@ -20,9 +20,11 @@ def trimmed(fd: int, path: Path, adding: int) -> bool:
     about half of MAX_TRACE, when `adding` bytes would take it past MAX_TRACE (a hook traced all
     day grew it for good); whether it was. The lines go whole into a new file that replaces it:
     one reading it (`memidx status`) reads the old file or the new, never half of either; one
-    that cannot be written (a full disk) leaves the trace as it was."""
+    that cannot be written (a full disk) leaves the trace as it was. A draft a trim killed
+    midway left goes first, trim or not (drop_draft)."""
     if sys.platform == "win32":  # its writers take no turns, and an open file is not replaced
         return False
+    drop_draft(path)
     try:
         found = os.fstat(fd)
         if found.st_size + adding <= MAX_TRACE:
@@ -55,7 +57,7 @@ def _replaced(path: Path, data: bytes, found: os.stat_result) -> bool:
     """Replace `path` by a new file holding `data`, with the mode and owner `found` says;
     whether it was. Its draft (`.<trace>.trim`, one at a time: its maker holds the trace's
     lock) goes when it cannot be written whole; one a killed trimmer left is made anew."""
-    part = path.with_name(f".{path.name}.trim")
+    part = draft_of(path)
     try:
         part.unlink(missing_ok=True)
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o600)
@@ -82,3 +84,17 @@ def still_at(fd: int, path: Path) -> bool:
     except OSError:
         return False
     return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def draft_of(path: Path) -> Path:
+    """Where a trim of the trace `path` writes the file that replaces it: `.<trace>.trim`."""
+    return path.with_name(f".{path.name}.trim")
+
+
+def drop_draft(path: Path) -> None:
+    """Remove the draft a trim of the trace `path` killed midway left (up to half of MAX_TRACE,
+    kept for good where no trim came again), the trace's lock held: each trimmer holds it from
+    before its draft is made until the draft replaces the trace, so one found under it is no
+    live trimmer's."""
+    with contextlib.suppress(OSError):  # a folder there (never made by memidx) stays
+        draft_of(path).unlink(missing_ok=True)

@@ -105,3 +105,49 @@ def test_hooks_tracing_at_once_lose_and_tear_no_line_of_what_is_kept(tmp_path: P
     for numbers in kept.values():  # each writer's newest lines, none missing among them
         assert numbers == list(range(numbers[0], lines)), numbers
     assert [p.name for p in tmp_path.iterdir()] == [trace.name]
+
+
+def _left_draft(trace: Path) -> Path:
+    """A trace of a few lines, and the draft a trim of it killed midway left beside it."""
+    failures.record_failure(trace, "post-commit", "cannot sync: the index is locked")
+    draft = trace.with_name(f".{trace.name}.trim")
+    draft.write_text(LINE.format("kept") * 4000, encoding="utf-8")
+    return draft
+
+
+def test_a_draft_a_killed_trim_left_goes_at_the_next_line(tmp_path: Path) -> None:
+    """It stayed for good (up to 512 KiB) where no trim came again: only a trim made it anew."""
+    trace = tmp_path / "agent-hook-error.log"
+    _left_draft(trace)
+
+    failures.record_failure(trace, "codex Stop", "OSError: disk full")
+
+    assert [p.name for p in tmp_path.iterdir()] == [trace.name]
+    assert trace.read_text(encoding="utf-8").endswith("\tcodex Stop\tOSError: disk full\n")
+
+
+def test_a_draft_a_killed_trim_left_goes_with_the_trace_a_sync_clears(tmp_path: Path) -> None:
+    trace = tmp_path / "hook-error.log"
+    _left_draft(trace)
+
+    failures.clear_failures(trace)
+
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_draft_is_not_dropped_while_another_holds_the_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holder may be the trimmer writing it: a line whose turn did not come in time, or a
+    sync that could not lock the trace, leaves it."""
+    trace = tmp_path / "hook-error.log"
+    draft = _left_draft(trace)
+    monkeypatch.setattr(failures, "LOCK_WAIT", 0.2)
+    held = os.open(trace, os.O_RDONLY)
+    try:
+        assert lock_open(held, 0)
+        failures.record_failure(trace, "post-merge", "OSError: disk full")
+        failures.clear_failures(trace)
+        assert draft.exists()
+    finally:
+        os.close(held)
