@@ -16,7 +16,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from memidx.frozen import Value
-from memidx.index.trace_trim import drop_draft, still_at, trimmed
+from memidx.index.trace_trim import MAX_TRACE, drop_draft, still_at, trimmed
 from memidx.locations import user_trace_dir
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, lock_open
 from memidx.state_folder import ensure_folder
@@ -24,7 +24,7 @@ from memidx.state_folder import ensure_folder
 # seconds a trace's writer or clearer waits for its lock, which another holds for one write: a
 # holder stopped (Ctrl-Z) or hung past it must not hang the git operation or the agent hook
 LOCK_WAIT = 1.0
-TAIL_BYTES = 64 * 1024  # the end of a trace read for its last failure (one line each)
+TAIL_BYTES = 64 * 1024  # the end of a trace read first for its last failure (_last_in)
 MAX_MESSAGE = 4096  # characters of a failure's message: its line (UTF-8) fits in TAIL_BYTES
 # a FIFO there fails at once (ENXIO); a link there too (ELOOP): the line went into whatever
 # file it named, not one memidx owns, and the fallback trace takes it instead
@@ -133,12 +133,23 @@ def last_failure(*paths: Path) -> HookFailure | None:
 
 
 def _last_in(path: Path) -> HookFailure | None:
+    """The last failure in the trace `path`: in its last TAIL_BYTES, else in its last MAX_TRACE
+    (all of a trace, which its trim keeps within that): an agent's late notices after it, 64 KiB
+    of them (~600 hooks), hid it from `memidx status`."""
     from memidx.drafts import read_tail  # only here: every git hook imports this module
 
-    read = read_tail(path, TAIL_BYTES)  # as it is: a FIFO there hung the check and status
-    if read is None:
-        return None
-    data, whole = read
+    for most in (TAIL_BYTES, MAX_TRACE):
+        read = read_tail(path, most)  # as it is: a FIFO there hung the check and status
+        if read is None:
+            return None
+        found = _last_of(*read)
+        if found is not None or read[1]:
+            return found
+    return None
+
+
+def _last_of(data: bytes, whole: bool) -> HookFailure | None:
+    """The last failure in `data`, the end of a trace (`whole`: all of it)."""
     lines = data.decode("utf-8", "replace").splitlines()
     if not whole:
         lines = lines[1:]  # the first may be the end of a line the tail cut

@@ -27,3 +27,17 @@ def test_a_hook_tracing_past_1_mib_keeps_the_newest_half_and_status_shows_its_fa
     assert last.endswith("\tno-such-agent Stop\tunknown agent or event: 'no-such-agent'"), last
     shown = repo.memidx("status").out
     assert "agent hook" in shown and "unknown agent or event: 'no-such-agent'" in shown, shown
+
+
+def test_status_shows_a_failure_more_than_64_kib_of_notices_ago(tmp_path: Path) -> None:
+    """Status read the trace's last 64 KiB only: ~600 late notices after a failure (a loaded
+    machine's agent hooks) and it said no agent hook had failed."""
+    repo = memory(tmp_path)
+    trace = repo.root / ".memidx" / "agent-hook-error.log"
+    failed = "2026-01-01T00:00:00+00:00\tcodex Stop\tOSError: [Errno 28] No space left on device\n"
+    trace.write_text(failed + "".join(NOTICE.format(n) for n in range(1000)), encoding="utf-8")
+    assert trace.stat().st_size > 64 * 1024
+
+    shown = repo.memidx("status").out
+
+    assert "agent hook" in shown and "No space left on device" in shown, shown

@@ -151,3 +151,19 @@ def test_a_draft_is_not_dropped_while_another_holds_the_trace(
         assert draft.exists()
     finally:
         os.close(held)
+
+
+@pytest.mark.parametrize("notices", [1000, 10_000])
+def test_a_failure_before_many_notices_is_still_the_last_one(tmp_path: Path, notices: int) -> None:
+    """A failure followed by 64 KiB of late notices (~600 of an agent's hooks: a loaded machine,
+    a /proc start of 0) was past the 64 KiB status read: it said no hook had failed. All of a
+    trace is read back now, up to its bound."""
+    trace = tmp_path / "agent-hook-error.log"
+    failures.record_failure(trace, "claude-code UserPromptSubmit", "OSError: disk full")
+    with trace.open("a", encoding="utf-8") as notes:
+        notes.write("".join(LINE.format(f"line {n}") for n in range(notices)))
+    assert failures.TAIL_BYTES < trace.stat().st_size < trace_trim.MAX_TRACE
+
+    found = failures.last_failure(trace)
+
+    assert found is not None and found.message == "OSError: disk full"
