@@ -43,11 +43,9 @@ def clock_ticks() -> int:
     """Clock ticks a second, the unit of /proc's start times (USER_HZ: 100 on most Linux, not
     all), as the system says (SC_CLK_TCK), read once; TICKS where it cannot be read."""
     if not _ticks:
-        try:
-            found = os.sysconf("SC_CLK_TCK")
-        except (AttributeError, ValueError, OSError):  # no sysconf (Windows), or no such name
-            found = 0
-        _ticks.append(found if found > 0 else TICKS)
+        from memidx.portable import clock_ticks as said
+
+        _ticks.append(said() or TICKS)
     return _ticks[0]
 
 
