@@ -269,7 +269,8 @@ def owner_gone(pid: int, made: float) -> bool:
     process has that pid, the one that has it has ended (a zombie holds nothing), or it started
     after the file was made (the pid given again), read on the least offset noted this boot
     (started_after: a wall clock set forward since keeps it). A live pid whose start cannot be
-    read (no /proc) is taken for the owner."""
+    read (no /proc), or cannot be true (after now: a /proc a container fakes), is taken for the
+    owner."""
     from memidx.portable import process_alive
 
     if pid <= 1:  # init's, or none: never a memidx's
@@ -279,7 +280,7 @@ def owner_gone(pid: int, made: float) -> bool:
     if process_ended(pid):
         return True
     ticks, since_boot = process_started(pid), uptime()
-    if ticks is None or since_boot is None:
+    if ticks is None or since_boot is None or int(ticks) / clock_ticks() > since_boot:
         return False
     least = note_clock(fresh=True)
     return started_after(int(ticks), made, wall=wall_clock(), since_boot=since_boot, least=least)
