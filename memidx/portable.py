@@ -214,6 +214,18 @@ def boot_id() -> str | None:
     return text if len(text) == 36 and text.replace("-", "").isalnum() else None
 
 
+def clock_ticks() -> int | None:
+    """Clock ticks a second, the unit of /proc's process times (USER_HZ), as the system says
+    (sysconf's CLK_TCK); None where it does not (Windows) or says no positive number."""
+    if sys.platform == "win32":
+        return None
+    try:
+        found = os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError):  # a name this system does not know
+        return None
+    return found if found > 0 else None
+
+
 def room_reserved(folder: Path, size: int) -> bool:
     """Whether `size` bytes could be given to a file in `folder` now (statvfs fails on some
     FUSE and network disks): posix_fallocate on a file removed first (one a kill left before,

@@ -25,7 +25,7 @@ import stat
 import time
 from pathlib import Path
 
-TICKS = 100  # /proc's starttime unit (USER_HZ, 100 on every Linux)
+TICKS = 100  # /proc's starttime unit (USER_HZ) where the system does not say (clock_ticks)
 SLACK = 1.0  # seconds: a start this near the file's making is taken for its maker's
 STATE, PARENT, START = 0, 1, 19  # in stat's fields after the command's name
 ENDED = ("Z", "X")  # a zombie (not reaped yet) or dead: it holds nothing
@@ -36,6 +36,17 @@ SYSTEM_TMP = "/tmp"  # the system's temporary folder, TMPDIR or not (a note in i
 # this user's only when the file is this user's: _read_clock)
 _noted: dict[str, float] = {}  # the least offset this process noted or read, by boot id
 _boot: list[str | None] = []  # this boot's id, once read
+_ticks: list[int] = []  # clock ticks a second, once read
+
+
+def clock_ticks() -> int:
+    """Clock ticks a second, the unit of /proc's start times (USER_HZ: 100 on most Linux, not
+    all), as the system says (SC_CLK_TCK), read once; TICKS where it cannot be read."""
+    if not _ticks:
+        from memidx.portable import clock_ticks as said
+
+        _ticks.append(said() or TICKS)
+    return _ticks[0]
 
 
 def proc_stat(pid: int | str) -> tuple[str, list[str]]:
@@ -92,15 +103,30 @@ def running_since(pid: int | str) -> str:
 
 def began() -> float:
     """When this process began, on time.monotonic()'s clock: on Linux its start in /proc (to
-    the clock tick: its fork, or its exec's caller's) read against the boot clock; elsewhere
-    at least its CPU time and the time since memidx was first imported (a start-up spent
-    waiting before memidx's import, on a disk or a starved CPU, is not counted there)."""
-    now, since_boot, ticks = time.monotonic(), uptime(), process_started("self")
-    if ticks is not None and since_boot is not None:
-        return now - max(0.0, since_boot - int(ticks) / TICKS)
+    the clock tick: its fork, or its exec's caller's) read against the boot clock; where that
+    start cannot be read or is not to be believed (_plausible_start), and elsewhere, at least
+    its CPU time and the time since memidx was first imported (a start-up spent waiting before
+    memidx's import, on a disk or a starved CPU, is not counted there)."""
+    now, since_boot = time.monotonic(), uptime()
+    start = _plausible_start(proc_stat("self")[1], since_boot)
+    if start is not None and since_boot is not None:
+        return now - (since_boot - start)
     import memidx
 
     return now - max(time.process_time(), time.perf_counter() - memidx.STARTED)
+
+
+def _plausible_start(fields: list[str], since_boot: float | None) -> float | None:
+    """The start, in seconds since boot, that /proc stat `fields` say, where it can be true:
+    None for none, for 0, for one after now, or one before its parent's (a /proc that WSL1,
+    gVisor or a container fakes: read as it is, every hook was judged to have started late)."""
+    if since_boot is None or len(fields) <= START or not fields[START].isdigit():
+        return None
+    ticks = int(fields[START])
+    parent = process_started(fields[PARENT])
+    if ticks <= 0 or ticks / clock_ticks() > since_boot or int(parent or 0) > ticks:
+        return None
+    return ticks / clock_ticks()
 
 
 def uptime() -> float | None:
@@ -134,7 +160,7 @@ def started_after(
     offset = wall - since_boot
     if least is not None:
         offset = min(offset, least)
-    return offset + ticks / TICKS > made + SLACK
+    return offset + ticks / clock_ticks() > made + SLACK
 
 
 def note_clock(*, fresh: bool = False) -> float | None:
@@ -243,7 +269,8 @@ def owner_gone(pid: int, made: float) -> bool:
     process has that pid, the one that has it has ended (a zombie holds nothing), or it started
     after the file was made (the pid given again), read on the least offset noted this boot
     (started_after: a wall clock set forward since keeps it). A live pid whose start cannot be
-    read (no /proc) is taken for the owner."""
+    read (no /proc), or cannot be true (after now: a /proc a container fakes), is taken for the
+    owner."""
     from memidx.portable import process_alive
 
     if pid <= 1:  # init's, or none: never a memidx's
@@ -253,7 +280,7 @@ def owner_gone(pid: int, made: float) -> bool:
     if process_ended(pid):
         return True
     ticks, since_boot = process_started(pid), uptime()
-    if ticks is None or since_boot is None:
+    if ticks is None or since_boot is None or int(ticks) / clock_ticks() > since_boot:
         return False
     least = note_clock(fresh=True)
     return started_after(int(ticks), made, wall=wall_clock(), since_boot=since_boot, least=least)

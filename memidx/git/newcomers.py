@@ -24,7 +24,7 @@ from memidx.git.invocation import (
     in_clone,
     tree_of,
 )
-from memidx.process_start import PARENT, START, TICKS, proc_stat, process_started
+from memidx.process_start import PARENT, START, clock_ticks, proc_stat, process_started
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
 ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
@@ -87,7 +87,7 @@ def lately(root: Path, commands: frozenset[str] = COMMITTING) -> bool:
     look passed its shell's child was seen here as no committing git, and missed. A git that
     started earlier (its fork: an exec that came late) is judged as the look judges it."""
     try:
-        now = float(read_proc("/proc/uptime").split()[0]) * TICKS
+        now = float(read_proc("/proc/uptime").split()[0]) * clock_ticks()
     except (OSError, ValueError, IndexError):
         return False
     top, me = root.resolve(), str(os.getpid())
@@ -103,7 +103,7 @@ def lately(root: Path, commands: frozenset[str] = COMMITTING) -> bool:
         comm, fields = proc_stat(pid)
         if len(fields) <= START:
             continue
-        if int(fields[START]) < now - RECENT * TICKS:  # an old one: the person's shell, or
+        if int(fields[START]) < now - RECENT * clock_ticks():  # an old one: the person's shell, or
             gits += [pid] if _runs_git(pid, comm) else []  # a git the look may have missed
             continue
         proc = Path(f"/proc/{pid}")
@@ -188,11 +188,11 @@ def in_its_pager(pid: str) -> bool:
 def young(pid: str) -> bool:
     """Whether process `pid` started within the last RECENT seconds (False once it ended)."""
     try:
-        now = float(read_proc("/proc/uptime").split()[0]) * TICKS
+        now = float(read_proc("/proc/uptime").split()[0]) * clock_ticks()
     except (OSError, ValueError, IndexError):
         return False
     started = process_started(pid)
-    return started is not None and int(started) >= now - RECENT * TICKS
+    return started is not None and int(started) >= now - RECENT * clock_ticks()
 
 
 def parents(pid: str) -> list[str]:

@@ -13,19 +13,18 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from stat import S_IMODE, S_ISREG
+from stat import S_ISREG
 
 from memidx.frozen import Value
+from memidx.index.trace_trim import MAX_TRACE, drop_draft, still_at, trimmed
 from memidx.locations import user_trace_dir
-from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, give_back, lock_open
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, lock_open
 from memidx.state_folder import ensure_folder
 
 # seconds a trace's writer or clearer waits for its lock, which another holds for one write: a
 # holder stopped (Ctrl-Z) or hung past it must not hang the git operation or the agent hook
 LOCK_WAIT = 1.0
-TAIL_BYTES = 64 * 1024  # the end of a trace read for its last failure (one line each)
-# bytes a trace may reach: a line that would take it past keeps only its newest half (_trimmed)
-MAX_TRACE = 1024 * 1024
+TAIL_BYTES = 64 * 1024  # the end of a trace read first for its last failure (_last_in)
 MAX_MESSAGE = 4096  # characters of a failure's message: its line (UTF-8) fits in TAIL_BYTES
 # a FIFO there fails at once (ENXIO); a link there too (ELOOP): the line went into whatever
 # file it named, not one memidx owns, and the fallback trace takes it instead
@@ -94,73 +93,13 @@ def _append_whole(path: Path, data: bytes) -> bool:
             turn = False  # a file system without locks, or not taken in time: append all the same
             with contextlib.suppress(OSError):
                 turn = lock_open(fd, LOCK_WAIT)
-            if _still_at(fd, path):
-                if turn and _trimmed(fd, path, len(data)):
+            if still_at(fd, path):
+                if turn and trimmed(fd, path, len(data)):
                     continue  # `path` names its newest lines now: appended to there
                 return _write_whole(fd, path, data)
         finally:
             os.close(fd)
     return False
-
-
-def _trimmed(fd: int, path: Path, adding: int) -> bool:
-    """Put the newest lines of the trace `path`, open as `fd` with its lock held, in its place,
-    about half of MAX_TRACE, when `adding` bytes would take it past MAX_TRACE (a hook traced all
-    day grew it for good); whether it was. The lines go whole into a new file that replaces it:
-    one reading it (`memidx status`) reads the old file or the new, never half of either; one
-    that cannot be written (a full disk) leaves the trace as it was."""
-    if sys.platform == "win32":  # its writers take no turns, and an open file is not replaced
-        return False
-    try:
-        found = os.fstat(fd)
-        if found.st_size + adding <= MAX_TRACE:
-            return False
-        start = max(0, found.st_size - MAX_TRACE // 2)
-        read = os.open(path, os.O_RDONLY | NO_FIFO_WAIT | NO_FOLLOW)
-        try:
-            if not _still_at(read, path) or not _still_at(fd, path):
-                return False
-            os.lseek(read, start, os.SEEK_SET)
-            kept = _read_all(read, found.st_size - start)
-        finally:
-            os.close(read)
-    except OSError:
-        return False
-    if start:
-        kept = kept.partition(b"\n")[2]  # the first line, cut
-    return _replaced(path, kept, found)
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    chunks: list[bytes] = []
-    while size > 0 and (chunk := os.read(fd, size)):
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-def _replaced(path: Path, data: bytes, found: os.stat_result) -> bool:
-    """Replace `path` by a new file holding `data`, with the mode and owner `found` says;
-    whether it was. Its draft (`.<trace>.trim`, one at a time: its maker holds the trace's
-    lock) goes when it cannot be written whole; one a killed trimmer left is made anew."""
-    part = path.with_name(f".{path.name}.trim")
-    try:
-        part.unlink(missing_ok=True)
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fchmod(fd, S_IMODE(found.st_mode))
-        finally:
-            os.close(fd)
-        give_back(part, found)  # root tracing in another user's memory leaves it theirs
-        os.replace(part, path)  # noqa: PTH105
-    except OSError:
-        with contextlib.suppress(OSError):
-            part.unlink()
-        return False
-    return True
 
 
 def _write_whole(fd: int, path: Path, data: bytes) -> bool:
@@ -183,15 +122,6 @@ def _write_whole(fd: int, path: Path, data: bytes) -> bool:
     return False
 
 
-def _still_at(fd: int, path: Path) -> bool:
-    """Whether `path` still names the file open as `fd`."""
-    try:
-        here, there = os.fstat(fd), path.lstat()  # a link put there since names another file
-    except OSError:
-        return False
-    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
-
-
 NOTICE = "notice: "  # a line that records what a hook said, not that it failed
 
 
@@ -203,12 +133,23 @@ def last_failure(*paths: Path) -> HookFailure | None:
 
 
 def _last_in(path: Path) -> HookFailure | None:
+    """The last failure in the trace `path`: in its last TAIL_BYTES, else in its last MAX_TRACE
+    (all of a trace, which its trim keeps within that): an agent's late notices after it, 64 KiB
+    of them (~600 hooks), hid it from `memidx status`."""
     from memidx.drafts import read_tail  # only here: every git hook imports this module
 
-    read = read_tail(path, TAIL_BYTES)  # as it is: a FIFO there hung the check and status
-    if read is None:
-        return None
-    data, whole = read
+    for most in (TAIL_BYTES, MAX_TRACE):
+        read = read_tail(path, most)  # as it is: a FIFO there hung the check and status
+        if read is None:
+            return None
+        found = _last_of(*read)
+        if found is not None or read[1]:
+            return found
+    return None
+
+
+def _last_of(data: bytes, whole: bool) -> HookFailure | None:
+    """The last failure in `data`, the end of a trace (`whole`: all of it)."""
     lines = data.decode("utf-8", "replace").splitlines()
     if not whole:
         lines = lines[1:]  # the first may be the end of a line the tail cut
@@ -253,10 +194,13 @@ def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
     except OSError:
         return
     try:
+        held = False  # a file system without locks: removed all the same, its draft not
         with contextlib.suppress(OSError):
-            if not lock_open(fd, LOCK_WAIT):
+            if not (held := lock_open(fd, LOCK_WAIT)):
                 return  # a hook that holds it may be writing a line: the next sync clears it
         if _mark(path) == mark:
+            if held and still_at(fd, path):
+                drop_draft(path)  # a trim killed midway left it: no trace, no trim to take it
             with contextlib.suppress(OSError):
                 path.unlink()
     finally:

@@ -214,7 +214,7 @@ def test_only_the_end_of_a_long_trace_is_read(tmp_path: Path) -> None:
     assert trace.stat().st_size > failures.TAIL_BYTES
 
     assert failures.last_failure(trace) == failures.HookFailure("t", "post-merge", "last")
-    trace.write_text("t\tpost-commit\tfirst\n" + "x" * failures.TAIL_BYTES)  # one cut line
+    trace.write_text("t\tpost-commit\tfirst\n" + "x" * failures.MAX_TRACE)  # one cut line
     assert failures.last_failure(trace) is None
 
 

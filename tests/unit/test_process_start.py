@@ -161,3 +161,24 @@ def test_a_note_that_cannot_replace_what_is_at_its_name_leaves_no_part(
     assert note_clock(fresh=True) is None  # none to be had
 
     assert list(tmp_path.iterdir()) == [held]
+
+
+@LINUX
+def test_a_live_maker_whose_start_is_after_now_keeps_its_file(
+    clock_here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A /proc a container fakes (gVisor, WSL1) can give a start after now: read as it is, the
+    live maker's start was after its file, and the file (a lock's token, a copy of git's index)
+    was taken for a killed memidx's."""
+    del clock_here
+    note_clock()
+    made = time.time() - 5
+    later = int(((process_start.uptime() or 0.0) + 1000) * process_start.clock_ticks())
+
+    def started(pid: int | str) -> str | None:
+        del pid
+        return str(later)
+
+    monkeypatch.setattr(process_start, "process_started", started)
+
+    assert not owner_gone(os.getpid(), made)

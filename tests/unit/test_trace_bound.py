@@ -1,4 +1,4 @@
-"""A hook's trace is bounded (memidx/index/failures.py's MAX_TRACE): each late notice of an
+"""A hook's trace is bounded (memidx/index/trace_trim.py's MAX_TRACE): each late notice of an
 agent's hook is ~110 bytes, and an agent firing hooks all day grew `agent-hook-error.log` for
 good. Past 1 MiB a line keeps the newest half, whole lines only, `memidx status`'s last failure
 among them, and hooks tracing at once lose no line of that half, nor tear one."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.index import failures
+from memidx.index import failures, trace_trim
 from memidx.portable import lock_open
 
 LINE = "2026-01-01T00:00:00+00:00\tclaude-code Stop\tnotice: answered 2.6 s after it began, {}\n"
@@ -22,14 +22,14 @@ def test_a_trace_past_its_bound_keeps_its_newest_half_and_the_last_failure(
     tmp_path: Path,
 ) -> None:
     trace = tmp_path / "agent-hook-error.log"
-    old = "".join(LINE.format(f"line {n}") for n in range(failures.MAX_TRACE // 80))
+    old = "".join(LINE.format(f"line {n}") for n in range(trace_trim.MAX_TRACE // 80))
     trace.write_text(old, encoding="utf-8")
-    assert trace.stat().st_size > failures.MAX_TRACE - 100
+    assert trace.stat().st_size > trace_trim.MAX_TRACE - 100
 
     failures.record_failure(trace, "claude-code UserPromptSubmit", "OSError: disk full")
 
     size = trace.stat().st_size
-    assert failures.MAX_TRACE // 2 - 200 < size <= failures.MAX_TRACE // 2 + 200
+    assert trace_trim.MAX_TRACE // 2 - 200 < size <= trace_trim.MAX_TRACE // 2 + 200
     lines = trace.read_text(encoding="utf-8").splitlines(keepends=True)
     assert all(line.count("\t") == 2 and line.endswith("\n") for line in lines)  # none cut
     assert "".join(lines[:-1]) == old[len(old) - len("".join(lines[:-1])) :]  # its newest
@@ -44,7 +44,7 @@ def test_a_trim_that_cannot_be_written_leaves_the_trace_whole_and_appends(
 ) -> None:
     """A full disk (here: a folder where the draft goes) fails the trim, never the line."""
     trace = tmp_path / "agent-hook-error.log"
-    old = "".join(LINE.format(f"line {n}") for n in range(failures.MAX_TRACE // 80))
+    old = "".join(LINE.format(f"line {n}") for n in range(trace_trim.MAX_TRACE // 80))
     trace.write_text(old, encoding="utf-8")
     (tmp_path / f".{trace.name}.trim").mkdir()
 
@@ -60,7 +60,7 @@ def test_a_trace_another_holds_is_not_trimmed(
     """A line whose turn did not come in time (the holder stopped with Ctrl-Z) is appended all
     the same, but trims nothing: the holder may be appending to the file a trim replaces."""
     trace = tmp_path / "agent-hook-error.log"
-    old = "".join(LINE.format(f"line {n}") for n in range(failures.MAX_TRACE // 80))
+    old = "".join(LINE.format(f"line {n}") for n in range(trace_trim.MAX_TRACE // 80))
     trace.write_text(old, encoding="utf-8")
     monkeypatch.setattr(failures, "LOCK_WAIT", 0.2)
     held = os.open(trace, os.O_RDONLY)
@@ -75,7 +75,7 @@ def test_a_trace_another_holds_is_not_trimmed(
 
 
 def _writer(trace: Path, writer: int, lines: int, bound: int) -> None:
-    failures.MAX_TRACE = bound  # a small bound: trimmed many times over
+    trace_trim.MAX_TRACE = bound  # a small bound: trimmed many times over
     failures.LOCK_WAIT = 60.0  # the turns are what is tested, not a loaded machine's 1 s
     for n in range(lines):
         failures.record_failure(trace, f"agent{writer} Stop", f"notice: line {n} " + "x" * 40)
@@ -105,3 +105,65 @@ def test_hooks_tracing_at_once_lose_and_tear_no_line_of_what_is_kept(tmp_path: P
     for numbers in kept.values():  # each writer's newest lines, none missing among them
         assert numbers == list(range(numbers[0], lines)), numbers
     assert [p.name for p in tmp_path.iterdir()] == [trace.name]
+
+
+def _left_draft(trace: Path) -> Path:
+    """A trace of a few lines, and the draft a trim of it killed midway left beside it."""
+    failures.record_failure(trace, "post-commit", "cannot sync: the index is locked")
+    draft = trace.with_name(f".{trace.name}.trim")
+    draft.write_text(LINE.format("kept") * 4000, encoding="utf-8")
+    return draft
+
+
+def test_a_draft_a_killed_trim_left_goes_at_the_next_line(tmp_path: Path) -> None:
+    """It stayed for good (up to 512 KiB) where no trim came again: only a trim made it anew."""
+    trace = tmp_path / "agent-hook-error.log"
+    _left_draft(trace)
+
+    failures.record_failure(trace, "codex Stop", "OSError: disk full")
+
+    assert [p.name for p in tmp_path.iterdir()] == [trace.name]
+    assert trace.read_text(encoding="utf-8").endswith("\tcodex Stop\tOSError: disk full\n")
+
+
+def test_a_draft_a_killed_trim_left_goes_with_the_trace_a_sync_clears(tmp_path: Path) -> None:
+    trace = tmp_path / "hook-error.log"
+    _left_draft(trace)
+
+    failures.clear_failures(trace)
+
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_draft_is_not_dropped_while_another_holds_the_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holder may be the trimmer writing it: a line whose turn did not come in time, or a
+    sync that could not lock the trace, leaves it."""
+    trace = tmp_path / "hook-error.log"
+    draft = _left_draft(trace)
+    monkeypatch.setattr(failures, "LOCK_WAIT", 0.2)
+    held = os.open(trace, os.O_RDONLY)
+    try:
+        assert lock_open(held, 0)
+        failures.record_failure(trace, "post-merge", "OSError: disk full")
+        failures.clear_failures(trace)
+        assert draft.exists()
+    finally:
+        os.close(held)
+
+
+@pytest.mark.parametrize("notices", [1000, 10_000])
+def test_a_failure_before_many_notices_is_still_the_last_one(tmp_path: Path, notices: int) -> None:
+    """A failure followed by 64 KiB of late notices (~600 of an agent's hooks: a loaded machine,
+    a /proc start of 0) was past the 64 KiB status read: it said no hook had failed. All of a
+    trace is read back now, up to its bound."""
+    trace = tmp_path / "agent-hook-error.log"
+    failures.record_failure(trace, "claude-code UserPromptSubmit", "OSError: disk full")
+    with trace.open("a", encoding="utf-8") as notes:
+        notes.write("".join(LINE.format(f"line {n}") for n in range(notices)))
+    assert failures.TAIL_BYTES < trace.stat().st_size < trace_trim.MAX_TRACE
+
+    found = failures.last_failure(trace)
+
+    assert found is not None and found.message == "OSError: disk full"
