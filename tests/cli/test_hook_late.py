@@ -115,7 +115,10 @@ def test_a_hook_slow_to_start_has_its_start_on_its_clock(tmp_path: Path) -> None
     log = _slow_start(tmp_path, 3, "UserPromptSubmit",
                       b'{"session_id": "s", "prompt": "how do I cap vmmem on WSL?"}')  # fmt: skip
     graced = "\tno answer within 1.5 s: gave up, 0.5 s after its late start\n"  # a loaded machine
-    assert "\tModelError: the embedding model is not installed" in log or graced in log, log
+    # or, more loaded still, the grace's time judged too short for its own recall (its work)
+    short = "the deadline left no time to recall in the hook's own process"
+    worked = ("\tModelError: the embedding model is not installed", graced, short)
+    assert any(it in log for it in worked), log
     assert "\tno answer within 1.5 s: gave up\n" not in log, log  # given up at once, no grace
     said = re.search(
         r"\tnotice: answered (\d+\.\d) s after it began \((\d+\.\d) s of it starting\), "
