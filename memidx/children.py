@@ -68,6 +68,83 @@ def run_in_session(argv: list[str], cwd: Path, errors: BinaryIO) -> int:
     return done.returncode
 
 
+GRACE = 2.0  # seconds a stopped child's process group has to end on SIGTERM before SIGKILL
+
+
+def run_bounded(
+    argv: list[str], cwd: Path, env: Mapping[str, str], seconds: float, given: str | None = None
+) -> subprocess.CompletedProcess[str] | None:
+    """Run `argv` in `cwd` to its end, its output collected (text), `given` on its input (else
+    none: never the terminal's), in a process group of its own with no terminal (a session of
+    its own on POSIX), so nothing it starts (ssh) can ask at the terminal. None when it ran
+    past `seconds`: it and its process group were stopped, as when this process is stopped
+    meanwhile (Ctrl-C: then the exception goes on)."""
+    import subprocess
+
+    pipe = subprocess.PIPE
+    stdin = pipe if given is not None else subprocess.DEVNULL
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        group = subprocess.CREATE_NEW_PROCESS_GROUP
+        child = subprocess.Popen(
+            argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
+            creationflags=group,
+        )  # fmt: skip
+    else:
+        child = subprocess.Popen(
+            argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        out, err = child.communicate(given, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        _end_group(child)
+        return None
+    except BaseException:
+        _end_group(child)
+        raise
+    return subprocess.CompletedProcess(argv, child.returncode, out, err)
+
+
+def _end_group(child: subprocess.Popen[str]) -> None:
+    """End `child` and its process group: SIGTERM first, so a git removes its lock files as it
+    goes (one killed outright left `refs/...lock`, and every later fetch failed on it), then
+    SIGKILL to what is left after GRACE, the child not reaped until then, so its group's
+    number names no other. Its pipes are closed, read or not: a process that left the group
+    holding them is not waited for."""
+    import signal
+    import subprocess
+    import time
+
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(child.pid)], capture_output=True, check=False
+        )
+        child.kill()
+    else:
+        with suppress(OSError):
+            os.killpg(child.pid, signal.SIGTERM)
+        until = time.monotonic() + GRACE
+        while time.monotonic() < until and not _ended(child.pid):
+            time.sleep(0.02)
+        with suppress(OSError):
+            os.killpg(child.pid, signal.SIGKILL)
+    with suppress(subprocess.TimeoutExpired, ValueError, OSError):  # what is left to read
+        child.communicate(timeout=GRACE)
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            with suppress(OSError):
+                stream.close()
+    child.wait()
+
+
+def _ended(pid: int) -> bool:
+    """Whether the child `pid` has ended, without reaping it (its number stays its group's)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped already (SIGCHLD ignored): it has ended
+        return True
+
+
 def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
     """Start `argv` with no input and its output to `log`, detached from this process: a
     session of its own on POSIX, a process group with no console on Windows, so neither the

@@ -37,6 +37,7 @@ class Config(Value):
     models_path: Path | None = None
     segment_bytes: int = 1024 * 1024
     fsync: bool = True
+    network_timeout: int = 120  # seconds for each git fetch or push memidx runs (memidx share)
     found_by: str = "flag"  # how this memory was chosen: one of FOUND_BY
     shared_models: Path | None = None  # the user's model cache ($XDG_CACHE_HOME/memidx/models)
 

@@ -23,6 +23,7 @@ ENV_KEYS = {
     "MEMIDX_MODELS_DIR": "models_dir",
     "MEMIDX_SEGMENT_BYTES": "segment_bytes",
     "MEMIDX_FSYNC": "fsync",
+    "MEMIDX_NETWORK_TIMEOUT": "network_timeout",
 }
 
 
@@ -45,7 +46,7 @@ def applied(
 
     known = {
         "notes_dir", "index", "model", "max_note_bytes", "hook_embed", "models_dir",
-        "segment_bytes", "fsync",
+        "segment_bytes", "fsync", "network_timeout",
     }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
@@ -73,6 +74,10 @@ def applied(
     if "segment_bytes" in table:
         changes["segment_bytes"] = settings.positive_int(
             table["segment_bytes"], name("segment_bytes"), origin
+        )
+    if "network_timeout" in table:
+        changes["network_timeout"] = settings.positive_int(
+            table["network_timeout"], name("network_timeout"), origin
         )
     if "fsync" in table:
         changes["fsync"] = settings.flag(table["fsync"], name("fsync"), origin)
