@@ -88,7 +88,7 @@ def untranslated(environ: Mapping[str, str]) -> dict[str, str]:
 
 def _network(config: Config) -> dict[str, str]:
     """The environment of a git that reaches the remote: one that never asks (memidx runs it
-    for itself, maybe from an agent's hook; it waited at a password prompt for ever). git's own
+    for itself, with maybe no one at the terminal: it waited at a prompt for ever). git's own
     prompt off (GIT_TERMINAL_PROMPT=0) and no askpass program (an empty GIT_ASKPASS, which
     beats core.askPass and SSH_ASKPASS: a dialog is a prompt too), nor ssh's
     (SSH_ASKPASS_REQUIRE=never) nor Git Credential Manager's; ssh in BatchMode, unless the
