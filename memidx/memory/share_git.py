@@ -51,8 +51,8 @@ def run_git(
     push that ran past network_timeout."""
     try:
         if args[0] in NETWORK:
-            argv = ["git", "-c", "credential.interactive=false", *args]
-            done = run_bounded(argv, config.root, _network(config), config.network_timeout, given)
+            argv, seconds = ["git", *args], config.network_timeout
+            done = run_bounded(argv, config.root, _network(config), seconds, given)
             if done is None:
                 raise NoAnswer(args[0])
         else:
@@ -91,7 +91,8 @@ def _network(config: Config) -> dict[str, str]:
     for itself, with maybe no one at the terminal: it waited at a prompt for ever). git's own
     prompt off (GIT_TERMINAL_PROMPT=0) and no askpass program (an empty GIT_ASKPASS, which
     beats core.askPass and SSH_ASKPASS: a dialog is a prompt too), nor ssh's
-    (SSH_ASKPASS_REQUIRE=never) nor Git Credential Manager's; ssh in BatchMode, unless the
+    (SSH_ASKPASS_REQUIRE=never) nor Git Credential Manager's (GCM_INTERACTIVE=never: `-c
+    credential.interactive=false` cost each fetch 10 ms); ssh in BatchMode, unless the
     person names their own ssh (GIT_SSH_COMMAND, GIT_SSH, core.sshCommand, ssh.variant), which
     is left as it is: run with no terminal (run_bounded), it can ask nobody. Credential helpers
     and an ssh-agent's keys answer as ever."""
