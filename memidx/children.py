@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Mapping
+    from collections.abc import Generator, Mapping
     from pathlib import Path
     from typing import BinaryIO
 
@@ -83,26 +83,69 @@ def run_bounded(
 
     pipe = subprocess.PIPE
     stdin = pipe if given is not None else subprocess.DEVNULL
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        group = subprocess.CREATE_NEW_PROCESS_GROUP
-        child = subprocess.Popen(
-            argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
-            creationflags=group,
-        )  # fmt: skip
-    else:
-        child = subprocess.Popen(
-            argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
-            start_new_session=True,
-        )  # fmt: skip
-    try:
-        out, err = child.communicate(given, timeout=seconds)
-    except subprocess.TimeoutExpired:
-        _end_group(child)
-        return None
-    except BaseException:
-        _end_group(child)
-        raise
+    with _stops_raised():
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+            group = subprocess.CREATE_NEW_PROCESS_GROUP
+            child = subprocess.Popen(
+                argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
+                creationflags=group,
+            )  # fmt: skip
+        else:
+            child = subprocess.Popen(
+                argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
+                start_new_session=True,
+            )  # fmt: skip
+        try:
+            out, err = child.communicate(given, timeout=seconds)
+        except subprocess.TimeoutExpired:
+            _end_group(child)
+            return None
+        except BaseException:
+            _end_group(child)
+            raise
     return subprocess.CompletedProcess(argv, child.returncode, out, err)
+
+
+class _Signalled(BaseException):
+    """A stop signal (SIGTERM, SIGHUP) came while run_bounded waited."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+@contextmanager
+def _stops_raised() -> Generator[None]:
+    """The stop signals this process leaves at their default, which ends it at once, raised
+    as _Signalled in the block instead (in the main thread), so run_bounded ends its child's
+    group first; then raised again at their default: this process ends as it would have. A
+    share killed so left its git waiting on a silent remote for ever (in a session of its
+    own, no hang-up of the terminal reaches it)."""
+    import signal
+    import threading
+
+    from memidx.portable_signals import stop_signals
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    taken = [number for number in stop_signals() if signal.getsignal(number) == signal.SIG_DFL]
+
+    def raised(number: int, frame: object) -> None:
+        raise _Signalled(number)
+
+    for number in taken:
+        signal.signal(number, raised)
+    try:
+        yield
+    except _Signalled as stop:
+        for number in taken:
+            signal.signal(number, signal.SIG_DFL)
+        signal.raise_signal(stop.number)
+        raise
+    finally:
+        for number in taken:
+            signal.signal(number, signal.SIG_DFL)
 
 
 def _end_group(child: subprocess.Popen[str]) -> None:

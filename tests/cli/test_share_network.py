@@ -8,6 +8,7 @@ here is local: an `ext::` command, a GIT_SSH_COMMAND script, or an HTTP stub on 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,6 +19,8 @@ from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import pytest
 
 from tests.cli.test_forget import clones
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
@@ -279,3 +282,36 @@ def test_ssh_runs_in_batch_mode_unless_the_person_names_their_own(tmp_path: Path
     assert "asks for a password, a passphrase or to trust its host" in err, err
     lines = said.read_text().splitlines()
     assert lines and all(line.startswith("-o ConnectTimeout=5 ") for line in lines), lines
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
+def test_a_share_stopped_while_its_fetch_waits_stops_that_fetch_too(
+    tmp_path: Path, number: int
+) -> None:
+    """git runs in a session of its own (no terminal to ask at): killed so, share left it and
+    its ssh waiting on the silent remote for ever."""
+    _, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
+    pid_file = tmp_path / "sleeper.pid"
+    env = clean_env(MEMIDX_NETWORK_TIMEOUT="100", GIT_SSH_COMMAND=str(sleeper(tmp_path)))
+    child = subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(two.root), "share"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        until = time.monotonic() + BOUND
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert time.monotonic() < until and child.poll() is None, "no fetch started"
+            time.sleep(0.05)
+        child.send_signal(number)
+
+        assert child.wait(BOUND) == -number  # ended as the signal ends it
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    assert ended_soon(pid_file)
