@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Mapping
+    from collections.abc import Generator, Mapping
     from pathlib import Path
     from typing import BinaryIO
 
@@ -66,6 +66,126 @@ def run_in_session(argv: list[str], cwd: Path, errors: BinaryIO) -> int:
         start_new_session=sys.platform != "win32",  # Windows has no sessions
     )  # fmt: skip
     return done.returncode
+
+
+GRACE = 2.0  # seconds a stopped child's process group has to end on SIGTERM before SIGKILL
+
+
+def run_bounded(
+    argv: list[str], cwd: Path, env: Mapping[str, str], seconds: float, given: str | None = None
+) -> subprocess.CompletedProcess[str] | None:
+    """Run `argv` in `cwd` to its end, its output collected (text), `given` on its input (else
+    none: never the terminal's), in a process group of its own with no terminal (a session of
+    its own on POSIX), so nothing it starts (ssh) can ask at the terminal. None when it ran
+    past `seconds`: it and its process group were stopped, as when this process is stopped
+    meanwhile (Ctrl-C: then the exception goes on)."""
+    import subprocess
+
+    pipe = subprocess.PIPE
+    stdin = pipe if given is not None else subprocess.DEVNULL
+    with _stops_raised():
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+            group = subprocess.CREATE_NEW_PROCESS_GROUP
+            child = subprocess.Popen(
+                argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
+                creationflags=group,
+            )  # fmt: skip
+        else:
+            child = subprocess.Popen(
+                argv, cwd=cwd, env=env, text=True, stdin=stdin, stdout=pipe, stderr=pipe,
+                start_new_session=True,
+            )  # fmt: skip
+        try:
+            out, err = child.communicate(given, timeout=seconds)
+        except subprocess.TimeoutExpired:
+            _end_group(child)
+            return None
+        except BaseException:
+            _end_group(child)
+            raise
+    return subprocess.CompletedProcess(argv, child.returncode, out, err)
+
+
+class _Signalled(BaseException):
+    """A stop signal (SIGTERM, SIGHUP) came while run_bounded waited."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+@contextmanager
+def _stops_raised() -> Generator[None]:
+    """The stop signals this process leaves at their default, which ends it at once, raised
+    as _Signalled in the block instead (in the main thread), so run_bounded ends its child's
+    group first; then raised again at their default: this process ends as it would have. A
+    share killed so left its git waiting on a silent remote for ever (in a session of its
+    own, no hang-up of the terminal reaches it)."""
+    import signal
+    import threading
+
+    from memidx.portable_signals import stop_signals
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    taken = [number for number in stop_signals() if signal.getsignal(number) == signal.SIG_DFL]
+
+    def raised(number: int, frame: object) -> None:
+        raise _Signalled(number)
+
+    for number in taken:
+        signal.signal(number, raised)
+    try:
+        yield
+    except _Signalled as stop:
+        for number in taken:
+            signal.signal(number, signal.SIG_DFL)
+        signal.raise_signal(stop.number)
+        raise
+    finally:
+        for number in taken:
+            signal.signal(number, signal.SIG_DFL)
+
+
+def _end_group(child: subprocess.Popen[str]) -> None:
+    """End `child` and its process group: SIGTERM first, so a git removes its lock files as it
+    goes (one killed outright left `refs/...lock`, and every later fetch failed on it), then
+    SIGKILL to what is left after GRACE, the child not reaped until then, so its group's
+    number names no other. Its pipes are closed, read or not: a process that left the group
+    holding them is not waited for."""
+    import signal
+    import subprocess
+    import time
+
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(child.pid)], capture_output=True, check=False
+        )
+        child.kill()
+    else:
+        with suppress(OSError):
+            os.killpg(child.pid, signal.SIGTERM)
+        until = time.monotonic() + GRACE
+        while time.monotonic() < until and not _ended(child.pid):
+            time.sleep(0.02)
+        with suppress(OSError):
+            os.killpg(child.pid, signal.SIGKILL)
+    with suppress(subprocess.TimeoutExpired, ValueError, OSError):  # what is left to read
+        child.communicate(timeout=GRACE)
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            with suppress(OSError):
+                stream.close()
+    child.wait()
+
+
+def _ended(pid: int) -> bool:
+    """Whether the child `pid` has ended, without reaping it (its number stays its group's)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped already (SIGCHLD ignored): it has ended
+        return True
 
 
 def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memidx import settings
 from memidx.errors import ConfigError
-from memidx.frozen import Value, replace
+from memidx.frozen import Value
 from memidx.git_folders import bare_repository_around, bare_words, refuse_bare
 from memidx.locations import (
     SWITCH_HINT,
@@ -18,6 +18,7 @@ from memidx.locations import (
     user_config_path,
     user_models_dir,
 )
+from memidx.setting_table import ENV_KEYS, applied, env_table
 
 DEFAULT_MODEL = "memidx/all-MiniLM-L6-v2-int8"
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
@@ -36,6 +37,7 @@ class Config(Value):
     models_path: Path | None = None
     segment_bytes: int = 1024 * 1024
     fsync: bool = True
+    network_timeout: int = 120  # seconds for each git fetch or push memidx runs (memidx share)
     found_by: str = "flag"  # how this memory was chosen: one of FOUND_BY
     shared_models: Path | None = None  # the user's model cache ($XDG_CACHE_HOME/memidx/models)
 
@@ -202,9 +204,9 @@ def load_config(
         found_by=found.found_by,
         shared_models=_shared_models(env),
     )
-    config = _apply(config, settings.pyproject_table(root) or {}, "pyproject.toml [tool.memidx]")
-    names = {key: name for name, key in _ENV_KEYS.items()}
-    config = _apply(config, _env_table(env), "environment", names)
+    config = applied(config, settings.pyproject_table(root) or {}, "pyproject.toml [tool.memidx]")
+    names = {key: name for name, key in ENV_KEYS.items()}
+    config = applied(config, env_table(env), "environment", names)
     _refuse_a_file_for_notes(config)
     return config
 
@@ -230,68 +232,3 @@ def _refuse_a_file_for_notes(config: Config) -> None:
                 "set notes_dir (MEMIDX_NOTES_DIR, or notes_dir in pyproject.toml [tool.memidx]) "
                 "to the folder that holds the notes",
             )
-
-
-_ENV_KEYS = {
-    "MEMIDX_NOTES_DIR": "notes_dir",
-    "MEMIDX_INDEX": "index",
-    "MEMIDX_MODEL": "model",
-    "MEMIDX_MAX_NOTE_BYTES": "max_note_bytes",
-    "MEMIDX_HOOK_EMBED": "hook_embed",
-    "MEMIDX_MODELS_DIR": "models_dir",
-    "MEMIDX_SEGMENT_BYTES": "segment_bytes",
-    "MEMIDX_FSYNC": "fsync",
-}
-
-
-def _env_table(env: Mapping[str, str]) -> dict[str, object]:
-    return {key: env[name] for name, key in _ENV_KEYS.items() if env.get(name)}
-
-
-def _apply(
-    config: Config,
-    table: Mapping[str, object],
-    origin: str,
-    names: Mapping[str, str] | None = None,
-) -> Config:
-    """`config` with the settings of `table`; errors name a setting as the user wrote it
-    (`names`: MEMIDX_MAX_NOTE_BYTES in the environment, max_note_bytes in pyproject.toml)."""
-    names = names or {}
-
-    def name(key: str) -> str:
-        return names.get(key, key)
-
-    known = {
-        "notes_dir", "index", "model", "max_note_bytes", "hook_embed", "models_dir",
-        "segment_bytes", "fsync",
-    }  # fmt: skip
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise ConfigError(
-            f"{origin}: unknown setting {unknown[0]!r}",
-            f"known settings: {', '.join(sorted(known))}",
-        )
-    changes: dict[str, object] = {}
-    if "notes_dir" in table:
-        changes["notes_dir"] = settings.folder(table["notes_dir"], name("notes_dir"), origin)
-    if "index" in table:
-        index = expand_user(settings.text(table["index"], name("index"), origin))
-        changes["index_path"] = index if index.is_absolute() else config.root / index
-    if "models_dir" in table:
-        folder = expand_user(settings.text(table["models_dir"], name("models_dir"), origin))
-        changes["models_path"] = folder if folder.is_absolute() else config.root / folder
-    if "model" in table:
-        changes["model"] = settings.text(table["model"], name("model"), origin)
-    if "max_note_bytes" in table:
-        changes["max_note_bytes"] = settings.positive_int(
-            table["max_note_bytes"], name("max_note_bytes"), origin
-        )
-    if "hook_embed" in table:
-        changes["hook_embed"] = settings.flag(table["hook_embed"], name("hook_embed"), origin)
-    if "segment_bytes" in table:
-        changes["segment_bytes"] = settings.positive_int(
-            table["segment_bytes"], name("segment_bytes"), origin
-        )
-    if "fsync" in table:
-        changes["fsync"] = settings.flag(table["fsync"], name("fsync"), origin)
-    return replace(config, **changes)  # pyright: ignore[reportArgumentType]

@@ -24,6 +24,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from memidx.config import Config
@@ -31,6 +32,7 @@ from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
 from memidx.memory.share_check import fetched_of, merge_in_progress
 from memidx.memory.share_fetch import fetch
+from memidx.memory.share_git import answered
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
 from memidx.memory.share_merge import merge_failed, no_upstream, tracked_branch, tracking
@@ -100,7 +102,7 @@ def share(
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
         # the network, before the look: moves no HEAD nor waits for a person's fetch
-        fetched = fetch(config, _git)
+        fetched = answered(config, partial(fetch, config, _git), "fetch", remote, _kept(renamed))
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
             failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
             if unfetched >= FETCH_TRIES:
@@ -115,7 +117,8 @@ def share(
             _pause(attempt, sleep, say, failed)
             continue
         _no_fetch_under_the_push(config, started + DEADLINE, renamed, say)
-        pushed = _git(config, "push", remote, f"{here}:{branch}")  # whatever push.default says
+        push = partial(_git, config, "push", remote, f"{here}:{branch}")  # push.default aside
+        pushed = answered(config, push, "push", remote, _kept(renamed))
         if pushed.returncode == 0:
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
         if not any(marker in pushed.stderr for marker in REJECTED):

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from memidx.children import run_bounded
 from memidx.config import Config
+from memidx.errors import GitError
 from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
 
@@ -27,20 +29,42 @@ LOOKS = (
 )
 
 
+# the gits that reach the remote: each bounded (network_timeout), none ever asking (see _network)
+NETWORK = frozenset({"fetch", "push"})
+# git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's for a host it would
+# have asked to trust (BatchMode)
+ASKED = ("terminal prompts disabled", "Host key verification failed")
+
+
+Done = subprocess.CompletedProcess[str]
+Git = Callable[[], Done]
+
+
+class NoAnswer(Exception):
+    """A git fetch or push ran past network_timeout: it and its process group were stopped."""
+
+
 def run_git(
     config: Config, *args: str, given: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """git `args` in the clone, `given` on its input (else none)."""
+    """git `args` in the clone, `given` on its input (else none); NoAnswer for a fetch or a
+    push that ran past network_timeout."""
     try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=config.root,
-            capture_output=True,
-            text=True,
-            check=False,
-            input=given,
-            env=untranslated(os.environ),
-        )
+        if args[0] in NETWORK:
+            argv, seconds = ["git", *args], config.network_timeout
+            done = run_bounded(argv, config.root, _network(config), seconds, given)
+            if done is None:
+                raise NoAnswer(args[0])
+        else:
+            done = subprocess.run(
+                ["git", *args],
+                cwd=config.root,
+                capture_output=True,
+                text=True,
+                check=False,
+                input=given,
+                env=untranslated(os.environ),
+            )
     except OSError as exc:  # no git on PATH, or the clone's folder gone (the child's cwd)
         raise cannot_run(config.root, exc) from exc
     if done.returncode != 0 and (gone := root_gone(config.root)) is not None:
@@ -60,6 +84,61 @@ def untranslated(environ: Mapping[str, str]) -> dict[str, str]:
     post-merge) see their LC_ALL, LANG, LANGUAGE and LC_MESSAGES; setting LC_MESSAGES=C and
     dropping LC_ALL had them run in C messages, and a person's LC_CTYPE beat their LC_ALL."""
     return {**environ, "GIT_TEXTDOMAINDIR": os.devnull}
+
+
+def _network(config: Config) -> dict[str, str]:
+    """The environment of a git that reaches the remote: one that never asks (memidx runs it
+    for itself, with maybe no one at the terminal: it waited at a prompt for ever). git's own
+    prompt off (GIT_TERMINAL_PROMPT=0) and no askpass program (an empty GIT_ASKPASS, which
+    beats core.askPass and SSH_ASKPASS: a dialog is a prompt too), nor ssh's
+    (SSH_ASKPASS_REQUIRE=never) nor Git Credential Manager's (GCM_INTERACTIVE=never: `-c
+    credential.interactive=false` cost each fetch 10 ms); ssh in BatchMode, unless the
+    person names their own ssh (GIT_SSH_COMMAND, GIT_SSH, core.sshCommand, ssh.variant), which
+    is left as it is: run with no terminal (run_bounded), it can ask nobody. Credential helpers
+    and an ssh-agent's keys answer as ever."""
+    env = {
+        **untranslated(os.environ),
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "",
+        "SSH_ASKPASS_REQUIRE": "never",
+        "GCM_INTERACTIVE": "never",
+    }
+    if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or _own_ssh(config)):
+        env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+    return env
+
+
+def _own_ssh(config: Config) -> bool:
+    """Whether git's configuration names an ssh of the person's, or its kind."""
+    names = r"^(core\.sshcommand|ssh\.variant)$"
+    return run_git(config, "config", "--get-regexp", names).stdout.strip() != ""
+
+
+def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Done:
+    """`git()`, share's fetch or push of `remote`; GitError, `kept` (what stays for the next
+    share) in its hint, when it ran past network_timeout (stopped, with what it started), or
+    failed where it would have asked for a password, a passphrase or to trust the remote's
+    host (see _network): trying again mends neither."""
+    try:
+        done = git()
+    except NoAnswer:
+        seconds = config.network_timeout
+        undone = "nothing was merged or pushed" if what == "fetch" else "it may not have landed"
+        raise GitError(
+            f"git {what} of the remote '{remote}' did not end in {seconds} s, so memidx stopped "
+            f"it; {undone}",
+            f"{kept}; check the remote and the network (git {what} {remote}), or give it longer "
+            "(network_timeout in [tool.memidx], or MEMIDX_NETWORK_TIMEOUT), then make sync again",
+        ) from None
+    if done.returncode != 0 and any(words in done.stderr for words in ASKED):
+        raise GitError(
+            f"the remote '{remote}' asks for a password, a passphrase or to trust its host, and "
+            f"memidx never asks (git {what} failed: {reason(done)})",
+            f"{kept}; let git in without asking: a credential helper (git config "
+            f"credential.helper), a key in your ssh-agent, the host in known_hosts (git {what} "
+            f"{remote} asks you once), then make sync again",
+        )
+    return done
 
 
 def reason(done: subprocess.CompletedProcess[str]) -> str:

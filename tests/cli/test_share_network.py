@@ -1,0 +1,317 @@
+"""`memidx share`'s own git fetch and push never wait for ever: one that runs past
+network_timeout is stopped with everything it started (its process group), and share says so
+in one line naming the remote, exit 1, nothing merged or pushed, this clone's commits kept for
+the next share. Nor do they ever ask: no terminal prompt, no askpass program, ssh in BatchMode
+(unless the person names their own ssh), while a credential helper still answers. Every remote
+here is local: an `ext::` command, a GIT_SSH_COMMAND script, or an HTTP stub on 127.0.0.1."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Generator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_forget import clones
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+
+BOUND = 40.0  # seconds a share may take here: without the bound it waited for ever
+REQUESTS = 50  # the HTTP stub answers no more than these, then shuts down
+
+
+def share_run(repo: NotesRepo, **env: str) -> tuple[int, str, float]:
+    """`memidx share` run as a process in `repo` (exit status, stderr, seconds), stopped with
+    its process group (and the test failed) past BOUND."""
+    started = time.monotonic()
+    child = subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(repo.root), "share"],
+        env=clean_env(MEMIDX_NETWORK_TIMEOUT="2", **env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _, err = child.communicate(timeout=BOUND)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        raise AssertionError(f"memidx share still ran after {BOUND} s") from None
+    return child.returncode, err, time.monotonic() - started
+
+
+def sleeper(tmp_path: Path) -> Path:
+    """A script that writes its process id to `<tmp_path>/sleeper.pid`, then sleeps 300 s
+    without a word: a remote that took the connection and never answers."""
+    script = tmp_path / "sleeper"
+    script.write_text(f'#!/bin/sh\necho $$ > "{tmp_path}/sleeper.pid"\nexec sleep 300\n')
+    script.chmod(0o755)
+    return script
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie no parent has reaped yet has ended)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] not in ("Z", "X")
+
+
+def ended_soon(pid_file: Path) -> bool:
+    pid = int(pid_file.read_text())
+    until = time.monotonic() + 5
+    while running(pid) and time.monotonic() < until:
+        time.sleep(0.05)
+    alive = running(pid)
+    if alive:
+        os.kill(pid, signal.SIGKILL)  # never left behind by a failing test
+    return not alive
+
+
+def ahead(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
+    """The bare remote and clone two, which has a commit of its own to push."""
+    _, two = clones(tmp_path)
+    two.note("ours.md", "Ours", "a note two has not pushed yet")
+    two.commit("two's note")
+    return NotesRepo(tmp_path / "remote.git", init=False), two
+
+
+def errors(err: str) -> str:
+    """The one error line of share's stderr, the last."""
+    lines = err.splitlines()
+    assert [line for line in lines if line.startswith("memidx: error:")] == lines[-1:], err
+    return lines[-1]
+
+
+def refs(repo: NotesRepo) -> str:
+    return repo.git("for-each-ref", "--format=%(refname) %(objectname)")
+
+
+def test_a_fetch_from_a_remote_that_never_answers_is_stopped_and_said(tmp_path: Path) -> None:
+    """An ssh remote whose ssh (the person's own GIT_SSH_COMMAND) takes the connection and never
+    answers: share waited for ever."""
+    remote, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
+    before, on_the_remote = refs(two), refs(remote)
+
+    code, err, seconds = share_run(two, GIT_SSH_COMMAND=str(sleeper(tmp_path)))
+
+    assert code == 1, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(
+        "memidx: error: git fetch of the remote 'origin' did not end in 2 s, so memidx stopped "
+        "it; nothing was merged or pushed (nothing is lost: this clone's commits stay here"
+    ), err
+    assert "MEMIDX_NETWORK_TIMEOUT" in lines[0]
+    assert seconds < 20, seconds  # not 5 tries of it: said at once
+    assert ended_soon(tmp_path / "sleeper.pid")  # the ssh git started is stopped with it
+    assert refs(two) == before and refs(remote) == on_the_remote
+    assert not list((two.root / ".git").rglob("*.lock"))
+
+
+def test_a_push_to_a_remote_that_never_answers_is_stopped_and_the_commits_kept(
+    tmp_path: Path,
+) -> None:
+    """An `ext::` push URL whose command never answers: share's fetch gets through, its push
+    is stopped, and the clone's commit stays for the next share, which pushes it."""
+    remote, two = ahead(tmp_path)
+    two.git("config", "protocol.ext.allow", "always")
+    two.git("config", "remote.origin.pushurl", f"ext::{sleeper(tmp_path)}")
+    on_the_remote = refs(remote)
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    said = errors(err)  # after a line on the index of its merge (no model here)
+    assert said.startswith(
+        "memidx: error: git push of the remote 'origin' did not end in 2 s, so memidx stopped "
+        "it; it may not have landed (nothing is lost: this clone's commits stay here"
+    ), err
+    assert ended_soon(tmp_path / "sleeper.pid")
+    assert refs(remote) == on_the_remote
+    assert two.git("rev-list", "--count", "origin/main..main").strip() == "1"
+    two.git("config", "--unset", "remote.origin.pushurl")
+    assert share_run(two)[0] == 0  # the next share pushes it
+    assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
+
+
+class _Stub(SimpleHTTPRequestHandler):
+    """Serves the bare remote (git's dumb HTTP) to a request with the right Basic credentials;
+    401 to any other. Counts its requests."""
+
+    seen: list[str]
+    password: str
+
+    def do_GET(self) -> None:
+        self.seen.append(self.path)
+        token = base64.b64encode(f"memidx:{self.password}".encode()).decode()
+        if self.headers.get("Authorization") != f"Basic {token}":
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="memidx tests"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def http_remote(folder: Path, password: str) -> Generator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1 serving `folder` (its URL, the paths asked), bounded: it
+    answers REQUESTS requests at most, and stops with the block."""
+    seen: list[str] = []
+
+    stub = type("Stub", (_Stub,), {"seen": seen, "password": password})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(stub, directory=str(folder)))
+    server.timeout = 0.2
+
+    def serve() -> None:
+        until = time.monotonic() + BOUND
+        while len(seen) < REQUESTS and time.monotonic() < until and not stop.is_set():
+            server.handle_request()
+
+    stop = threading.Event()
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", seen
+    finally:
+        stop.set()
+        thread.join(5)
+        server.server_close()
+
+
+def askpass(tmp_path: Path) -> tuple[Path, Path]:
+    """An askpass program that records each question and answers it: a prompt shown."""
+    asked = tmp_path / "asked"
+    script = tmp_path / "askpass"
+    script.write_text(f'#!/bin/sh\necho "$1" >> "{asked}"\necho wrong\n')
+    script.chmod(0o755)
+    return script, asked
+
+
+def test_a_remote_asking_for_a_password_gets_no_prompt_and_is_said_at_once(
+    tmp_path: Path,
+) -> None:
+    """The person's askpass program (GIT_ASKPASS, a dialog) was run for share's fetch."""
+    remote, two = ahead(tmp_path)
+    program, asked = askpass(tmp_path)
+    with http_remote(remote.root, "secret") as (url, seen):
+        two.git("remote", "set-url", "origin", url)
+        two.git("config", "core.askPass", str(program))
+
+        code, err, _ = share_run(two, GIT_ASKPASS=str(program), SSH_ASKPASS=str(program))
+
+    assert not asked.exists(), asked.read_text()
+    assert code == 1, err
+    assert len(err.splitlines()) == 1, err  # no "trying again": at once
+    assert err.startswith(
+        "memidx: error: the remote 'origin' asks for a password, a passphrase or to trust its "
+        "host, and memidx never asks (git fetch failed: fatal: could not read Username for "
+    ), err
+    assert "credential helper" in err
+    assert 0 < len(seen) < REQUESTS
+
+
+def test_a_credential_helper_that_answers_without_asking_still_lets_share_in(
+    tmp_path: Path,
+) -> None:
+    remote, two = ahead(tmp_path)
+    remote.git("update-server-info")  # git's dumb HTTP reads info/refs
+    helper = tmp_path / "helper"
+    helper.write_text("#!/bin/sh\necho username=memidx\necho password=secret\n")
+    helper.chmod(0o755)
+    program, asked = askpass(tmp_path)
+    with http_remote(remote.root, "secret") as (url, _):
+        two.git("remote", "set-url", "origin", url)
+        two.git("config", "remote.origin.pushurl", str(remote.root))  # dumb HTTP takes no push
+        two.git("config", "credential.helper", str(helper))
+
+        code, err, _ = share_run(two, GIT_ASKPASS=str(program))
+
+    assert code == 0, err
+    assert not asked.exists()
+    assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
+
+
+def fake_ssh(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An `ssh` first on PATH that records its arguments and fails as ssh in BatchMode does
+    for a host it does not know (where it would ask whether to trust it)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    said = tmp_path / "ssh-args"
+    (folder / "ssh").write_text(
+        f'#!/bin/sh\necho "$@" >> "{said}"\necho "Host key verification failed." >&2\nexit 255\n'
+    )
+    (folder / "ssh").chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}, said
+
+
+def test_ssh_runs_in_batch_mode_unless_the_person_names_their_own(tmp_path: Path) -> None:
+    """ssh asked for a key's passphrase (or to trust a host) at the terminal, for ever."""
+    _, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
+    env, said = fake_ssh(tmp_path)
+
+    code, err, _ = share_run(two, **env)
+
+    assert code == 1, err
+    lines = said.read_text().splitlines()
+    assert lines and all(line.startswith("-o BatchMode=yes ") for line in lines), lines
+    said.unlink()
+    two.git("config", "core.sshCommand", "ssh -o ConnectTimeout=5")
+
+    code, err, _ = share_run(two, **env)
+
+    assert code == 1, err
+    assert "asks for a password, a passphrase or to trust its host" in err, err
+    lines = said.read_text().splitlines()
+    assert lines and all(line.startswith("-o ConnectTimeout=5 ") for line in lines), lines
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
+def test_a_share_stopped_while_its_fetch_waits_stops_that_fetch_too(
+    tmp_path: Path, number: int
+) -> None:
+    """git runs in a session of its own (no terminal to ask at): killed so, share left it and
+    its ssh waiting on the silent remote for ever."""
+    _, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
+    pid_file = tmp_path / "sleeper.pid"
+    env = clean_env(MEMIDX_NETWORK_TIMEOUT="100", GIT_SSH_COMMAND=str(sleeper(tmp_path)))
+    child = subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(two.root), "share"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        until = time.monotonic() + BOUND
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert time.monotonic() < until and child.poll() is None, "no fetch started"
+            time.sleep(0.05)
+        child.send_signal(number)
+
+        assert child.wait(BOUND) == -number  # ended as the signal ends it
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    assert ended_soon(pid_file)
