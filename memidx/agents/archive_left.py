@@ -13,6 +13,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from memidx.agents.copy_cuts import CUTS, cuts_path, forget
 from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
@@ -62,7 +63,8 @@ def begin(config: Config, where: Where, text: str) -> Path | None:
 
 
 def end(copy: Path) -> None:
-    """The archive is whole: forget its copy."""
+    """The archive is whole: forget its copy (its cuts first: none is left without its copy)."""
+    forget(copy)
     with contextlib.suppress(OSError):
         copy.unlink(missing_ok=True)
 
@@ -182,20 +184,30 @@ def copies_left(config: Config, agent: str | None = None) -> dict[tuple[str, str
 
 def _remove_dead_drafts(folder: Path) -> None:
     """Remove the drafts of copies whose writers were killed (a hook cut off inside `begin`:
-    up to 64 MiB of the raw transcript, left until that very copy was written again)."""
+    up to 64 MiB of the raw transcript, left until that very copy was written again), and
+    what was kept beside a copy that is gone (its cuts: memidx.agents.copy_cuts)."""
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
-            if _dead_draft(folder, entry.name):
+            if _dead_draft(folder, entry.name) or _without_copy(folder, entry.name):
                 with contextlib.suppress(OSError):
                     Path(entry.path).unlink()
 
 
 def _dead_draft(folder: Path, name: str) -> bool:
-    """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`) whose writer is gone."""
+    """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`), or of what is kept beside
+    one (`.<copy>.cuts.<pid>.tmp`), whose writer is gone."""
     from memidx.portable import process_alive
 
     if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith(".tmp"):
         return False
     copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
-    pid = draft_pid(copy, "tmp", name)
-    return pid is not None and pid != os.getpid() and not process_alive(pid)
+    for written in (copy, cuts_path(copy)):
+        if (pid := draft_pid(written, "tmp", name)) is not None:
+            return pid != os.getpid() and not process_alive(pid)
+    return False
+
+
+def _without_copy(folder: Path, name: str) -> bool:
+    """Whether `name` is kept beside a copy (its cuts) that is gone."""
+    copy = name.removesuffix(CUTS)
+    return copy != name and copy_of(copy) is not None and not os.path.lexists(folder / copy)
