@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memidx.agents.copy_cuts import CUTS, cuts_path, forget
 from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
+from memidx.agents.copy_unread import UNREAD, first_said, forget_unread, unread_path
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
 from memidx.drafts import draft_pid, replace_durably
@@ -63,8 +64,10 @@ def begin(config: Config, where: Where, text: str) -> Path | None:
 
 
 def end(copy: Path) -> None:
-    """The archive is whole: forget its copy (its cuts first: none is left without its copy)."""
+    """The archive is whole: forget its copy (what is kept beside it first: none is left
+    without its copy)."""
     forget(copy)
+    forget_unread(copy)
     with contextlib.suppress(OSError):
         copy.unlink(missing_ok=True)
 
@@ -123,8 +126,9 @@ def unreadable(config: Config, where: Where, copy: Path, exc: Exception) -> Unre
     why = exc.why if isinstance(exc, CopyUnread) else str(exc)
     if isinstance(exc, OSError) and exc.strerror:
         why = exc.strerror
-    said = f"its copy {copy} cannot be read ({why}): it is left as it is; make it "
-    _said(config, where, said + "readable (or move it away), then run finish-archives")
+    if first_said(copy, why):  # once per copy (memidx.agents.copy_unread), not at every event
+        said = f"its copy {copy} cannot be read ({why}): it is left as it is; make it "
+        _said(config, where, said + "readable (or move it away), then run finish-archives")
     return Unreadable(copy, why)
 
 
@@ -185,7 +189,7 @@ def copies_left(config: Config, agent: str | None = None) -> dict[tuple[str, str
 def _remove_dead_drafts(folder: Path) -> None:
     """Remove the drafts of copies whose writers were killed (a hook cut off inside `begin`:
     up to 64 MiB of the raw transcript, left until that very copy was written again), and
-    what was kept beside a copy that is gone (its cuts: memidx.agents.copy_cuts)."""
+    what was kept beside a copy that is gone (its cuts, its unread mark)."""
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
             if _dead_draft(folder, entry.name) or _without_copy(folder, entry.name):
@@ -201,13 +205,16 @@ def _dead_draft(folder: Path, name: str) -> bool:
     if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith(".tmp"):
         return False
     copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
-    for written in (copy, cuts_path(copy)):
+    for written in (copy, cuts_path(copy), unread_path(copy)):
         if (pid := draft_pid(written, "tmp", name)) is not None:
             return pid != os.getpid() and not process_alive(pid)
     return False
 
 
 def _without_copy(folder: Path, name: str) -> bool:
-    """Whether `name` is kept beside a copy (its cuts) that is gone."""
-    copy = name.removesuffix(CUTS)
-    return copy != name and copy_of(copy) is not None and not os.path.lexists(folder / copy)
+    """Whether `name` is kept beside a copy (its cuts, its unread mark) that is gone."""
+    for mark in (CUTS, UNREAD):
+        copy = name.removesuffix(mark)
+        if copy != name and copy_of(copy) is not None:
+            return not os.path.lexists(folder / copy)
+    return False
