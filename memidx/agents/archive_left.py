@@ -18,7 +18,7 @@ from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
 from memidx.agents.copy_unread import UNREAD, first_said, forget_unread, unread_path
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
-from memidx.drafts import draft_pid, replace_durably
+from memidx.drafts import draft_path, draft_pid, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
 from memidx.memory.archives_left import SUFFIX, TORN, copies, copy_of
@@ -98,7 +98,22 @@ def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unr
     """The transcript `copy` holds, open for reading, its hash checked; None for one finished
     meanwhile by another (a hook, or finish-archives); Torn for one torn, kept aside;
     Unreadable for one that cannot be read (its mode, a folder or a FIFO of its name, an I/O
-    error), left as it is. Either is said in the hooks' trace."""
+    error), left as it is. Either is said in the hooks' trace. A copy its session's hook wrote
+    again (whole) while it was judged torn is judged again, not kept aside as torn."""
+    for _ in range(3):
+        judged = _judged(config, where, copy)
+        if not isinstance(judged, _WrittenAgain):
+            return judged
+    return None  # written again at each look: its session's hook is filing it
+
+
+class _WrittenAgain:
+    """What _keep_aside says when the copy's name no longer names the file judged torn."""
+
+
+def _judged(
+    config: Config, where: Where, copy: Path
+) -> OnDisk | Torn | Unreadable | _WrittenAgain | None:
     try:
         source = open_copy(copy)
         if source is None and not copy.is_symlink() and not copy.exists():
@@ -108,10 +123,13 @@ def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unr
         named = copy_of(copy.name)
         if named is not None and source.digest() == named[1]:
             return source
+        torn = _file_id(os.fstat(source.fileno()))
         source.close()
     except (OSError, CopyUnread) as exc:
         return unreadable(config, where, copy, exc)
-    kept = _keep_aside(copy)
+    kept = _keep_aside(copy, torn)
+    if isinstance(kept, _WrittenAgain):
+        return kept
     if kept is None and not copy.is_symlink() and not copy.exists():
         return None  # kept aside meanwhile by another hook, which said so
     where_now = copy if kept is None else kept
@@ -143,23 +161,58 @@ def _said(config: Config, where: Where, why: str) -> None:
     )
 
 
-def _keep_aside(copy: Path) -> Path | None:
-    """Rename a torn copy `<copy>.torn` (`<copy>.<n>.torn` beside another), never over one;
-    where it went, None when it could not be moved (it stays, and is judged again)."""
+def _keep_aside(copy: Path, torn: tuple[int, int]) -> Path | _WrittenAgain | None:
+    """Rename the torn copy, the file `torn` names (its device and inode), `<copy>.torn`
+    (`<copy>.<n>.torn` beside another), never over one; where it went, None when it could not
+    be moved (it stays, and is judged again). A copy its session's hook wrote again since it
+    was judged (begin renames a whole one over it) is neither kept aside nor removed: it was
+    kept aside as torn, and `memidx status` named a torn copy that was not."""
     for number in range(1, 100):
         aside = copy.with_name(f"{copy.name}{'' if number == 1 else f'.{number}'}{TORN}")
+        linked = True
         try:
             os.link(copy, aside, follow_symlinks=False)
         except FileExistsError:
             if not _same(copy, aside):  # another torn copy kept there before
                 continue
-            # else another hook keeping this very copy aside: named once, not twice
+            linked = False  # another hook keeping this very copy aside: named once, not twice
         except OSError:
             return None
-        with contextlib.suppress(OSError):
-            copy.unlink()
+        if not _is(aside, torn):  # the copy written again since it was judged
+            if linked:
+                with contextlib.suppress(OSError):
+                    aside.unlink()
+            return _WrittenAgain()
+        _remove_torn(copy, torn)
         return aside
     return None
+
+
+def _remove_torn(copy: Path, torn: tuple[int, int]) -> None:
+    """Remove the name `copy` when it names the torn file still: moved to a draft's name
+    first, and put back if what was moved is a copy written again meanwhile."""
+    held = draft_path(copy, "tmp")  # a killed hook's: removed as a dead draft
+    try:
+        copy.rename(held)
+    except OSError:
+        return
+    with contextlib.suppress(OSError):
+        if not _is(held, torn):  # whole: put back (over one written since: the same text)
+            held.rename(copy)
+        else:
+            held.unlink()
+
+
+def _file_id(found: os.stat_result) -> tuple[int, int]:
+    return found.st_dev, found.st_ino
+
+
+def _is(path: Path, torn: tuple[int, int]) -> bool:
+    """Whether `path` names the file `torn` names (False when it is gone)."""
+    try:
+        return _file_id(path.lstat()) == torn
+    except OSError:
+        return False
 
 
 def _same(copy: Path, aside: Path) -> bool:
