@@ -6,6 +6,7 @@ whose bytes changed since is never filed from them."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -113,12 +114,13 @@ def test_a_copy_whose_bytes_changed_since_its_cuts_is_not_filed_from_them(
     with copy.open("r+b") as out:
         out.write(torn)
     os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
-    kept = cuts_path(copy).read_text()
-    after = copy.stat()
-    cuts_path(copy).write_text(kept.replace(str(before.st_ctime_ns), str(after.st_ctime_ns)))
+    kept = json.loads(cuts_path(copy).read_text())
+    kept["identity"][-1] = copy.stat().st_ctime_ns
+    cuts_path(copy).write_text(json.dumps(kept))
 
-    while filing.event(config):
-        pass
+    assert not filing.event(config)  # the part read differs from its hash: none filed
+    assert not cuts_path(copy).exists()
+    filing.event(config)  # judged by its hash
 
     assert not [r for r in filing.records if "LOST" in r.text]
     assert len(filing.records) == 1  # the part filed before it was torn
@@ -157,3 +159,26 @@ def test_cuts_left_without_their_copy_are_removed(tmp_path: Path) -> None:
     assert copies_left(config) == {}
 
     assert not cuts_path(copy).exists()
+
+
+def test_a_copy_whose_hash_matches_but_is_no_utf8_is_said_and_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents.archive_left import left_path
+    from memidx.hashes import sha256_hex
+
+    config = load_config(memory(tmp_path).root)
+    left_by(config, "codex", "gone", "the vmmem session\n")  # its session's state
+    data = b"vmmem \xff\xfe line\n" * 50
+    copy = left_path(config, Where("codex", "gone", "/"), sha256_hex(data))
+    copy.write_bytes(data)
+    os.utime(copy, ns=(1, 1))  # the oldest
+    filing = Filing(monkeypatch)
+
+    for _ in range(3):
+        filing.event(config)
+
+    said = config.agent_hook_error_path.read_text()
+    assert said.count(f"its copy {copy} cannot be read (its text is no UTF-8)") == 1
+    assert copy.read_bytes() == data and not cuts_path(copy).exists()
+    assert [r.text for r in filing.records] == ["the vmmem session\n"]  # the next copy
