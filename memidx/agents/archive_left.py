@@ -13,10 +13,12 @@ import contextlib
 import os
 from pathlib import Path
 
+from memidx.agents.copy_cuts import CUTS, cuts_path, forget
 from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
+from memidx.agents.copy_unread import UNREAD, first_said, forget_unread, unread_path
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
-from memidx.drafts import draft_pid, replace_durably
+from memidx.drafts import draft_path, draft_pid, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
 from memidx.memory.archives_left import SUFFIX, TORN, copies, copy_of
@@ -62,7 +64,10 @@ def begin(config: Config, where: Where, text: str) -> Path | None:
 
 
 def end(copy: Path) -> None:
-    """The archive is whole: forget its copy."""
+    """The archive is whole: forget its copy (what is kept beside it first: none is left
+    without its copy)."""
+    forget(copy)
+    forget_unread(copy)
     with contextlib.suppress(OSError):
         copy.unlink(missing_ok=True)
 
@@ -93,7 +98,22 @@ def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unr
     """The transcript `copy` holds, open for reading, its hash checked; None for one finished
     meanwhile by another (a hook, or finish-archives); Torn for one torn, kept aside;
     Unreadable for one that cannot be read (its mode, a folder or a FIFO of its name, an I/O
-    error), left as it is. Either is said in the hooks' trace."""
+    error), left as it is. Either is said in the hooks' trace. A copy its session's hook wrote
+    again (whole) while it was judged torn is judged again, not kept aside as torn."""
+    for _ in range(3):
+        judged = _judged(config, where, copy)
+        if not isinstance(judged, _WrittenAgain):
+            return judged
+    return None  # written again at each look: its session's hook is filing it
+
+
+class _WrittenAgain:
+    """What _keep_aside says when the copy's name no longer names the file judged torn."""
+
+
+def _judged(
+    config: Config, where: Where, copy: Path
+) -> OnDisk | Torn | Unreadable | _WrittenAgain | None:
     try:
         source = open_copy(copy)
         if source is None and not copy.is_symlink() and not copy.exists():
@@ -103,10 +123,13 @@ def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unr
         named = copy_of(copy.name)
         if named is not None and source.digest() == named[1]:
             return source
+        torn = _file_id(os.fstat(source.fileno()))
         source.close()
     except (OSError, CopyUnread) as exc:
         return unreadable(config, where, copy, exc)
-    kept = _keep_aside(copy)
+    kept = _keep_aside(copy, torn)
+    if isinstance(kept, _WrittenAgain):
+        return kept
     if kept is None and not copy.is_symlink() and not copy.exists():
         return None  # kept aside meanwhile by another hook, which said so
     where_now = copy if kept is None else kept
@@ -121,8 +144,9 @@ def unreadable(config: Config, where: Where, copy: Path, exc: Exception) -> Unre
     why = exc.why if isinstance(exc, CopyUnread) else str(exc)
     if isinstance(exc, OSError) and exc.strerror:
         why = exc.strerror
-    said = f"its copy {copy} cannot be read ({why}): it is left as it is; make it "
-    _said(config, where, said + "readable (or move it away), then run finish-archives")
+    if first_said(copy, why):  # once per copy (memidx.agents.copy_unread), not at every event
+        said = f"its copy {copy} cannot be read ({why}): it is left as it is; make it "
+        _said(config, where, said + "readable (or move it away), then run finish-archives")
     return Unreadable(copy, why)
 
 
@@ -137,23 +161,58 @@ def _said(config: Config, where: Where, why: str) -> None:
     )
 
 
-def _keep_aside(copy: Path) -> Path | None:
-    """Rename a torn copy `<copy>.torn` (`<copy>.<n>.torn` beside another), never over one;
-    where it went, None when it could not be moved (it stays, and is judged again)."""
+def _keep_aside(copy: Path, torn: tuple[int, int]) -> Path | _WrittenAgain | None:
+    """Rename the torn copy, the file `torn` names (its device and inode), `<copy>.torn`
+    (`<copy>.<n>.torn` beside another), never over one; where it went, None when it could not
+    be moved (it stays, and is judged again). A copy its session's hook wrote again since it
+    was judged (begin renames a whole one over it) is neither kept aside nor removed: it was
+    kept aside as torn, and `memidx status` named a torn copy that was not."""
     for number in range(1, 100):
         aside = copy.with_name(f"{copy.name}{'' if number == 1 else f'.{number}'}{TORN}")
+        linked = True
         try:
             os.link(copy, aside, follow_symlinks=False)
         except FileExistsError:
             if not _same(copy, aside):  # another torn copy kept there before
                 continue
-            # else another hook keeping this very copy aside: named once, not twice
+            linked = False  # another hook keeping this very copy aside: named once, not twice
         except OSError:
             return None
-        with contextlib.suppress(OSError):
-            copy.unlink()
+        if not _is(aside, torn):  # the copy written again since it was judged
+            if linked:
+                with contextlib.suppress(OSError):
+                    aside.unlink()
+            return _WrittenAgain()
+        _remove_torn(copy, torn)
         return aside
     return None
+
+
+def _remove_torn(copy: Path, torn: tuple[int, int]) -> None:
+    """Remove the name `copy` when it names the torn file still: moved to a draft's name
+    first, and put back if what was moved is a copy written again meanwhile."""
+    held = draft_path(copy, "tmp")  # a killed hook's: removed as a dead draft
+    try:
+        copy.rename(held)
+    except OSError:
+        return
+    with contextlib.suppress(OSError):
+        if not _is(held, torn):  # whole: put back (over one written since: the same text)
+            held.rename(copy)
+        else:
+            held.unlink()
+
+
+def _file_id(found: os.stat_result) -> tuple[int, int]:
+    return found.st_dev, found.st_ino
+
+
+def _is(path: Path, torn: tuple[int, int]) -> bool:
+    """Whether `path` names the file `torn` names (False when it is gone)."""
+    try:
+        return _file_id(path.lstat()) == torn
+    except OSError:
+        return False
 
 
 def _same(copy: Path, aside: Path) -> bool:
@@ -182,20 +241,33 @@ def copies_left(config: Config, agent: str | None = None) -> dict[tuple[str, str
 
 def _remove_dead_drafts(folder: Path) -> None:
     """Remove the drafts of copies whose writers were killed (a hook cut off inside `begin`:
-    up to 64 MiB of the raw transcript, left until that very copy was written again)."""
+    up to 64 MiB of the raw transcript, left until that very copy was written again), and
+    what was kept beside a copy that is gone (its cuts, its unread mark)."""
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
-            if _dead_draft(folder, entry.name):
+            if _dead_draft(folder, entry.name) or _without_copy(folder, entry.name):
                 with contextlib.suppress(OSError):
                     Path(entry.path).unlink()
 
 
 def _dead_draft(folder: Path, name: str) -> bool:
-    """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`) whose writer is gone."""
+    """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`), or of what is kept beside
+    one (`.<copy>.cuts.<pid>.tmp`), whose writer is gone."""
     from memidx.portable import process_alive
 
     if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith(".tmp"):
         return False
     copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
-    pid = draft_pid(copy, "tmp", name)
-    return pid is not None and pid != os.getpid() and not process_alive(pid)
+    for written in (copy, cuts_path(copy), unread_path(copy)):
+        if (pid := draft_pid(written, "tmp", name)) is not None:
+            return pid != os.getpid() and not process_alive(pid)
+    return False
+
+
+def _without_copy(folder: Path, name: str) -> bool:
+    """Whether `name` is kept beside a copy (its cuts, its unread mark) that is gone."""
+    for mark in (CUTS, UNREAD):
+        copy = name.removesuffix(mark)
+        if copy != name and copy_of(copy) is not None:
+            return not os.path.lexists(folder / copy)
+    return False

@@ -85,10 +85,11 @@ def file_parts(
     most: int | None = None,
 ) -> tuple[list[Filed], bool]:
     """File the parts the session did not file before, at most `most` of them anew (every one
-    when None), as archive says; the parts met, and whether none is left to file."""
+    when None), as archive says; the parts met, and whether none is left to file (when some
+    is, `parts.last` is the first of them)."""
     known = dict(key.split(" ", 1) for key in state.keys(ARCHIVED) if " " in key)
     filed: list[Filed] = []
-    for number, part in enumerate(parts, start=1):  # read a part at a time: never whole
+    for number, part in parts.numbered():  # read a part at a time: never whole
         key = content_hash(part)
         if key in known:
             filed.append(Filed(known[key], "", duplicate=True))

@@ -28,6 +28,9 @@ class OnDisk:
         self.path = path
         self._stream = os.fdopen(fd, "rb", buffering=0)
 
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
     def size(self) -> int:
         return os.fstat(self._stream.fileno()).st_size
 

@@ -11,18 +11,23 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from memidx.agents.copy_source import OnDisk
+from memidx.agents.copy_source import OnDisk, open_copy
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.agents.copy_cuts import Cuts
 
 # The time a 1 MiB part takes to file (redacted, written, indexed), several times over: a
 # second or two on an idle machine. An event with less left files none.
 PART_SECONDS = 6.0
-# A copy is read whole before its part is filed: hashed, then cut (read again). A 256 MiB copy
-# took 2 to 4 s of that on a loaded machine, and one of any size was taken with PART_SECONDS
-# left: a large copy ran the hook past its deadline (killed, said as a failure). The time left
-# must hold its reading too, at this rate: one that passes it waits for a later event (or for
-# `memidx agent finish-archives`).
+# A copy is read whole before its first part is filed (hashed and cut, in one pass), and its
+# cuts kept beside it (memidx.agents.copy_cuts), so each later part reads that part alone.
+# Hashed, then cut, a 256 MiB copy took 2 to 4 s of that first reading on a loaded machine,
+# and one of any size was taken with PART_SECONDS left: a large copy ran the hook past its
+# deadline (killed, said as a failure). The time left must hold its reading too, at this rate:
+# one that passes it waits for a later event (or for `memidx agent finish-archives`).
 READ_BYTES_PER_SECOND = 64 * 1024 * 1024
 
 
@@ -44,39 +49,77 @@ def finish_one_part(config: Config, where: Where, deadline: float) -> bool:
         for copy in copies:
             if deadline - time.monotonic() < PART_SECONDS + _reading(copy):
                 continue  # a smaller copy may fit
-            source = take_judged(config, other, copy)
-            if isinstance(source, OnDisk):
-                _one_part(config, other, source, copy)
-                return True
+            found = _resumed(copy)  # its hash is checked as its cuts are found
+            if found is None and isinstance(source := take_judged(config, other, copy), OnDisk):
+                found = source, None
+            if found is not None and _one_part(config, other, *found, copy):
+                return True  # else one that cannot be read: the next is taken
     return False
 
 
 def _reading(copy: Path) -> float:
-    """The seconds reading `copy` whole twice takes (its hash, its cuts), at the least."""
+    """The seconds reading `copy` takes before its part is filed, at the least: a part and
+    its cuts' file when its cuts are kept, else the copy whole (its hash and cuts)."""
+    from memidx.agents.capture import ARCHIVE_PART_BYTES
+    from memidx.agents.copy_cuts import kept_for
+
     try:
-        return copy.lstat().st_size / READ_BYTES_PER_SECOND
+        size = ARCHIVE_PART_BYTES if kept_for(copy) else copy.lstat().st_size
     except OSError:
         return 0.0
+    return size / READ_BYTES_PER_SECOND
 
 
-def _one_part(config: Config, where: Where, source: OnDisk, copy: Path) -> None:
-    """File the first part of `copy` not filed yet; remove the copy once none is left."""
+def _resumed(copy: Path) -> tuple[OnDisk, Cuts] | None:
+    """`copy` open, with its cuts: those kept beside it when they are its file's, else found
+    now, in one pass that checks its hash too (hashed, then cut, it was read whole twice);
+    None for a copy take_judged is to judge (torn, unreadable, no UTF-8: it says which)."""
+    from memidx.agents.capture import ARCHIVE_PART_BYTES
+    from memidx.agents.copy_cuts import CopyChanged, cuts_of
+    from memidx.agents.copy_source import CopyUnread
+
+    try:
+        source = open_copy(copy)
+    except OSError:
+        return None
+    if source is None:
+        return None
+    try:
+        return source, cuts_of(source, copy, ARCHIVE_PART_BYTES)
+    except (CopyChanged, CopyUnread, UnicodeDecodeError):
+        source.close()
+        return None
+
+
+def _one_part(config: Config, where: Where, source: OnDisk, cuts: Cuts | None, copy: Path) -> bool:
+    """File the first part of `copy` not filed yet; remove the copy once none is left.
+    False for a copy that cannot be read (said) or changed since its cuts."""
     from memidx.agents.archive_left import end, unreadable
-    from memidx.agents.capture import embed_later, file_parts, parts_of
+    from memidx.agents.capture import ARCHIVE_PART_BYTES, embed_later, file_parts
+    from memidx.agents.copy_cuts import CopyChanged, cuts_of, forget, keep
     from memidx.agents.copy_source import CopyUnread
 
     state = session_state(config, where)
     try:
-        filed, whole = file_parts(config, where, state, parts_of(source), most=1)
+        cuts = cuts or cuts_of(source, copy, ARCHIVE_PART_BYTES)
+        parts = cuts.rest(source)
+        filed, whole = file_parts(config, where, state, parts, most=1)
+    except CopyChanged:  # written in place since: the next event judges it by its hash
+        forget(copy)
+        return False
     except UnicodeDecodeError:  # its hash matched: no copy memidx wrote
         unreadable(config, where, copy, CopyUnread(copy, "its text is no UTF-8"))
-        return
+        return False
     except CopyUnread as exc:  # read to its end after its hash: an I/O error since
         unreadable(config, where, copy, exc)
-        return
+        return False
     finally:
         source.close()
         state.save()
     if whole:
         end(copy)
+    else:
+        cuts.done = parts.last  # the first piece not filed
+        keep(copy, cuts, ARCHIVE_PART_BYTES)
     embed_later(config, filed)
+    return True

@@ -9,13 +9,16 @@ secret they find there is masked in full in each part it falls in (memidx.agents
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
 from memidx.frozen import Value
 
 if TYPE_CHECKING:
     from memidx.secrets.patterns import Finding
+
+
+Seen = Callable[[bytes], None]  # told each piece's bytes as the cuts are found
 
 
 class Source(Protocol):
@@ -49,21 +52,36 @@ class Piece(Value):
 
 
 class TranscriptParts:
-    """A transcript's parts, in order, each read from the source as it is asked for."""
+    """A transcript's parts, in order, each read from the source as it is asked for; from the
+    piece `start` on, when given (memidx.agents.copy_cuts: the pieces before it are filed)."""
 
-    def __init__(self, source: Source, pieces: list[Piece], spans: list[tuple[int, int, str]]):
-        self._source, self._pieces, self._spans = source, pieces, spans
-        self.count = sum(1 for piece in pieces if not piece.blank or self._own(piece))
+    def __init__(
+        self,
+        source: Source,
+        pieces: list[Piece],
+        spans: list[tuple[int, int, str]],
+        start: int = 0,
+    ) -> None:
+        self._source, self.pieces, self.spans, self._start = source, pieces, spans, start
+        kept = [not piece.blank or bool(self._own(piece)) for piece in pieces]
+        self.count, self._before = sum(kept), sum(kept[:start])
+        self.last = start  # the piece read last (the first one not filed, when filing stops)
 
     def __iter__(self) -> Iterator[str]:
+        return (text for _, text in self.numbered())
+
+    def numbered(self) -> Iterator[tuple[int, str]]:
+        """Each part from the piece `start` on, with its number among all the parts."""
         from memidx.secrets.patterns import merged, redact
 
-        for piece in self._pieces:
-            own = self._own(piece)
+        number = self._before
+        for index in range(self._start, len(self.pieces)):
+            piece, own = self.pieces[index], self._own(self.pieces[index])
             if piece.blank and not own:  # no words: no record
                 continue
+            self.last, number = index, number + 1
             text = self._source.read(piece.start, piece.end).decode("utf-8")
-            yield redact(text, merged(own)) if own else text
+            yield number, redact(text, merged(own)) if own else text
 
     def _own(self, piece: Piece) -> list[Finding]:
         from memidx.secrets.patterns import Finding
@@ -71,20 +89,21 @@ class TranscriptParts:
         low, high = piece.first_char, piece.first_char + piece.chars
         return [
             Finding(max(s, low) - low, min(e, high) - low, kind)
-            for s, e, kind in self._spans
+            for s, e, kind in self.spans
             if s < high and e > low
         ]
 
 
-def cut(source: Source, limit: int) -> TranscriptParts:
+def cut(source: Source, limit: int, seen: Seen | None = None) -> TranscriptParts:
     """The source's text cut into consecutive parts of at most `limit` UTF-8 bytes, each at a
     line end unless one line alone is longer (then at a character's end); parts without words
-    left out (a record needs some); each secret found within REACH of a cut masked in full."""
-    pieces = _pieces(source, limit)
+    left out (a record needs some); each secret found within REACH of a cut masked in full.
+    `seen` is given each piece's bytes as they are read, in order (they make the text whole)."""
+    pieces = _pieces(source, limit, seen)
     return TranscriptParts(source, pieces, _spans_at_cuts(source, pieces))
 
 
-def _pieces(source: Source, limit: int) -> list[Piece]:
+def _pieces(source: Source, limit: int, seen: Seen | None) -> list[Piece]:
     """Where the pieces lie, read a piece (and one byte) at a time."""
     size, start, chars = source.size(), 0, 0
     pieces: list[Piece] = []
@@ -98,6 +117,8 @@ def _pieces(source: Source, limit: int) -> list[Piece]:
             else:
                 while end > start + 1 and window[end - start] & 0xC0 == 0x80:  # in a character
                     end -= 1
+        if seen is not None:
+            seen(window[: end - start])
         text = window[: end - start].decode("utf-8")
         pieces.append(Piece(start, end, chars, len(text), not text.strip()))
         start, chars = end, chars + len(text)

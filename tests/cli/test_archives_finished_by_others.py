@@ -5,13 +5,14 @@ again kept its raw copy for ever, unless someone ran `memidx agent finish-archiv
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
 import pytest
 
 from memidx.agents import capture
-from memidx.agents.archive_left import begin
+from memidx.agents.archive_left import begin, copies_left
 from memidx.agents.finish_one import PART_SECONDS, finish_one_part
 from memidx.agents.session import PROJECT, SESSION_ID, Where, session_state
 from memidx.config import Config, load_config
@@ -106,3 +107,31 @@ def test_a_copy_too_large_to_read_in_the_time_left_waits_and_a_smaller_one_is_fi
 
     assert large.exists()  # read whole, hashed and cut, it would run past the deadline
     assert not small.exists()  # filed whole: one part
+
+
+def test_a_copy_that_cannot_be_read_is_said_once_until_it_changes(tmp_path: Path) -> None:
+    from memidx.agents.archive_left import left_path
+
+    config = load_config(memory(tmp_path).root)
+    left_by(config, "codex", GONE, "the vmmem session\n")
+    folder = left_path(config, Where("codex", GONE, "/"), "b" * 64)
+    folder.mkdir()  # a folder named like a copy: no file to read
+    os.utime(folder, ns=(1, 1))  # the oldest
+    here = Where("codex", "s-here", "/tmp/proj")
+
+    def said() -> int:
+        return config.agent_hook_error_path.read_text().count(f"its copy {folder} cannot be read")
+
+    for _ in range(3):  # each event judges it, and files a part of the next copy
+        finish_one_part(config, here, time.monotonic() + 60)
+    assert said() == 1  # said at every event: the trace grew by the same line
+    assert copies_left(config) == {("codex", GONE): [folder]}  # the next copy filed
+
+    os.utime(folder, ns=(2, 2))  # changed: said again, once
+    for _ in range(2):
+        finish_one_part(config, here, time.monotonic() + 60)
+    assert said() == 2
+
+    folder.rmdir()  # moved away: what was kept of it goes with it
+    assert copies_left(config) == {}
+    assert [p.name for p in folder.parent.iterdir() if "b" * 64 in p.name] == []

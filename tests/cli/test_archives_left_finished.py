@@ -428,3 +428,76 @@ def test_a_torn_copy_another_hook_kept_aside_meanwhile_is_not_said_again(
     assert "kept aside as" not in (
         config.agent_hook_error_path.read_text() if config.agent_hook_error_path.exists() else ""
     )
+
+
+def _written_again_after(
+    monkeypatch: pytest.MonkeyPatch, config: Config, where: Where, step: str
+) -> None:
+    """The session's own hook writes its copy again, whole (begin), once, right after `step`
+    of another hook judging it: its hash check ("digest") or its link aside ("link")."""
+    from memidx.agents import archive_left, copy_source
+
+    done: list[bool] = []
+    real_digest, real_link = copy_source.OnDisk.digest, os.link
+
+    def again() -> None:
+        if not done:
+            done.append(True)
+            assert begin(config, where, "the vmmem session\n") is not None
+
+    def digest(source: OnDisk) -> str:
+        found = real_digest(source)
+        if step == "digest":
+            again()
+        return found
+
+    def link(src: Path, dst: Path, **kwargs: bool) -> None:
+        real_link(src, dst, **kwargs)
+        if step == "link":
+            again()
+
+    monkeypatch.setattr(copy_source.OnDisk, "digest", digest)
+    monkeypatch.setattr(archive_left.os, "link", link)
+
+
+def test_a_copy_written_again_between_its_hash_and_its_link_is_not_kept_aside_as_torn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents.archive_left import take_judged
+
+    config = load_config(memory(tmp_path).root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    copy = begin(config, where, "the vmmem session\n")
+    assert copy is not None
+    copy.write_text("the vmmem sess")  # torn
+    _written_again_after(monkeypatch, config, where, "digest")
+
+    judged = take_judged(config, where, copy)
+
+    assert taken((judged, copy) if isinstance(judged, OnDisk) else None) == (
+        "the vmmem session\n",
+        copy,
+    )  # the copy written again, judged whole
+    assert [p.name for p in copy.parent.iterdir() if p.name.endswith(".torn")] == []
+    trace = config.agent_hook_error_path
+    assert "torn" not in (trace.read_text() if trace.exists() else "")
+
+
+def test_a_copy_written_again_between_its_link_and_its_removal_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents.archive_left import Torn, take_judged
+
+    config = load_config(memory(tmp_path).root)
+    where = Where("claude-code", SESSION, str(tmp_path))
+    copy = begin(config, where, "the vmmem session\n")
+    assert copy is not None
+    copy.write_text("the vmmem sess")  # torn
+    _written_again_after(monkeypatch, config, where, "link")
+
+    judged = take_judged(config, where, copy)
+
+    assert isinstance(judged, Torn) and judged.kept is not None
+    assert judged.kept.read_text() == "the vmmem sess"  # the torn one, kept aside
+    assert copy.read_text() == "the vmmem session\n"  # the one written since: not removed
+    assert [p.name for p in copy.parent.iterdir() if p.name.endswith(".tmp")] == []
