@@ -14,6 +14,7 @@ its merge, puts HEAD back (memidx.git.late_pull): the pull goes through, the not
 from __future__ import annotations
 
 import contextlib
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +28,7 @@ from memidx.git import publish as publish_module
 from memidx.git.commit import commit_paths
 from memidx.git.newcomers import COMMITTING
 from tests.cli.test_forget import clones
-from tests.cli.test_share_fetch_race import held_exec_path, wait_for
+from tests.cli.test_share_fetch_race import HELD, held_exec_path, wait_for
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
 NOTE = "---\ntitle: Agent's note\n---\n\nremembered by an agent about docker layers\n"
@@ -40,10 +41,12 @@ def _commit_beside_a_late_pull(
     data: bytes,
     *,
     before: Callable[[], None] = lambda: None,
+    held: str = HELD,
 ) -> tuple[NotesRepo, subprocess.CompletedProcess[str]]:
     """memidx commits `ref` from `data` while a person's `git pull`, started in the instant of
     the move (HEAD and the index read before it), is held in its fetch; the pull's outcome.
-    `before`: run once memidx is done, before the pull goes on."""
+    `before`: run once memidx is done, before the pull goes on; `held`: the `git` of the
+    pull's exec path (HELD: waits before the fetch's pack)."""
     one, two = clones(tmp_path)
     two.note("theirs.md", "Theirs", "a note from the other machine")
     two.commit("theirs")
@@ -51,8 +54,9 @@ def _commit_beside_a_late_pull(
     pause = tmp_path / "pause"
     real_git = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
                                    check=True).stdout.strip()) / "git"  # fmt: skip
-    env = clean_env(GIT_EXEC_PATH=str(held_exec_path(tmp_path)), PAUSE_AT=str(pause),
-                    REAL_GIT=str(real_git))  # fmt: skip
+    exec_path = held_exec_path(tmp_path)
+    (exec_path / "git").write_text(held)
+    env = clean_env(GIT_EXEC_PATH=str(exec_path), PAUSE_AT=str(pause), REAL_GIT=str(real_git))
     pulls: list[subprocess.Popen[str]] = []
     real = publish_module.arrived
 
@@ -189,4 +193,44 @@ def test_a_commit_of_nothing_new_puts_back_no_head(tmp_path: Path) -> None:
 
     assert pull.returncode == 0, err
     one.git("merge-base", "--is-ancestor", mine, "HEAD")  # the person's commit on the branch
+    assert one.git("status", "--porcelain").strip() == ""
+
+
+# HELD, with a child of the pull's fetch held in the instant of its exec: named git (its
+# parent's name, or the new program's), its command line not set yet (empty; any git: UNREAD),
+# as a `git index-pack`, `git-remote-https`, `ssh` the fetch starts is, and each of HELD's own
+# `sleep`s: a `cat` named git, run with an empty command line (bash's `exec -a ""`), which
+# reads a FIFO until the fetch goes on
+IN_ITS_EXEC = """#!/bin/sh
+case " $* " in *" unpack-objects "*|*" index-pack "*)
+  w=$PAUSE_AT.window; mkfifo "$w/fifo"
+  bash -c 'exec -a "" "$0"' "$w/git" <"$w/fifo" >/dev/null 2>&1 & child=$!; exec 9>"$w/fifo"
+  i=0; p=/proc/$child; until [ "$(cat $p/comm)" = git ] && [ -z "$(tr -d '\\0' <$p/cmdline)" ]
+  do [ $((i += 1)) -lt 3000 ] || break; sleep 0.01; done
+  touch "$PAUSE_AT.in"; while [ ! -e "$PAUSE_AT.go" ]; do sleep 0.02; done; exec 9>&-;;
+esac
+exec "$REAL_GIT" "$@"
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+@pytest.mark.skipif(shutil.which("bash") is None, reason="an empty command line: bash's exec -a")
+def test_a_child_of_the_pull_s_fetch_in_its_exec_is_not_taken_for_a_person_s_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look for gits saw a child of the pull's fetch in its exec (named git, its command
+    line no git's: any git) as a git of the person's beside the pull, so HEAD was not put
+    back and the pull failed as before: the CI's failure of
+    test_late_pull_put_back_branch.py's first test (HELD's `sleep`s, in their exec, were seen
+    beside the pull in 17 looks of 1,500 under a load of ~25)."""
+    window = tmp_path / "pause.window"
+    window.mkdir()
+    (window / "git").symlink_to(shutil.which("cat") or "/bin/cat")
+
+    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+                                             NOTE.encode(), held=IN_ITS_EXEC)  # fmt: skip
+
+    assert "reset --hard" not in pulled.stderr, pulled.stderr
+    assert pulled.returncode == 0, pulled.stderr
+    assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
     assert one.git("status", "--porcelain").strip() == ""
