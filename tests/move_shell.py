@@ -13,6 +13,17 @@ from memidx.children import SHELL
 from memidx.git.move_script import THEN, index_token
 from tests.helpers import clean_env
 
+# lines of a memidx's script (-c) that has imported memidx.git.index_swap: its swap (the fast
+# path's move) notes that it ran, in `swap.ran`
+SWAP_NOTED = """
+swapped = index_swap.swap
+def swap(*args, **kwargs):
+    swap.ran = True
+    return swapped(*args, **kwargs)
+swap.ran = False
+index_swap.swap = swap
+"""
+
 
 def killed_move_shell(
     root: Path,
@@ -52,6 +63,12 @@ def killed_and_followed(root: Path, argv: Sequence[str], stdin: bytes = b"") -> 
     done = subprocess.run(argv, cwd=root, env=clean_env(), input=stdin, capture_output=True,
                           check=False)  # fmt: skip
     assert done.returncode == -9, done.stderr.decode()
+    shell_ended(root)
+
+
+def shell_ended(root: Path) -> None:
+    """Wait (30 s at the most) for the move's shell in `root`, which runs on in its own session
+    once memidx is killed, to end: its end lets git's index lock go."""
     lock = root / ".git" / "index.lock"
     for _ in range(600):
         if not lock.exists():

@@ -13,8 +13,6 @@ Run it for two checkouts in one go to compare them on the same load.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -23,31 +21,15 @@ from pathlib import Path
 from statistics import median
 
 from memidx.git import publish
+from tests.plumbing import forgetting, git
 
 RUNS = 5
-IDENTITY = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
-
-
-def _git(root: Path, *args: str, index: Path | None = None) -> str:
-    env = {**os.environ, **({"GIT_INDEX_FILE": str(index)} if index else {})}
-    done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=True)
-    return done.stdout.decode().strip()
 
 
 def _forgetting(root: Path, count: int, hook: float) -> tuple[str, str, list[str]]:
     """A repository of `count` notes and a commit that deletes them: (old, new, paths)."""
-    _git(root, "init", "-q", "-b", "main")
     paths = [f"notes/n{n:03d}.md" for n in range(count)]
-    for path in paths:
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(f"# Note {path}\n\nWhat note {path} says.\n")
-    _git(root, "add", "-A")
-    _git(root, *IDENTITY, "commit", "-q", "-m", "notes")
-    old, temp = _git(root, "rev-parse", "HEAD"), root / ".git" / "bench-index"
-    _git(root, "read-tree", old, index=temp)
-    _git(root, "rm", "-q", "--cached", *paths, index=temp)
-    tree = _git(root, "write-tree", index=temp)
-    new = _git(root, *IDENTITY, "commit-tree", tree, "-p", old, "-m", "forget", index=temp)
+    old, new = forgetting(root, paths)
     if hook:
         script = root / ".git" / "hooks" / "reference-transaction"
         script.write_text(f'#!/bin/sh\ncat >/dev/null\n[ "$1" = committed ] && sleep {hook}\n:\n')
@@ -82,7 +64,7 @@ def one_move(count: int, path: str, hook: float) -> float:
     stop.set()
     watcher.join()
     assert moved == publish.DONE, moved
-    assert _git(root, "status", "--porcelain", "-uall") == ""
+    assert git(root, "status", "--porcelain", "-uall") == ""
     return (seen["off"] - seen["on"]) * 1000
 
 

@@ -381,13 +381,19 @@ def test_a_copy_is_hashed_and_filed_a_part_at_a_time_never_read_whole(
     assert peak < 8 * 1024 * 1024  # a few parts' worth: read whole, 24 MiB twice over
 
 
-def test_a_torn_copy_another_hook_is_keeping_aside_gets_no_second_name(tmp_path: Path) -> None:
+def _torn_copy(tmp_path: Path) -> tuple[Config, Where, Path, Path]:
+    """A session's copy torn (cut short) before its hook finished it: (config, where, the
+    copy, the name it is kept aside under)."""
     config = load_config(memory(tmp_path).root)
     where = Where("claude-code", SESSION, str(tmp_path))
     copy = begin(config, where, "the vmmem session\n")
     assert copy is not None
     copy.write_text("the vmmem sess")  # torn
-    aside = copy.with_name(f"{copy.name}.torn")
+    return config, where, copy, copy.with_name(f"{copy.name}.torn")
+
+
+def test_a_torn_copy_another_hook_is_keeping_aside_gets_no_second_name(tmp_path: Path) -> None:
+    config, where, copy, aside = _torn_copy(tmp_path)
     os.link(copy, aside)  # another hook judged it torn too: linked, not yet unlinked
 
     assert take(config, where, copy) is None
@@ -407,12 +413,7 @@ def test_a_torn_copy_another_hook_kept_aside_meanwhile_is_not_said_again(
 ) -> None:
     from memidx.agents import archive_left
 
-    config = load_config(memory(tmp_path).root)
-    where = Where("claude-code", SESSION, str(tmp_path))
-    copy = begin(config, where, "the vmmem session\n")
-    assert copy is not None
-    copy.write_text("the vmmem sess")  # torn
-    aside = copy.with_name(f"{copy.name}.torn")
+    config, where, copy, aside = _torn_copy(tmp_path)
     real_link = os.link
 
     def kept_by_another(src: Path, dst: Path, **kwargs: bool) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,10 +15,10 @@ from tests.cli.test_move_follow_killed import REF, _killed_at  # pyright: ignore
 from tests.cli.test_share_killed_in_its_follow import (
     KILLED_IN_ITS_SWAP,
     _merged_whole,  # pyright: ignore[reportPrivateUsage]
-    _shell_ended,  # pyright: ignore[reportPrivateUsage]
 )
 from tests.cli.test_share_write_fails import _behind_by_three_notes  # pyright: ignore[reportPrivateUsage]
-from tests.helpers import NotesRepo, clean_env, started_memory
+from tests.helpers import clean_env, started_memory
+from tests.move_shell import SWAP_NOTED, shell_ended
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -34,7 +33,7 @@ def test_share_killed_in_its_swap_aside_window_leaves_no_old_bytes_beside(tmp_pa
     argv = [sys.executable, "-c", KILLED_IN_ITS_SWAP, str(two.root), "aside"]
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
     assert done.returncode == -9, done.stderr.decode()  # killed in its swap's aside window
-    _shell_ended(two)
+    shell_ended(two.root)
 
     said = two.memidx("status")
 
@@ -65,15 +64,11 @@ def test_forget_killed_in_its_follow_leaves_no_emptied_folder(tmp_path: Path, st
 
 # a forget on the fast path (memidx.git.index_swap.swap) killed the moment its set-aside folder
 # is made, before the note moves into it (exit 3: the fast path was not taken)
-KILLED_AT_ITS_ASIDE = """
+KILLED_AT_ITS_ASIDE = f"""
 import os, signal, sys
 from memidx.git import index_swap, move_aside
-made, swapped = move_aside._made, index_swap.swap
-def swap(*args, **kwargs):
-    swap.ran = True
-    return swapped(*args, **kwargs)
-swap.ran = False
-index_swap.swap = swap
+made = move_aside._made
+{SWAP_NOTED}
 def _made(git_dir):
     folder = made(git_dir)
     os.kill(os.getpid(), signal.SIGKILL if swap.ran else signal.SIGTERM)
@@ -99,23 +94,13 @@ def test_forget_killed_on_its_fast_path_before_the_note_is_set_aside_forgets_it(
     done = subprocess.run(argv, cwd=repo.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed in the fast path's set-aside
-    _lock_let_go(repo)
+    shell_ended(repo.root)
     assert REF not in repo.git("ls-tree", "-r", "--name-only", "HEAD")  # forgotten
     assert repo.git("status", "--porcelain", "-uall") == ""  # before any memidx runs again
     said = repo.memidx("status")
     assert said.code in (0, 1), said
     assert list((repo.root / ".git").glob("memidx-aside-*")) == []
     assert repo.git("status", "--porcelain", "-uall") == ""
-
-
-def _lock_let_go(repo: NotesRepo) -> None:
-    """Wait for the move's shell (its own session) to end: it lets index.lock go."""
-    lock = repo.root / ".git" / "index.lock"
-    for _ in range(600):
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
 
 
 # a share on its fast path killed the moment its swap begins to delete the files the merge
@@ -147,6 +132,6 @@ def test_share_killed_as_its_swap_deletes_leaves_no_old_bytes_at_a_rewritten_not
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed in its swap, not before
-    _shell_ended(two)
+    shell_ended(two.root)
     assert two.git("status", "--porcelain", "-uall") == ""
     _merged_whole(two)

@@ -8,15 +8,15 @@ edit stays, an unstaged change of the committed note."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from memidx.children import SHELL
-from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env, started_memory
+from tests.helpers import NotesRepo, clean_env, started_memory
 from tests.move_shell import killed_and_followed, killed_move_shell
+from tests.plumbing import commit_beside, committed, git
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -80,11 +80,12 @@ def test_the_shell_s_redo_keeps_an_edit_saved_since_memidx_wrote_the_note(
 SEGMENT = "haystack/w/a.krd"
 
 
-def _git(root: Path, *args: str, index: Path | None = None, stdin: bytes = b"") -> str:
-    env = clean_env(**({"GIT_INDEX_FILE": str(index)} if index else {}))
-    argv = ["git", *args]
-    done = subprocess.run(argv, cwd=root, env=env, input=stdin, capture_output=True, check=True)
-    return done.stdout.decode().strip()
+def _blanked(root: Path, files: dict[str, bytes]) -> tuple[str, str]:
+    """A repository of `files` (SEGMENT's bytes `old`) and a commit beside it that rewrites
+    SEGMENT to `new`: (old, new)."""
+    root.mkdir()
+    old = committed(root, {SEGMENT: b"old\n", **files})
+    return old, commit_beside(root, old, "blanked", written={SEGMENT: b"new\n"})
 
 
 @pytest.mark.parametrize(
@@ -99,19 +100,7 @@ def test_the_shell_s_redo_of_a_rewrite_writes_over_the_old_bytes_alone(
     too): the redo still writes the new bytes over the very bytes the commit replaced, and
     where nothing is; an edit stays."""
     root = tmp_path / "m"
-    root.mkdir()
-    _git(root, "init", "-q", "-b", "main")
-    (root / SEGMENT).parent.mkdir(parents=True)
-    (root / SEGMENT).write_bytes(b"old\n")
-    (root / "haystack/w/b.krd").write_bytes(b"b\n")
-    _git(root, "add", "-A")
-    _git(root, *GIT_IDENTITY, "commit", "-q", "-m", "segments")
-    old, temp = _git(root, "rev-parse", "HEAD"), root / ".git" / "test-index"
-    _git(root, "read-tree", old, index=temp)
-    blob = _git(root, "hash-object", "-w", "--stdin", stdin=b"new\n")
-    _git(root, "update-index", "--cacheinfo", f"100644,{blob},{SEGMENT}", index=temp)
-    tree = _git(root, "write-tree", index=temp)
-    new = _git(root, *GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "blanked")
+    old, new = _blanked(root, {"haystack/w/b.krd": b"b\n"})
     if there is None:
         (root / SEGMENT).unlink()
     else:
@@ -123,7 +112,7 @@ def test_the_shell_s_redo_of_a_rewrite_writes_over_the_old_bytes_alone(
 
     assert (root / SEGMENT).read_bytes() == after
     changed = "" if after == b"new\n" else f" M {SEGMENT}"
-    assert _git(root, "status", "--porcelain", "-uall") == changed.strip()
+    assert git(root, "status", "--porcelain", "-uall") == changed.strip()
 
 
 # a `git` first on PATH: the first `hash-object --stdin-paths` (the redo's look at the bytes
@@ -146,18 +135,7 @@ def test_the_shell_s_redo_keeps_an_edit_saved_once_it_looked_at_the_old_bytes(
     import shutil
 
     root = tmp_path / "m"
-    root.mkdir()
-    _git(root, "init", "-q", "-b", "main")
-    (root / SEGMENT).parent.mkdir(parents=True)
-    (root / SEGMENT).write_bytes(b"old\n")
-    _git(root, "add", "-A")
-    _git(root, *GIT_IDENTITY, "commit", "-q", "-m", "segments")
-    old, temp = _git(root, "rev-parse", "HEAD"), root / ".git" / "test-index"
-    _git(root, "read-tree", old, index=temp)
-    blob = _git(root, "hash-object", "-w", "--stdin", stdin=b"new\n")
-    _git(root, "update-index", "--cacheinfo", f"100644,{blob},{SEGMENT}", index=temp)
-    tree = _git(root, "write-tree", index=temp)
-    new = _git(root, *GIT_IDENTITY, "commit-tree", tree, "-p", old, "-m", "blanked")
+    old, new = _blanked(root, {})
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "git").write_text(SAVING_GIT)
     (tmp_path / "bin" / "git").chmod(0o755)
@@ -171,5 +149,5 @@ def test_the_shell_s_redo_keeps_an_edit_saved_once_it_looked_at_the_old_bytes(
 
     assert (tmp_path / "saved").exists()  # the edit was saved in that instant
     assert (root / SEGMENT).read_bytes() == b"old\nthe person saves\n"  # was: b"new\n"
-    assert _git(root, "status", "--porcelain", "-uall") == f"M {SEGMENT}"
+    assert git(root, "status", "--porcelain", "-uall") == f"M {SEGMENT}"
     assert sorted(p.name for p in (root / SEGMENT).parent.iterdir()) == ["a.krd"]

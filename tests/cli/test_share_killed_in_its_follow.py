@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from memidx.children import SHELL
 from tests.cli.test_share_write_fails import _behind_by_three_notes  # pyright: ignore[reportPrivateUsage]
 from tests.helpers import NotesRepo, clean_env
+from tests.move_shell import SWAP_NOTED, shell_ended
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -39,16 +39,6 @@ main(["-C", str(root), "share"])
 """
 
 
-def _shell_ended(two: NotesRepo) -> None:
-    """Waits for the move's shell (its own session: it runs on) to let git's index lock go."""
-    lock = two.root / ".git" / "index.lock"
-    for _ in range(600):
-        if not lock.exists():
-            break
-        time.sleep(0.05)
-    assert not lock.exists(), "the move's shell let the lock go"
-
-
 def _merged_whole(two: NotesRepo) -> None:
     """The merge, whole, in HEAD and the work tree."""
     for name in ("a.md", "b.md", "seed.md"):
@@ -68,7 +58,7 @@ def test_share_killed_as_its_merge_is_followed_leaves_no_half_merged_work_tree(
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode in (0, -9), done.stderr.decode()
-    _shell_ended(two)
+    shell_ended(two.root)
     assert two.git("status", "--porcelain", "-uall") == ""
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
     _merged_whole(two)
@@ -76,12 +66,12 @@ def test_share_killed_as_its_merge_is_followed_leaves_no_half_merged_work_tree(
 
 # a share whose copy made before the move stands (memidx.git.index_swap.swap), killed once it
 # set aside the files the merge deletes (`aside`) or placed the `n`th file the merge writes
-KILLED_IN_ITS_SWAP = """
+KILLED_IN_ITS_SWAP = f"""
 import os, signal, sys
 from pathlib import Path
 from memidx.git import index_swap, move_trace
 root, step = Path(sys.argv[1]), sys.argv[2]
-placed, swapped = index_swap._place, index_swap.swap
+placed = index_swap._place
 def place(staged, path):
     placed(staged, path)
     place.n += 1
@@ -89,11 +79,7 @@ def place(staged, path):
         os.kill(os.getpid(), signal.SIGKILL)
 place.n = 0
 index_swap._place = place
-def swap(*args, **kwargs):
-    swap.ran = True
-    return swapped(*args, **kwargs)
-swap.ran = False
-index_swap.swap = swap
+{SWAP_NOTED}
 def mark(at):
     if at == step:
         os.kill(os.getpid(), signal.SIGKILL)
@@ -119,7 +105,7 @@ def test_share_killed_in_its_swap_leaves_no_half_merged_work_tree(
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed in its swap, not before
-    _shell_ended(two)
+    shell_ended(two.root)
     assert two.git("status", "--porcelain", "-uall") == ""
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
     _merged_whole(two)
@@ -163,7 +149,7 @@ def test_share_killed_in_its_copy_of_the_index_is_merged_whole(tmp_path: Path) -
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed in its copy
-    _shell_ended(two)
+    shell_ended(two.root)
     assert "(undone)" not in two.git("reflog", "-1")
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
     assert two.git("diff", "--cached", "--name-status", "HEAD") == ""  # no note staged away
@@ -201,7 +187,7 @@ def test_share_killed_as_its_shell_merges_leaves_no_copy_beside_a_note(tmp_path:
     done = subprocess.run(argv, cwd=two.root, env=clean_env(), capture_output=True, check=False)
 
     assert done.returncode == -9, done.stderr.decode()  # killed once HEAD moved
-    _shell_ended(two)
+    shell_ended(two.root)
     two.git("merge-base", "--is-ancestor", theirs, "HEAD")  # merged: fails otherwise
     assert two.git("status", "--porcelain", "-uall") == ""
     _merged_whole(two)

@@ -18,12 +18,18 @@ from memidx.portable import lock_open
 LINE = "2026-01-01T00:00:00+00:00\tclaude-code Stop\tnotice: answered 2.6 s after it began, {}\n"
 
 
-def test_a_trace_past_its_bound_keeps_its_newest_half_and_the_last_failure(
-    tmp_path: Path,
-) -> None:
+def _full_trace(tmp_path: Path) -> tuple[Path, str]:
+    """A hook's trace just under its bound, of late notices: (its path, its text)."""
     trace = tmp_path / "agent-hook-error.log"
     old = "".join(LINE.format(f"line {n}") for n in range(trace_trim.MAX_TRACE // 80))
     trace.write_text(old, encoding="utf-8")
+    return trace, old
+
+
+def test_a_trace_past_its_bound_keeps_its_newest_half_and_the_last_failure(
+    tmp_path: Path,
+) -> None:
+    trace, old = _full_trace(tmp_path)
     assert trace.stat().st_size > trace_trim.MAX_TRACE - 100
 
     failures.record_failure(trace, "claude-code UserPromptSubmit", "OSError: disk full")
@@ -43,9 +49,7 @@ def test_a_trim_that_cannot_be_written_leaves_the_trace_whole_and_appends(
     tmp_path: Path,
 ) -> None:
     """A full disk (here: a folder where the draft goes) fails the trim, never the line."""
-    trace = tmp_path / "agent-hook-error.log"
-    old = "".join(LINE.format(f"line {n}") for n in range(trace_trim.MAX_TRACE // 80))
-    trace.write_text(old, encoding="utf-8")
+    trace, old = _full_trace(tmp_path)
     (tmp_path / f".{trace.name}.trim").mkdir()
 
     failures.record_failure(trace, "codex Stop", "OSError: disk full")
@@ -59,9 +63,7 @@ def test_a_trace_another_holds_is_not_trimmed(
 ) -> None:
     """A line whose turn did not come in time (the holder stopped with Ctrl-Z) is appended all
     the same, but trims nothing: the holder may be appending to the file a trim replaces."""
-    trace = tmp_path / "agent-hook-error.log"
-    old = "".join(LINE.format(f"line {n}") for n in range(trace_trim.MAX_TRACE // 80))
-    trace.write_text(old, encoding="utf-8")
+    trace, old = _full_trace(tmp_path)
     monkeypatch.setattr(failures, "LOCK_WAIT", 0.2)
     held = os.open(trace, os.O_RDONLY)
     try:
