@@ -14,6 +14,7 @@ from memidx.secrets.assignments import auth_method
 from memidx.secrets.dashed_names import password_named
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
+from memidx.secrets.short import short_below
 from memidx.secrets.values import looks_secret
 from memidx.secrets.windows import secret_word
 
@@ -67,7 +68,7 @@ def values_below(
         if begin - at <= indent or (not block and NESTED_KEY.match(value)):
             return  # the block ended, or the key holds a mapping
         yield from _judged(
-            text, begin, begin + len(value), kind, judged, plain=not block, name=key[2]
+            text, begin, begin + len(value), kind, judged, plain=not block, name=key[2], short=True
         )
         if not block:
             return  # a plain value: its first line is all this reads
@@ -161,12 +162,14 @@ def _judged(
     *,
     plain: bool = True,
     name: str = "",
+    short: bool = False,
 ) -> Iterator[Finding]:
     """`text[start:end]` when it looks secret (judged once by where it starts), or each value
     of the flow collection it is (`{value: x}`, `[x, y]`) that does; `plain`: a value not in
     a block, whose comment is no part of it; not a method's name given to `auth`
     (assignments.auth_method: `auth: [AWS4-HMAC-SHA256]` was refused), but for an item after
-    one that is none, a user's name (`basic_auth: [admin, Mango-Tiger-17]` was let through)."""
+    one that is none, a user's name (`basic_auth: [admin, Mango-Tiger-17]` was let through);
+    `short`: a scalar of its own below the key, a short password as on the key's line."""
     value = COMMENT.sub("", text[start:end], count=1) if plain else text[start:end]
     end = start + len(value)
     if plain and value.startswith("{{") and value.endswith("}}"):
@@ -184,7 +187,10 @@ def _judged(
         secret = judged[start] = False
     if secret is None:  # a password's own key's value is a passphrase, not a thing's name
         names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
-        secret = " " not in value and looks_secret(value, library.entropy(), names=names)
+        secret = " " not in value and (
+            looks_secret(value, library.entropy(), names=names)
+            or (short and short_below(name, value))  # `password: |` over `  hunter2`
+        )
         judged[start] = secret
     if secret:
         yield Finding(start, end, kind)
