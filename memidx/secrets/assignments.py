@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
+from memidx.secrets.arrows import arrow_value
 from memidx.secrets.candidates import LEADING_PW, WorthReading
 from memidx.secrets.held import auth_passphrase, held_values
 from memidx.secrets.lazy_pattern import lazy
@@ -96,8 +97,8 @@ SHORT_PLAIN = lazy(r"(?<![\w.&-])(?:[\w.-]++[:=][A-Za-z0-9_]{1,7}+(?!\s*+[:=])[ 
 
 def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
     """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the values
-    starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
-    order; then the strings and items held_values reads."""
+    starting with a sign (SIGN_LED, SIGN_LED_BARE) or bare after `=>` (arrows) given to any
+    secret-sounding name, in order; then the strings and items held_values reads."""
     names = WorthReading(line)
     match, long_until = _first(names, line, 0), 0
     kinds: dict[str, tuple[bool, bool]] = {}  # each name's words read once (a long run repeats)
@@ -124,7 +125,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             else:
                 at = match.end()
                 value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, long_until)
-                value = value or _dash_led(line, at)
+                value = value or _dash_led(line, at) or arrow_value(line, at)
             value, long_until = _cut(line, value, secret_word, long_until)
             person = personal(name)  # a person's password names no package (PERSONAL)
             if value and (no_password(value[1], person=person) or selector(name, value[1])):

@@ -7,7 +7,6 @@ rule saw one."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from memidx.secrets import library
@@ -15,7 +14,7 @@ from memidx.secrets.assignments import auth_method
 from memidx.secrets.dashed_names import password_named
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
-from memidx.secrets.quotes import plain_quotes
+from memidx.secrets.short import short_below
 from memidx.secrets.values import looks_secret
 from memidx.secrets.windows import secret_word
 
@@ -62,14 +61,14 @@ def values_below(
     judged = {} if judged is None else judged
     indent, block = len(key.group(1)), key.group(3) is not None
     listed = not text.startswith("- ", start + indent)  # a list may stand under its column
-    for at, begin, _, value in _lines_below(text, end + 1):  # a blank line is part of a block
+    for at, begin, _, value in lines_below(text, end + 1):  # a blank line is part of a block
         if not block and ITEM.match(value) and begin - at >= indent + (not listed):
             yield from _items(text, at, begin - at, kind, judged, name=key[2])
             return  # a list: its items are the value
         if begin - at <= indent or (not block and NESTED_KEY.match(value)):
             return  # the block ended, or the key holds a mapping
         yield from _judged(
-            text, begin, begin + len(value), kind, judged, plain=not block, name=key[2]
+            text, begin, begin + len(value), kind, judged, plain=not block, name=key[2], short=True
         )
         if not block:
             return  # a plain value: its first line is all this reads
@@ -85,7 +84,7 @@ def _tripled_below(text: str, start: int, end: int, kind: str) -> Iterator[Findi
     if opened is None or not secret_word(opened.group(1).rpartition(".")[2]):
         return
     quotes, spans = opened.group(2), list[tuple[int, int]]()
-    for _, begin, _, line in _lines_below(text, end + 1):
+    for _, begin, _, line in lines_below(text, end + 1):
         # its closing quotes (read as one by quotes.python_strings when a `)` or `,` follows),
         # and a comment after them
         held, shut, rest = line.partition(quotes[0])
@@ -134,13 +133,13 @@ def item_lines(text: str, at: int, column: int) -> Iterator[tuple[int, int]]:
     """Where the lines of the list whose first item's line begins at `at` begin (past their
     indentation) and end: its items' lines (a dash at `column`) and those more indented
     between them, up to BLOCK_LINES lines."""
-    for line_at, begin, stop, value in _lines_below(text, at):
+    for line_at, begin, stop, value in lines_below(text, at):
         if begin - line_at < column or (begin - line_at == column and not ITEM.match(value)):
             return  # the list ended
         yield begin, stop
 
 
-def _lines_below(text: str, at: int) -> Iterator[tuple[int, int, int, str]]:
+def lines_below(text: str, at: int) -> Iterator[tuple[int, int, int, str]]:
     """Of the lines from `at` on, at most BLOCK_LINES, those that are not blank: where each
     begins, where its text begins (past its indentation), where it ends, and its text."""
     for _ in range(BLOCK_LINES):
@@ -163,12 +162,14 @@ def _judged(
     *,
     plain: bool = True,
     name: str = "",
+    short: bool = False,
 ) -> Iterator[Finding]:
     """`text[start:end]` when it looks secret (judged once by where it starts), or each value
     of the flow collection it is (`{value: x}`, `[x, y]`) that does; `plain`: a value not in
     a block, whose comment is no part of it; not a method's name given to `auth`
     (assignments.auth_method: `auth: [AWS4-HMAC-SHA256]` was refused), but for an item after
-    one that is none, a user's name (`basic_auth: [admin, Mango-Tiger-17]` was let through)."""
+    one that is none, a user's name (`basic_auth: [admin, Mango-Tiger-17]` was let through);
+    `short`: a scalar of its own below the key, a short password as on the key's line."""
     value = COMMENT.sub("", text[start:end], count=1) if plain else text[start:end]
     end = start + len(value)
     if plain and value.startswith("{{") and value.endswith("}}"):
@@ -186,111 +187,10 @@ def _judged(
         secret = judged[start] = False
     if secret is None:  # a password's own key's value is a passphrase, not a thing's name
         names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
-        secret = " " not in value and looks_secret(value, library.entropy(), names=names)
+        secret = " " not in value and (
+            looks_secret(value, library.entropy(), names=names)
+            or (short and short_below(name, value))  # `password: |` over `  hunter2`
+        )
         judged[start] = secret
     if secret:
         yield Finding(start, end, kind)
-
-
-# a line below a key alone that is a key itself, or a list item's (`- api_key: ...`), quoted
-# or plain (spaces too: `api key:`): no value of the key above it, for an allow marker on that
-# key's line (broader than NESTED_KEY: what it takes for a key stays checked); a flow
-# collection (`{value: x}`) is a value
-KEY_BELOW = lazy(r"(?:-[ \t]++)*+(?:(?:\"[^\"]*+\"|'[^']*+')[ \t]*+|[^\s#{\[][^#]*?):(?!\S)")
-
-
-def value_end(text: str, start: int, end: int) -> int:
-    """Where the value below the line text[start:end] ends when that line is a key alone: its
-    block (`password: |`, to the first line no more indented than the key, or less indented
-    than the block's first line), or its next line when more indented and no key itself
-    (`password:` over the value), or the items of the list below it up to the first that is
-    a key; else `end`. An allow marker on the key's line allows that value, as it allows a
-    value on the key's line. Indentation is YAML's, spaces: a list item's key (`- password:
-    |`) stands after its dash, where a sibling key (`  api_key:`) stands, no line of its
-    block, and where a list it holds may stand."""
-    key = KEY_ALONE.fullmatch(plain_quotes(text[start:end]))
-    if key is None:
-        return _tripled_end(text, start, end)
-    column = len(key.group(1)) + (2 if key.group().startswith("- ", key.end(1)) else 0)
-    block, digit = key.group(3) is not None, re.search(r"[1-9]", key.group(3) or "")
-    # the block's indentation: its indicator's (`|2`: the key's column and 2), or its first line's
-    inner = column + int(digit.group()) if digit else None
-    at, last = end + 1, end
-    while at < len(text):
-        stop = text.find("\n", at)
-        stop = len(text) if stop == -1 else stop
-        line = plain_quotes(text[at:stop])
-        if value := line.strip():  # a blank line is part of a block
-            indent = len(line) - len(line.lstrip(" "))
-            if not block and ITEM.match(value) and indent >= column:
-                return _items_end(text, at, indent, last)  # a list: its items
-            inner = indent if inner is None else inner
-            if indent <= column or indent < inner or (not block and KEY_BELOW.match(value)):
-                return last  # the block ended, or the key holds a mapping
-            last = stop
-            if not block:
-                return last  # a plain value: its first line
-        at = stop + 1
-    return last
-
-
-def _tripled_end(text: str, start: int, end: int) -> int:
-    """Where the string in tripled quotes the line text[start:end] opens (TRIPLE_OPEN, any
-    name) ends: its closing quotes' line, within BLOCK_LINES lines; else `end`. An allow
-    marker on its opening line allows all of it, as on a YAML key over its block."""
-    if text.find('"""', start, end) == -1 and text.find("'''", start, end) == -1:
-        return end  # a literal find first, as in _tripled_below
-    opened = TRIPLE_OPEN.search(text, start, end)
-    if opened is None:
-        return end
-    for _, _, stop, line in _lines_below(text, end + 1):
-        if opened.group(2) in line:
-            return stop
-    return end
-
-
-# a line that closes a string in tripled quotes, a comment or code after them
-TRIPLE_CLOSE = lazy(r"[ \t]*+(\"\"\"|''')")
-
-
-def _tripled_start(text: str, start: int, end: int) -> int:
-    """Where the string in tripled quotes that the line text[start:end] closes begins: its
-    opening quotes (an allow marker after the closing quotes allows the string, as
-    one after the opening quotes does; it allowed only the closing line), else `start`."""
-    closing = TRIPLE_CLOSE.match(text, start, end)
-    if closing is None or start == 0:
-        return start
-    at = start
-    for _ in range(BLOCK_LINES + 1):
-        stop, at = at - 1, text.rfind("\n", 0, at - 1) + 1  # the line above
-        opened = TRIPLE_OPEN.search(text, at, stop)
-        if opened and opened.group(2) == closing.group(1):
-            # from its opening quotes: a secret before them on their line is no part of it
-            return opened.start(2) if _tripled_end(text, at, stop) == end else start
-        if closing.group(1) in text[at:stop] or at == 0:
-            break  # another string's quotes, or the text's start: no string opened above
-    return start
-
-
-def _items_end(text: str, at: int, column: int, last: int) -> int:
-    """Where the list whose first item's line begins at `at`, its dashes at `column`, ends
-    for an allow marker on its key: at its end, or before its first line that is a key (an
-    item that is a mapping, `- name: x`, and its lines): those are no value, and stay checked."""
-    for begin, stop in item_lines(text, at, column):
-        if KEY_BELOW.match(plain_quotes(text[begin:stop])):
-            return last
-        last = stop
-    return last
-
-
-def allowed_values(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The allow-marked `lines` of `text`, a key alone's stretched over the value below it.
-    A line within a value already stretched over stays a line: its own value lies within
-    (more indented, it ends no later), and reading it again made nested keys quadratic."""
-    spans: list[tuple[int, int]] = []
-    covered = -1
-    for start, end in sorted(lines):
-        stretched = end if start < covered else value_end(text, start, end)
-        spans.append((_tripled_start(text, start, end) if stretched == end else start, stretched))
-        covered = max(covered, stretched)
-    return spans

@@ -88,9 +88,9 @@ def _real_password(password: str) -> bool:
 
 
 def _allowed(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of what the allow markers of `text` leave alone (blocks.allowed_values,
+    """The (start, end) of what the allow markers of `text` leave alone (allowed.allowed_values,
     imported only for a text checked with them)."""
-    from memidx.secrets.blocks import allowed_values
+    from memidx.secrets.allowed import allowed_values
 
     return allowed_values(text, allowed_lines(text))
 

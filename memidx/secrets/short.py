@@ -70,6 +70,15 @@ def short_passwords(line: str) -> Iterator[tuple[int, int]]:
             yield at, end
 
 
+def short_below(name: str, value: str) -> bool:
+    """Whether `value`, a scalar on a line of its own below `name`'s YAML key (`password: |`
+    over `  hunter2`, `>-`, or `password:` alone), is a short password given to it: read as
+    on the key's line, `name: value` (below it every value was judged from 8 characters on,
+    so `hunter2` went through there where `password: hunter2` was refused)."""
+    line = f"{name}: {value}"
+    return (len(name) + 2, len(line)) in short_passwords(line)
+
+
 # what marks a test's verdict around `PASS:` (Go's `--- PASS: Test1 (0.00s)`): a short value
 # is too short to be judged random, and `PASS: hunter2` is a YAML key's password
 GO_VERDICT = lazy(r"---[ \t]*+$")

@@ -106,6 +106,7 @@ PURE = [
     "memidx.secrets.candidates",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
+    "memidx.secrets.arrows",
     "memidx.secrets.signs",
     "memidx.secrets.negation",
     "memidx.secrets.templates",

@@ -322,7 +322,7 @@ def test_allow_marked_keys_nested_in_a_block_are_read_once(
 ) -> None:
     """Each marked key alone read its block to its end: nested ones read every line below
     them again, quadratic in a long transcript of them."""
-    from memidx.secrets import blocks
+    from memidx.secrets import allowed
     from memidx.secrets.patterns import allowed_lines
 
     read: list[str] = []
@@ -331,9 +331,9 @@ def test_allow_marked_keys_nested_in_a_block_are_read_once(
         read.append(text)
         return text
 
-    monkeypatch.setattr(blocks, "plain_quotes", counted)
+    monkeypatch.setattr(allowed, "plain_quotes", counted)
     text = "".join(" " * depth + "k: |  # memidx: allow-secret\n" for depth in range(500))
-    spans = blocks.allowed_values(text, allowed_lines(text))
+    spans = allowed.allowed_values(text, allowed_lines(text))
     assert spans[0] == (0, len(text) - 1)  # the first key's block holds all the others
     assert len(read) <= 2 * 500
 

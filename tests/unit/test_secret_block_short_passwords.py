@@ -1,0 +1,58 @@
+"""A short password below its YAML key: a literal or folded block (`password: |`, `>-`) or a
+plain value on the next line (`password:` over `  hunter2`). On the key's line
+(`password: hunter2`) a person's password is refused from 4 characters (short.py); below
+it, every value was judged from 8 characters on, so the same password went through. Below a
+password's name it is read as on the key's line; the same words and quantities pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+
+
+def found(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_secrets(text, allow=True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: >-\n  hunter2\n", "hunter2"),
+        ("password: |\n  abc123\n", "abc123"),
+        ("password: |-\n  123456\n", "123456"),
+        ("password: >\n  12345678\n", "12345678"),
+        ("password:\n  s3cr3t\n", "s3cr3t"),
+        ("db:\n  PGPASSWORD: |\n    hunter2\n", "hunter2"),
+        ("- db_password: >-\n    hunter2\n", "hunter2"),
+        ('"passwd": |+\n  abc123\r\n', "abc123"),
+        ("pass: >- # rotated\n  hunter2\n", "hunter2"),
+        ("password_confirm: |\n  hunter2\n", "hunter2"),
+        ("userPassword:\n  hunter2  # the old one\n", "hunter2"),
+    ],
+)
+def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> None:
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: |\n  string\n",  # a schema's type
+        "password: >-\n  required\n",
+        "password: |\n  changeme\n",
+        "password: |\n  xxxx1\n",
+        "pwd: |\n  sha256\n",  # an algorithm
+        "password: >-\n  utf8\n",
+        "password: |\n  8080\n",  # a port
+        "password: |\n  v1.2.3\n",
+        "first_pass: >-\n  500ms\n",  # a quantity
+        "pass: |\n  test_1\n",  # a test's name, as `pass: test_1` is
+        "max_password: |\n  1000\n",  # a count
+        "token: |\n  abc123\n",  # no person's password: judged from 8 characters
+        "api_key:\n  hunter2\n",
+        "password: |\n  hunter2 is what\n  the old one was\n",  # prose
+    ],
+)
+def test_other_short_values_below_a_key_pass(text: str) -> None:
+    assert found(text) == []
