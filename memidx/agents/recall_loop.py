@@ -60,16 +60,22 @@ def serve_on(
         bound = file_identity(path)
         if owned is not None:
             owned.append(lambda: unlink_own(path, bound))
-        pid = server_folder(config) / PID_NAME
-
-        def ours() -> bool:
-            return file_identity(path) == bound and named_in_pid(pid)
-
         try:
             server.settimeout(ACCEPT_WAIT)
-            _loop(server, recaller, idle, config_key(config), ours)
+            _loop(server, recaller, idle, config_key(config), owner(path, server_folder(config)))
         finally:
             unlink_own(path, bound)
+
+
+def owner(path: Path, folder: Path) -> Callable[[], bool]:
+    """Whether the socket at `path` (listening now) and the pid file in `folder` are still
+    this server's (_loop's `ours`)."""
+    bound, pid = file_identity(path), folder / PID_NAME
+
+    def ours() -> bool:
+        return file_identity(path) == bound and named_in_pid(pid)
+
+    return ours
 
 
 def listen(server: socket.socket, path: Path) -> None:
