@@ -127,7 +127,8 @@ def _loop(
                 return
             try:
                 conn, _ = server.accept()
-            except TimeoutError:
+            except TimeoutError:  # no hook waiting: the failures before it were no row
+                failed = 0
                 continue
             except OSError as exc:  # out of descriptors (EMFILE), a connection aborted: not
                 # the server's end, which took every hook it acknowledged with it

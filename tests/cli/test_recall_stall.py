@@ -92,7 +92,11 @@ def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
 
 @contextmanager
 def served(
-    config: Config, recaller: Held, wrapped: type[Failing] | None = None, *, owned: bool = False
+    config: Config,
+    recaller: Held,
+    wrapped: type[Failing | Sometimes] | None = None,
+    *,
+    owned: bool = False,
 ) -> Generator[threading.Thread]:
     """The server's loop for `config` in a thread, answering with `recaller`, provably the
     memory's server (its lock held, `recall.pid` naming the process listening; looked at as
@@ -692,3 +696,37 @@ def test_a_server_giving_up_on_its_socket_with_no_descriptor_left_traces_it(
     failure = last_failure(config.agent_hook_error_path)
     assert ended
     assert failure is not None and "its socket failed 4 times in a row" in failure.message, failure
+
+
+class Sometimes:
+    """A listening socket whose accepts fail now and then (no descriptor left for a moment),
+    each failure alone: the accept after it finds no hook waiting (its timeout)."""
+
+    def __init__(self, server: socket.socket) -> None:
+        self.server, self.turns = server, 0
+
+    def accept(self) -> tuple[socket.socket, object]:
+        self.turns += 1
+        if self.turns <= 20:
+            if self.turns % 2:
+                raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+            raise TimeoutError
+        return self.server.accept()
+
+    def settimeout(self, seconds: float) -> None:
+        self.server.settimeout(seconds)
+
+
+def test_accepts_failed_now_and_then_do_not_add_up_to_the_servers_end(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ACCEPT_FAILURES counted every failed accept since the last one taken, the quiet turns
+    between them (timeouts: no hook waiting) aside: a server whose accepts failed once now
+    and then closed as if its socket had failed that many times in a row."""
+    loaded(monkeypatch)
+    monkeypatch.setattr(recall_loop, "ACCEPT_FAILURES", 3)
+    with served(config, Held(), Sometimes) as loop:
+        block, took = hook(config, LONG)  # acknowledged once the 20 turns are over (~0.5 s)
+        alive = loop.is_alive()
+
+    assert (block, alive) == (SERVED, True), took
