@@ -9,6 +9,7 @@ process at once."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import time
 from collections.abc import Callable
@@ -60,16 +61,23 @@ def serve_on(
         bound = file_identity(path)
         if owned is not None:
             owned.append(lambda: unlink_own(path, bound))
-        pid = server_folder(config) / PID_NAME
-
-        def ours() -> bool:
-            return file_identity(path) == bound and named_in_pid(pid)
-
         try:
             server.settimeout(ACCEPT_WAIT)
-            _loop(server, recaller, idle, config_key(config), ours)
+            _loop(server, recaller, idle, config_key(config), owner(path, server_folder(config)))
         finally:
             unlink_own(path, bound)
+
+
+def owner(path: Path, folder: Path) -> Callable[[], bool]:
+    """Whether the socket at `path` (listening now) and the pid file in `folder` are still
+    this server's (_loop's `ours`)."""
+    bound, pid = file_identity(path), folder / PID_NAME
+    began = file_identity(pid)
+
+    def ours() -> bool:
+        return file_identity(path) == bound and named_in_pid(pid, began)
+
+    return ours
 
 
 def listen(server: socket.socket, path: Path) -> None:
@@ -102,6 +110,7 @@ def _loop(
     workers = Workers(recaller, key)
     last = checked = time.monotonic()
     failed = 0  # accepts failed in a row
+    spare = _spare()
     try:
         for _ in range(MAX_REQUESTS):
             now = time.monotonic()
@@ -112,17 +121,20 @@ def _loop(
                 return
             if now - checked >= CODE_CHECK:
                 checked = now
-                if code_stamp() != workers.running:
+                if _upgraded(workers.running):
                     return
             if not ours():  # a stat and a read, ~20 us: its memory deleted, gone within ~1 s
                 return
             try:
                 conn, _ = server.accept()
-            except TimeoutError:
+            except TimeoutError:  # no hook waiting: the failures before it were no row
+                failed = 0
                 continue
             except OSError as exc:  # out of descriptors (EMFILE), a connection aborted: not
                 # the server's end, which took every hook it acknowledged with it
                 if (failed := failed + 1) > ACCEPT_FAILURES:
+                    _free(spare)  # the trace's: none may be left (EMFILE)
+                    spare = None
                     workers.trace(f"its socket failed {failed} times in a row: {exc}")
                     return
                 time.sleep(ACCEPT_PAUSE)  # a descriptor freed as an answer ends
@@ -139,8 +151,35 @@ def _loop(
                 continue
             workers.waiting.put(conn)
     finally:
+        _free(spare)
         workers.close(workers.stuck(time.monotonic()))
         _turn_away(server, workers)
+
+
+def _upgraded(running: str) -> bool:
+    """Whether memidx's code is no longer the code `running` stamps (an upgrade). Unknown is
+    no change, looked at again CODE_CHECK s later: with no descriptor left to list its
+    modules (EMFILE), code_stamp() raised out of the loop and ended the server."""
+    try:
+        return code_stamp() != running
+    except OSError:
+        return False
+
+
+def _spare() -> int | None:
+    """A descriptor kept for the trace of a server that gives up on its socket for want of
+    one (EMFILE): without it, the trace could not be opened and went to the server's log."""
+    try:
+        return os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        return None
+
+
+def _free(spare: int | None) -> None:
+    """Close the descriptor `spare` (_spare) if there is one: another may take it now."""
+    if spare is not None:
+        with contextlib.suppress(OSError):
+            os.close(spare)
 
 
 def _turn_away(server: socket.socket, workers: Workers) -> None:

@@ -171,15 +171,20 @@ def write_pid(pid: Path) -> None:
     replace_durably(pid, f"{os.getpid()}\n".encode("ascii"), "tmp", durable=False)
 
 
-def named_in_pid(pid: Path) -> bool:
+def named_in_pid(pid: Path, began: tuple[int, int] | None = None) -> bool:
     """Whether `pid` still names this process: not once the memory's folder or its `.memidx`
     was deleted (a server whose socket is in the runtime folder outlived its memory by its
     idle hour, answering from a deleted index), nor once a server of a new `.memidx` wrote
-    its own."""
+    its own. One it cannot read names it while it is the file `began` identifies, the one it
+    began with: with no descriptor left (EMFILE: hooks waiting their turn hold them), the
+    server took itself for another's and closed (a new server's pid file replaces it)."""
     from memidx.drafts import read_own
+    from memidx.paths import file_identity
 
     read = read_own(pid, 128)  # as it is: never a FIFO's wait
-    return read is not None and read.strip() == str(os.getpid()).encode("ascii")
+    if read is None:
+        return began is not None and file_identity(pid) == began
+    return read.strip() == str(os.getpid()).encode("ascii")
 
 
 def forget_pid(pid: Path) -> None:

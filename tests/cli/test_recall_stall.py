@@ -92,11 +92,16 @@ def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
 
 @contextmanager
 def served(
-    config: Config, recaller: Held, wrapped: type[Failing] | None = None
+    config: Config,
+    recaller: Held,
+    wrapped: type[Failing | Sometimes] | None = None,
+    *,
+    owned: bool = False,
 ) -> Generator[threading.Thread]:
     """The server's loop for `config` in a thread, answering with `recaller`, provably the
-    memory's server (its lock held, `recall.pid` naming the process listening); released and
-    ended (a hook of another configuration) when the test is done."""
+    memory's server (its lock held, `recall.pid` naming the process listening; looked at as
+    the real server does when `owned`, else taken as true); released and ended (a hook of
+    another configuration) when the test is done."""
     path = recall_server.socket_path(config)
     assert path is not None
     folder = recall_server.server_folder(config)
@@ -110,7 +115,8 @@ def served(
         server.settimeout(0.05)
         key = recall_server.config_key(config)
         listening = server if wrapped is None else cast(socket.socket, wrapped(server))
-        args = (listening, cast(Recaller, recaller), 30.0, key, lambda: True)
+        ours = recall_loop.owner(path, folder) if owned else lambda: True
+        args = (listening, cast(Recaller, recaller), 30.0, key, ours)
         loop = threading.Thread(target=recall_loop._loop, args=args, daemon=True)  # pyright: ignore[reportPrivateUsage]
         loop.start()
         try:
@@ -607,6 +613,120 @@ def test_a_failed_accept_does_not_end_the_server(
     loaded(monkeypatch)
     with served(config, Held(), Failing) as loop:
         block, took = hook(config, LONG)
+        alive = loop.is_alive()
+
+    assert (block, alive) == (SERVED, True), took
+
+
+@contextmanager
+def no_descriptor_left() -> Generator[None]:
+    """Every descriptor this process may open taken (its limit lowered to a few more than
+    it has open), as hooks waiting their turn take a server's; given back after."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    open_now = len(list(Path("/proc/self/fd").iterdir()))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, open_now + 32), hard))
+    taken: list[int] = []
+    try:
+        with suppress(OSError):
+            while True:
+                taken.append(os.open(os.devnull, os.O_RDONLY))
+        yield
+    finally:
+        for fd in taken:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def answered_whole(config: Config) -> None:
+    """A hook answered, to the end of its connection: the server is up, and has closed its
+    descriptor of it."""
+    with prompted(config) as conn:
+        while conn.recv(65536):
+            pass
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors in /proc")
+def test_a_server_out_of_descriptors_for_a_while_acknowledges_the_hook_after(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no descriptor left, the failed accept was tried again only to end the server at
+    once, untraced: its look at its own pid file (ours), which needs one, read nothing and
+    took the server for another's; and the look at its code (CODE_CHECK), which needs one to
+    list its modules, raised out of the loop. Every hook it had acknowledged was let go."""
+    loaded(monkeypatch)
+    monkeypatch.setattr(recall_loop, "CODE_CHECK", 0.0)  # looked at at each turn
+    path = recall_server.socket_path(config)
+    assert path is not None
+    with served(config, Held(), owned=True) as loop, socket.socket(socket.AF_UNIX) as conn:
+        answered_whole(config)
+        conn.settimeout(LONG / 2)
+        with no_descriptor_left():
+            conn.connect(str(path))  # a hook comes: the server cannot take it
+            time.sleep(0.5)  # ...for a while, ten accepts and looks
+        first = b""
+        with suppress(OSError):
+            first = conn.recv(1)
+        alive = loop.is_alive()
+
+    assert (first, alive) == (recall_server.ACK, True)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors in /proc")
+def test_a_server_giving_up_on_its_socket_with_no_descriptor_left_traces_it(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server whose accepts failed ACCEPT_FAILURES times in a row for want of a descriptor
+    had none to write its trace with either: `memidx status` never said why it closed (the
+    line went to the server's stderr, its log)."""
+    from memidx.index.failures import last_failure
+
+    loaded(monkeypatch)
+    monkeypatch.setattr(recall_loop, "ACCEPT_FAILURES", 3)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    with served(config, Traced(config), owned=True) as loop, socket.socket(socket.AF_UNIX) as conn:
+        answered_whole(config)
+        with no_descriptor_left():
+            conn.connect(str(path))
+            loop.join(LONG / 2)
+            ended = not loop.is_alive()
+
+    failure = last_failure(config.agent_hook_error_path)
+    assert ended
+    assert failure is not None and "its socket failed 4 times in a row" in failure.message, failure
+
+
+class Sometimes:
+    """A listening socket whose accepts fail now and then (no descriptor left for a moment),
+    each failure alone: the accept after it finds no hook waiting (its timeout)."""
+
+    def __init__(self, server: socket.socket) -> None:
+        self.server, self.turns = server, 0
+
+    def accept(self) -> tuple[socket.socket, object]:
+        self.turns += 1
+        if self.turns <= 20:
+            if self.turns % 2:
+                raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+            raise TimeoutError
+        return self.server.accept()
+
+    def settimeout(self, seconds: float) -> None:
+        self.server.settimeout(seconds)
+
+
+def test_accepts_failed_now_and_then_do_not_add_up_to_the_servers_end(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ACCEPT_FAILURES counted every failed accept since the last one taken, the quiet turns
+    between them (timeouts: no hook waiting) aside: a server whose accepts failed once now
+    and then closed as if its socket had failed that many times in a row."""
+    loaded(monkeypatch)
+    monkeypatch.setattr(recall_loop, "ACCEPT_FAILURES", 3)
+    with served(config, Held(), Sometimes) as loop:
+        block, took = hook(config, LONG)  # acknowledged once the 20 turns are over (~0.5 s)
         alive = loop.is_alive()
 
     assert (block, alive) == (SERVED, True), took
