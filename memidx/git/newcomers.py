@@ -193,7 +193,6 @@ def young(pid: str) -> bool:
     return started is not None and int(started) >= now - RECENT * clock_ticks()
 
 
-
 def _ticks_now() -> float | None:
     """The boot clock now, in /proc's start ticks; None where there is none (not Linux). The
     boot clock itself, not /proc/uptime: a container's lxcfs puts the container's uptime there
