@@ -124,6 +124,8 @@ def _plausible_start(fields: list[str], since_boot: float | None) -> float | Non
         return None
     ticks = int(fields[START])
     parent = process_started(fields[PARENT])
+    if str(os.getppid()) != fields[PARENT]:  # its parent ended since: that pid may be another's
+        parent = None
     if ticks <= 0 or ticks / clock_ticks() > since_boot or int(parent or 0) > ticks:
         return None
     return ticks / clock_ticks()

@@ -24,7 +24,7 @@ from memidx.git.invocation import (
     in_clone,
     tree_of,
 )
-from memidx.process_start import PARENT, START, clock_ticks, proc_stat, process_started
+from memidx.process_start import PARENT, START, clock_ticks, proc_stat, process_started, uptime
 
 LAST_PID = Path("/proc/sys/kernel/ns_last_pid")  # the last id given out, in this pid namespace
 ROUNDS = 16  # reads of the last id, each looking at the processes that started since the last
@@ -86,9 +86,8 @@ def lately(root: Path, commands: frozenset[str] = COMMITTING) -> bool:
     A move passes the commands it waits for: a `git switch` (or `git add`) exec'd since the
     look passed its shell's child was seen here as no committing git, and missed. A git that
     started earlier (its fork: an exec that came late) is judged as the look judges it."""
-    try:
-        now = float(read_proc("/proc/uptime").split()[0]) * clock_ticks()
-    except (OSError, ValueError, IndexError):
+    now = _ticks_now()
+    if now is None:
         return False
     top, me = root.resolve(), str(os.getpid())
     mine, here = {me, *parents(me)}, str(top)
@@ -187,12 +186,19 @@ def in_its_pager(pid: str) -> bool:
 
 def young(pid: str) -> bool:
     """Whether process `pid` started within the last RECENT seconds (False once it ended)."""
-    try:
-        now = float(read_proc("/proc/uptime").split()[0]) * clock_ticks()
-    except (OSError, ValueError, IndexError):
+    now = _ticks_now()
+    if now is None:
         return False
     started = process_started(pid)
     return started is not None and int(started) >= now - RECENT * clock_ticks()
+
+
+def _ticks_now() -> float | None:
+    """The boot clock now, in /proc's start ticks; None where there is none (not Linux). The
+    boot clock itself, not /proc/uptime: a container's lxcfs puts the container's uptime there
+    while /proc's starts stay the host's, and every process read as started within RECENT."""
+    since_boot = uptime()
+    return None if since_boot is None else since_boot * clock_ticks()
 
 
 def parents(pid: str) -> list[str]:

@@ -54,10 +54,11 @@ def _no_proc(_pid: int | str) -> str | None:
 
 def _stat_of(start: int, parent: int) -> Callable[[int | str], tuple[str, list[str]]]:
     """A /proc stat reader that says this process started `start` ticks after boot, its parent
-    (and any other) `parent` ticks after it."""
+    (and any other) `parent` ticks after it; its parent's pid is this process's parent's now."""
+    ppid = str(os.getppid())
 
     def read(pid: int | str) -> tuple[str, list[str]]:
-        fields = ["S", "4242", *["0"] * 17, str(start if pid == "self" else parent), "0"]
+        fields = ["S", ppid, *["0"] * 17, str(start if pid == "self" else parent)]
         return "python3", fields
 
     return read
@@ -135,3 +136,20 @@ def test_an_impossible_start_in_proc_falls_back_to_the_hooks_own_clock(
 
     most = max(time.process_time(), time.perf_counter() - memidx.STARTED)
     assert least - 0.01 <= ago <= most + 0.01
+
+
+def test_a_parent_pid_given_again_since_the_hook_read_its_own_is_not_its_parent(
+    monkeypatch: pytest.MonkeyPatch, ticking: Callable[[int], None]
+) -> None:
+    """Its parent ended between the hook's read of its own stat and its parent's, that pid given
+    to a process started since: taken for its parent, a true start was read as impossible and
+    the hook's clock started at memidx's import (Python's start not counted)."""
+    ticking(100)
+    monkeypatch.setattr(process_start, "uptime", lambda: 1000.0)
+    monkeypatch.setattr(process_start, "proc_stat", _stat_of(99_960, 99_990))
+    monkeypatch.setattr(os, "getppid", lambda: 1)  # re-parented to init: its pid another's
+
+    now = time.monotonic()
+    started = began()
+
+    assert now - started == pytest.approx(0.4, abs=0.05)
