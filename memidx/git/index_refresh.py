@@ -23,6 +23,14 @@ from pathlib import Path
 
 NO_REFRESH_FROM = (2, 36)  # the first git with `reset --no-refresh` (where -q stopped skipping)
 REFRESH = ("status", "--porcelain", "-uno", "--ignore-submodules=all", "--no-renames")
+# the move's shell (memidx.git.move_script): `fresh <git args>` refreshes the entries of the
+# paths a reset wrote, on $copy, as refreshed() does
+SHELL_FRESH = (
+    'fresh() { s=; for r do shift; case $s$r in reset) s=1;; 1--) s=2;; 2*) set -- "$@" "$r";; '
+    'esac; done; [ "$s" = 2 ] && [ $# != 0 ] || return 0; '
+    f'GIT_OPTIONAL_LOCKS=1 GIT_INDEX_FILE=$copy git {" ".join(REFRESH)} -- "$@" '
+    ">/dev/null 2>&1; }; "
+)
 
 
 def reset_words(commit: str, pathspecs: Sequence[str]) -> tuple[str, ...]:
