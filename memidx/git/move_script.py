@@ -114,7 +114,7 @@ _FOLLOW = (
     # follow (or its fast path) wrote the note before it was killed, and `git checkout` wrote
     # it again over an edit the person saved since (hashed: other bytes stay, an unstaged change)
     # (`fresh`: the entries of the paths a reset wrote given their stat, those alone: git 2.36's
-    # reset refreshes the whole index, which memidx.git.index_refresh skips)
+    # reset refreshes the whole index, which memidx.git.index_refresh skips up to REFRESH_MOST)
     f"{SHELL_FRESH}"
     'redo() { w= nl="\n"; for r do shift; case $w$r in checkout) w=1 r=reset;; esac; '
     'set -- "$@" "$r"; done; GIT_INDEX_FILE=$copy git "$@" || return 1; fresh "$@"; '
