@@ -21,6 +21,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from memidx.git.index_refresh import SHELL_FRESH
+
 FAILED = "memidx: the command run with the move failed"
 # $1 the reflog message, $2 the new commit, $3 the commit it was built on, $4 the git dir,
 # $5 the work tree's files to write or delete (move_lines), $6 memidx's python (leave),
@@ -112,11 +114,8 @@ _FOLLOW = (
     # follow (or its fast path) wrote the note before it was killed, and `git checkout` wrote
     # it again over an edit the person saved since (hashed: other bytes stay, an unstaged change)
     # (`fresh`: the entries of the paths a reset wrote given their stat, those alone: git 2.36's
-    # reset refreshes the whole index, which memidx.git.index_refresh skips)
-    'fresh() { s=; for r do shift; case $s$r in reset) s=1;; 1--) s=2;; 2*) set -- "$@" "$r";; '
-    'esac; done; [ "$s" = 2 ] && [ $# != 0 ] || return 0; GIT_OPTIONAL_LOCKS=1 '
-    "GIT_INDEX_FILE=$copy git status --porcelain -uno --ignore-submodules=all --no-renames -- "
-    '"$@" >/dev/null 2>&1; }; '
+    # reset refreshes the whole index, which memidx.git.index_refresh skips up to REFRESH_MOST)
+    f"{SHELL_FRESH}"
     'redo() { w= nl="\n"; for r do shift; case $w$r in checkout) w=1 r=reset;; esac; '
     'set -- "$@" "$r"; done; GIT_INDEX_FILE=$copy git "$@" || return 1; fresh "$@"; '
     '[ -n "$w" ] || return 0; '
