@@ -31,9 +31,11 @@ LOOKS = (
 
 # the gits that reach the remote: each bounded (network_timeout), none ever asking (see _network)
 NETWORK = frozenset({"fetch", "push"})
-# git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's for a host it would
-# have asked to trust (BatchMode)
-ASKED = ("terminal prompts disabled", "Host key verification failed")
+# git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's (BatchMode, or no
+# terminal) for a host it would have asked to trust, and for a key's passphrase or a password
+# it would have asked (`git@host: Permission denied (publickey).`: it was tried 5 times, then
+# said as git's `Could not read from remote repository` with "check the network")
+ASKED = ("terminal prompts disabled", "Host key verification failed", "Permission denied (")
 
 
 Done = subprocess.CompletedProcess[str]
@@ -130,15 +132,28 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
             f"{kept}; check the remote and the network (git {what} {remote}), or give it longer "
             "(network_timeout in [tool.memidx], or MEMIDX_NETWORK_TIMEOUT), then make sync again",
         ) from None
-    if done.returncode != 0 and any(words in done.stderr for words in ASKED):
+    asked = _asked(done)
+    if asked:
         raise GitError(
             f"the remote '{remote}' asks for a password, a passphrase or to trust its host, and "
-            f"memidx never asks (git {what} failed: {reason(done)})",
+            f"memidx never asks (git {what} failed: {asked})",
             f"{kept}; let git in without asking: a credential helper (git config "
             f"credential.helper), a key in your ssh-agent, the host in known_hosts (git {what} "
             f"{remote} asks you once), then make sync again",
         )
     return done
+
+
+def _asked(done: Done) -> str:
+    """The line of a failed `done` where git or ssh would have asked (ASKED), ending in a
+    full stop; "" for none."""
+    if done.returncode == 0:
+        return ""
+    for line in done.stderr.splitlines():
+        if any(words in line for words in ASKED):
+            said = line.strip()
+            return said if said.endswith(".") else f"{said}."
+    return ""
 
 
 def reason(done: subprocess.CompletedProcess[str]) -> str:

@@ -249,14 +249,16 @@ def test_a_credential_helper_that_answers_without_asking_still_lets_share_in(
     assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
 
 
-def fake_ssh(tmp_path: Path) -> tuple[dict[str, str], Path]:
+def fake_ssh(
+    tmp_path: Path, refusal: str = "Host key verification failed."
+) -> tuple[dict[str, str], Path]:
     """An `ssh` first on PATH that records its arguments and fails as ssh in BatchMode does
-    for a host it does not know (where it would ask whether to trust it)."""
+    where it would have asked (`refusal`: for a host it does not know, whether to trust it)."""
     folder = tmp_path / "bin"
     folder.mkdir()
     said = tmp_path / "ssh-args"
     (folder / "ssh").write_text(
-        f'#!/bin/sh\necho "$@" >> "{said}"\necho "Host key verification failed." >&2\nexit 255\n'
+        f'#!/bin/sh\necho "$@" >> "{said}"\necho "{refusal}" >&2\nexit 255\n'
     )
     (folder / "ssh").chmod(0o755)
     return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}, said
@@ -315,3 +317,31 @@ def test_a_share_stopped_while_its_fetch_waits_stops_that_fetch_too(
             os.killpg(child.pid, signal.SIGKILL)
         child.wait()
     assert ended_soon(pid_file)
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "git@memidx.invalid: Permission denied (publickey).",  # a key's passphrase, no agent
+        "git@memidx.invalid: Permission denied (publickey,password).",  # a password
+    ],
+)
+def test_an_ssh_remote_that_would_have_asked_is_said_at_once_in_ssh_words(
+    tmp_path: Path, refusal: str
+) -> None:
+    """In BatchMode ssh skips a key that has a passphrase (not in an agent) and the password,
+    and says `Permission denied (publickey)`: share tried 5 times (6 s), then said `fatal:
+    Could not read from remote repository` and to check the network."""
+    _, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://git@memidx.invalid/remote.git")
+    env, said = fake_ssh(tmp_path, refusal)
+
+    code, err, _ = share_run(two, **env)
+
+    assert code == 1, err
+    assert len(err.splitlines()) == 1, err  # no "trying again": at once
+    assert err.startswith(
+        "memidx: error: the remote 'origin' asks for a password, a passphrase or to trust its "
+        f"host, and memidx never asks (git fetch failed: {refusal})"
+    ), err
+    assert len(said.read_text().splitlines()) == 1  # ssh ran once
