@@ -181,7 +181,11 @@ def _end_group(child: subprocess.Popen[str]) -> None:
 
 
 def _ended(pid: int) -> bool:
-    """Whether the child `pid` has ended, without reaping it (its number stays its group's)."""
+    """Whether the child `pid` has ended, without reaping it (its number stays its group's);
+    False where that cannot be known (no os.waitid: macOS before Python 3.13), so GRACE is
+    waited out (it was an AttributeError: share's traceback, its git's group never killed)."""
+    if not hasattr(os, "waitid"):
+        return False
     try:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     except ChildProcessError:  # reaped already (SIGCHLD ignored): it has ended
