@@ -91,29 +91,35 @@ def untranslated(environ: Mapping[str, str]) -> dict[str, str]:
 def _network(config: Config) -> dict[str, str]:
     """The environment of a git that reaches the remote: one that never asks (memidx runs it
     for itself, with maybe no one at the terminal: it waited at a prompt for ever). git's own
-    prompt off (GIT_TERMINAL_PROMPT=0) and no askpass program (an empty GIT_ASKPASS, which
-    beats core.askPass and SSH_ASKPASS: a dialog is a prompt too), nor ssh's
-    (SSH_ASKPASS_REQUIRE=never) nor Git Credential Manager's (GCM_INTERACTIVE=never: `-c
-    credential.interactive=false` cost each fetch 10 ms); ssh in BatchMode, unless the
-    person names their own ssh (GIT_SSH_COMMAND, GIT_SSH, core.sshCommand, ssh.variant), which
-    is left as it is: run with no terminal (run_bounded), it can ask nobody. Credential helpers
-    and an ssh-agent's keys answer as ever."""
+    prompt off (GIT_TERMINAL_PROMPT=0), nor ssh's askpass (SSH_ASKPASS_REQUIRE=never) nor Git
+    Credential Manager's (GCM_INTERACTIVE=never: `-c credential.interactive=false` cost each
+    fetch 10 ms); ssh in BatchMode, unless the person names their own ssh (GIT_SSH_COMMAND,
+    GIT_SSH, core.sshCommand, ssh.variant), which is left as it is: run with no terminal
+    (run_bounded), it can ask nobody. An askpass program named for git (GIT_ASKPASS,
+    core.askPass) is left too: it is how an editor or a CI job gives git its token, and
+    blanked, share was refused where the person's own fetch got in; only the desktop's
+    SSH_ASKPASS (a dialog named for every program), git's last resort, is passed over (an
+    empty GIT_ASKPASS). Credential helpers and an ssh-agent's keys answer as ever."""
     env = {
         **untranslated(os.environ),
         "GIT_TERMINAL_PROMPT": "0",
-        "GIT_ASKPASS": "",
         "SSH_ASKPASS_REQUIRE": "never",
         "GCM_INTERACTIVE": "never",
     }
-    if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or _own_ssh(config)):
+    named = _named(config)
+    if not (env.get("GIT_ASKPASS") or "core.askpass" in named):
+        env["GIT_ASKPASS"] = ""
+    if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or named - {"core.askpass"}):
         env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     return env
 
 
-def _own_ssh(config: Config) -> bool:
-    """Whether git's configuration names an ssh of the person's, or its kind."""
-    names = r"^(core\.sshcommand|ssh\.variant)$"
-    return run_git(config, "config", "--get-regexp", names).stdout.strip() != ""
+def _named(config: Config) -> set[str]:
+    """Which of the programs git asks (core.sshCommand, ssh.variant, core.askPass) git's
+    configuration names, lower case."""
+    names = r"^(core\.sshcommand|ssh\.variant|core\.askpass)$"
+    listed = run_git(config, "config", "-z", "--get-regexp", names).stdout  # key\nvalue\0
+    return {entry.split("\n", 1)[0].lower() for entry in listed.split("\0") if entry}
 
 
 def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Done:

@@ -208,14 +208,14 @@ def askpass(tmp_path: Path) -> tuple[Path, Path]:
 def test_a_remote_asking_for_a_password_gets_no_prompt_and_is_said_at_once(
     tmp_path: Path,
 ) -> None:
-    """The person's askpass program (GIT_ASKPASS, a dialog) was run for share's fetch."""
+    """The askpass program a desktop names for every program (SSH_ASKPASS, a dialog), git's
+    last resort, was run for share's fetch."""
     remote, two = ahead(tmp_path)
     program, asked = askpass(tmp_path)
     with http_remote(remote.root, "secret") as (url, seen):
         two.git("remote", "set-url", "origin", url)
-        two.git("config", "core.askPass", str(program))
 
-        code, err, _ = share_run(two, GIT_ASKPASS=str(program), SSH_ASKPASS=str(program))
+        code, err, _ = share_run(two, SSH_ASKPASS=str(program))
 
     assert not asked.exists(), asked.read_text()
     assert code == 1, err
@@ -226,6 +226,34 @@ def test_a_remote_asking_for_a_password_gets_no_prompt_and_is_said_at_once(
     ), err
     assert "credential helper" in err
     assert 0 < len(seen) < REQUESTS
+
+
+@pytest.mark.parametrize("named", ["GIT_ASKPASS", "core.askPass"])
+def test_an_askpass_program_named_for_git_still_gives_it_the_password(
+    tmp_path: Path, named: str
+) -> None:
+    """An askpass program named for git (GIT_ASKPASS, core.askPass) is how an editor or a CI
+    job gives git its token, without asking anyone: share blanked it (GIT_ASKPASS="") and was
+    refused by a remote the person's own git fetch got into. The desktop's SSH_ASKPASS stays
+    unasked."""
+    remote, two = ahead(tmp_path)
+    remote.git("update-server-info")  # git's dumb HTTP reads info/refs
+    token = tmp_path / "token"
+    token.write_text('#!/bin/sh\ncase "$1" in Username*) echo memidx;; *) echo secret;; esac\n')
+    token.chmod(0o755)
+    program, asked = askpass(tmp_path)
+    env = {"GIT_ASKPASS": str(token)} if named == "GIT_ASKPASS" else {}
+    with http_remote(remote.root, "secret") as (url, _):
+        two.git("remote", "set-url", "origin", url)
+        two.git("config", "remote.origin.pushurl", str(remote.root))  # dumb HTTP takes no push
+        if named == "core.askPass":
+            two.git("config", "core.askPass", str(token))
+
+        code, err, _ = share_run(two, SSH_ASKPASS=str(program), **env)
+
+    assert code == 0, err
+    assert not asked.exists()
+    assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
 
 
 def test_a_credential_helper_that_answers_without_asking_still_lets_share_in(
