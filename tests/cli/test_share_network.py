@@ -373,3 +373,32 @@ def test_an_ssh_remote_that_would_have_asked_is_said_at_once_in_ssh_words(
         f"host, and memidx never asks (git fetch failed: {refusal})"
     ), err
     assert len(said.read_text().splitlines()) == 1  # ssh ran once
+
+
+def test_a_fetch_stopped_while_it_holds_a_ref_lock_leaves_no_lock(tmp_path: Path) -> None:
+    """A fetch stopped while it writes memidx's own ref (its reference-transaction hook runs
+    with the ref locked) is stopped by SIGTERM, so git removes its lock: one killed outright
+    left `refs/memidx/fetched/main.lock`, and every later fetch failed on it."""
+    _, two = ahead(tmp_path)
+    hook = two.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(
+        '#!/bin/sh\n[ "$1" = prepared ] || exit 0\n'
+        f'if grep -q refs/memidx/fetched/; then echo $$ > "{tmp_path}/sleeper.pid"; '
+        "exec sleep 300; fi\n"
+    )
+    hook.chmod(0o755)
+    two.git("commit", "--allow-empty", "-q", "-m", "moved")  # the hook lets others through
+    remote = NotesRepo(tmp_path / "remote.git", init=False)
+    one = NotesRepo(tmp_path / "one", init=False)
+    one.git("commit", "--allow-empty", "-q", "-m", "the remote moves")
+    one.git("push", "-q", "origin", "main")
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    assert "git fetch of the remote 'origin' did not end in 2 s" in errors(err), err
+    assert ended_soon(tmp_path / "sleeper.pid")
+    assert not list((two.root / ".git").rglob("*.lock"))
+    hook.unlink()
+    assert share_run(two)[0] == 0  # the next share gets through
+    assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
