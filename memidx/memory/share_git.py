@@ -132,10 +132,14 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
     except NoAnswer:
         seconds = config.network_timeout
         undone = "nothing was merged or pushed" if what == "fetch" else "it may not have landed"
+        # a push's time is its pre-push hook's too (one that runs the tests): named, else the
+        # person looked at the network alone
+        hook = "" if what == "fetch" else " and what your pre-push hook runs"
         raise GitError(
             f"git {what} of the remote '{remote}' did not end in {seconds} s, so memidx stopped "
             f"it; {undone}",
-            f"{kept}; check the remote and the network (git {what} {remote}), or give it longer "
+            f"{kept}; check the remote and the network{hook} (git {what} {remote}), or give it "
+            "longer "
             "(network_timeout in [tool.memidx], or MEMIDX_NETWORK_TIMEOUT), then make sync again",
         ) from None
     asked = _asked(done)

@@ -402,3 +402,20 @@ def test_a_fetch_stopped_while_it_holds_a_ref_lock_leaves_no_lock(tmp_path: Path
     hook.unlink()
     assert share_run(two)[0] == 0  # the next share gets through
     assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
+
+
+def test_a_push_whose_pre_push_hook_outlasts_the_bound_names_the_hook(tmp_path: Path) -> None:
+    """network_timeout bounds the whole push, the person's pre-push hook in it (one that runs
+    the tests): share said to check the remote and the network alone."""
+    _, two = ahead(tmp_path)
+    hook = two.root / ".git" / "hooks" / "pre-push"
+    hook.write_text(f'#!/bin/sh\necho $$ > "{tmp_path}/sleeper.pid"\nexec sleep 300\n')
+    hook.chmod(0o755)
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    said = errors(err)
+    assert said.startswith("memidx: error: git push of the remote 'origin' did not end in 2 s")
+    assert "check the remote and the network and what your pre-push hook runs" in said, said
+    assert ended_soon(tmp_path / "sleeper.pid")
