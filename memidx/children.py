@@ -167,10 +167,12 @@ def _end_group(child: subprocess.Popen[str]) -> None:
         with suppress(OSError):
             os.killpg(child.pid, signal.SIGTERM)
         until = time.monotonic() + GRACE
-        while time.monotonic() < until and not _ended(child.pid):
-            time.sleep(0.02)
-        with suppress(OSError):
-            os.killpg(child.pid, signal.SIGKILL)
+        try:
+            while time.monotonic() < until and not _ended(child.pid):
+                time.sleep(0.02)
+        finally:  # a stop (Ctrl-C, SIGTERM) that cut the grace short left survivors for ever
+            with suppress(OSError):
+                os.killpg(child.pid, signal.SIGKILL)
     with suppress(subprocess.TimeoutExpired, ValueError, OSError):  # what is left to read
         child.communicate(timeout=GRACE)
     for stream in (child.stdin, child.stdout, child.stderr):

@@ -419,3 +419,42 @@ def test_a_push_whose_pre_push_hook_outlasts_the_bound_names_the_hook(tmp_path: 
     assert said.startswith("memidx: error: git push of the remote 'origin' did not end in 2 s")
     assert "check the remote and the network and what your pre-push hook runs" in said, said
     assert ended_soon(tmp_path / "sleeper.pid")
+
+
+def test_a_share_stopped_while_it_stops_its_fetch_still_kills_what_outlived_sigterm(
+    tmp_path: Path,
+) -> None:
+    """A share stopped (SIGTERM) during the grace it gives its timed-out git's group after
+    SIGTERM left the group's survivors (an ssh that outlives SIGTERM) running for ever: the
+    stop cut the wait short, and SIGKILL never went."""
+    _, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
+    script = tmp_path / "stubborn"
+    termed = tmp_path / "termed"
+    script.write_text(
+        f'#!/bin/sh\necho $$ > "{tmp_path}/sleeper.pid"\n'
+        f"trap 'echo x > \"{termed}\"' TERM\nwhile :; do sleep 1; done\n"
+    )
+    script.chmod(0o755)
+    env = clean_env(MEMIDX_NETWORK_TIMEOUT="2", GIT_SSH_COMMAND=str(script))
+    child = subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(two.root), "share"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        until = time.monotonic() + BOUND
+        while not termed.exists():  # share's grace has begun
+            assert time.monotonic() < until and child.poll() is None, "no SIGTERM came"
+            time.sleep(0.02)
+        child.send_signal(signal.SIGTERM)
+
+        assert child.wait(BOUND) == -signal.SIGTERM
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    assert ended_soon(tmp_path / "sleeper.pid")
