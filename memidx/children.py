@@ -167,10 +167,12 @@ def _end_group(child: subprocess.Popen[str]) -> None:
         with suppress(OSError):
             os.killpg(child.pid, signal.SIGTERM)
         until = time.monotonic() + GRACE
-        while time.monotonic() < until and not _ended(child.pid):
-            time.sleep(0.02)
-        with suppress(OSError):
-            os.killpg(child.pid, signal.SIGKILL)
+        try:
+            while time.monotonic() < until and not _ended(child.pid):
+                time.sleep(0.02)
+        finally:  # a stop (Ctrl-C, SIGTERM) that cut the grace short left survivors for ever
+            with suppress(OSError):
+                os.killpg(child.pid, signal.SIGKILL)
     with suppress(subprocess.TimeoutExpired, ValueError, OSError):  # what is left to read
         child.communicate(timeout=GRACE)
     for stream in (child.stdin, child.stdout, child.stderr):
@@ -181,7 +183,11 @@ def _end_group(child: subprocess.Popen[str]) -> None:
 
 
 def _ended(pid: int) -> bool:
-    """Whether the child `pid` has ended, without reaping it (its number stays its group's)."""
+    """Whether the child `pid` has ended, without reaping it (its number stays its group's);
+    False where that cannot be known (no os.waitid: macOS before Python 3.13), so GRACE is
+    waited out (it was an AttributeError: share's traceback, its git's group never killed)."""
+    if not hasattr(os, "waitid"):
+        return False
     try:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     except ChildProcessError:  # reaped already (SIGCHLD ignored): it has ended

@@ -25,6 +25,8 @@ ENV_KEYS = {
     "MEMIDX_FSYNC": "fsync",
     "MEMIDX_NETWORK_TIMEOUT": "network_timeout",
 }
+# network_timeout's most: past 2147483 s (24.8 days) the wait on git failed (OverflowError)
+NETWORK_TIMEOUT_MOST = 86400
 
 
 def env_table(env: Mapping[str, str]) -> dict[str, object]:
@@ -76,9 +78,10 @@ def applied(
             table["segment_bytes"], name("segment_bytes"), origin
         )
     if "network_timeout" in table:
-        changes["network_timeout"] = settings.positive_int(
-            table["network_timeout"], name("network_timeout"), origin
-        )
+        changes["network_timeout"] = settings.bounded_int(
+            table["network_timeout"], name("network_timeout"), origin,
+            NETWORK_TIMEOUT_MOST, "seconds (a day)",
+        )  # fmt: skip
     if "fsync" in table:
         changes["fsync"] = settings.flag(table["fsync"], name("fsync"), origin)
     return replace(config, **changes)  # pyright: ignore[reportArgumentType]

@@ -65,6 +65,14 @@ def positive_int(value: object, key: str, origin: str) -> int:
     return number
 
 
+def bounded_int(value: object, key: str, origin: str, most: int, said: str) -> int:
+    """positive_int, at most `most` (`said`: that bound in words, "seconds (a day)")."""
+    number = positive_int(value, key, origin)
+    if number > most:
+        raise ConfigError(f"{origin}: {key} must be at most {most} {said}", f"got {value!r}")
+    return number
+
+
 TRUE = ("true", "1", "yes", "on")  # any case, spaces around ignored; a TOML boolean too
 FALSE = ("false", "0", "no", "off")
 

@@ -31,9 +31,11 @@ LOOKS = (
 
 # the gits that reach the remote: each bounded (network_timeout), none ever asking (see _network)
 NETWORK = frozenset({"fetch", "push"})
-# git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's for a host it would
-# have asked to trust (BatchMode)
-ASKED = ("terminal prompts disabled", "Host key verification failed")
+# git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's (BatchMode, or no
+# terminal) for a host it would have asked to trust, and for a key's passphrase or a password
+# it would have asked (`git@host: Permission denied (publickey).`: it was tried 5 times, then
+# said as git's `Could not read from remote repository` with "check the network")
+ASKED = ("terminal prompts disabled", "Host key verification failed", "Permission denied (")
 
 
 Done = subprocess.CompletedProcess[str]
@@ -89,29 +91,35 @@ def untranslated(environ: Mapping[str, str]) -> dict[str, str]:
 def _network(config: Config) -> dict[str, str]:
     """The environment of a git that reaches the remote: one that never asks (memidx runs it
     for itself, with maybe no one at the terminal: it waited at a prompt for ever). git's own
-    prompt off (GIT_TERMINAL_PROMPT=0) and no askpass program (an empty GIT_ASKPASS, which
-    beats core.askPass and SSH_ASKPASS: a dialog is a prompt too), nor ssh's
-    (SSH_ASKPASS_REQUIRE=never) nor Git Credential Manager's (GCM_INTERACTIVE=never: `-c
-    credential.interactive=false` cost each fetch 10 ms); ssh in BatchMode, unless the
-    person names their own ssh (GIT_SSH_COMMAND, GIT_SSH, core.sshCommand, ssh.variant), which
-    is left as it is: run with no terminal (run_bounded), it can ask nobody. Credential helpers
-    and an ssh-agent's keys answer as ever."""
+    prompt off (GIT_TERMINAL_PROMPT=0), nor ssh's askpass (SSH_ASKPASS_REQUIRE=never) nor Git
+    Credential Manager's (GCM_INTERACTIVE=never: `-c credential.interactive=false` cost each
+    fetch 10 ms); ssh in BatchMode, unless the person names their own ssh (GIT_SSH_COMMAND,
+    GIT_SSH, core.sshCommand, ssh.variant), which is left as it is: run with no terminal
+    (run_bounded), it can ask nobody. An askpass program named for git (GIT_ASKPASS,
+    core.askPass) is left too: it is how an editor or a CI job gives git its token, and
+    blanked, share was refused where the person's own fetch got in; only the desktop's
+    SSH_ASKPASS (a dialog named for every program), git's last resort, is passed over (an
+    empty GIT_ASKPASS). Credential helpers and an ssh-agent's keys answer as ever."""
     env = {
         **untranslated(os.environ),
         "GIT_TERMINAL_PROMPT": "0",
-        "GIT_ASKPASS": "",
         "SSH_ASKPASS_REQUIRE": "never",
         "GCM_INTERACTIVE": "never",
     }
-    if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or _own_ssh(config)):
+    named = _named(config)
+    if not (env.get("GIT_ASKPASS") or "core.askpass" in named):
+        env["GIT_ASKPASS"] = ""
+    if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or named - {"core.askpass"}):
         env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     return env
 
 
-def _own_ssh(config: Config) -> bool:
-    """Whether git's configuration names an ssh of the person's, or its kind."""
-    names = r"^(core\.sshcommand|ssh\.variant)$"
-    return run_git(config, "config", "--get-regexp", names).stdout.strip() != ""
+def _named(config: Config) -> set[str]:
+    """Which of the programs git asks (core.sshCommand, ssh.variant, core.askPass) git's
+    configuration names, lower case."""
+    names = r"^(core\.sshcommand|ssh\.variant|core\.askpass)$"
+    listed = run_git(config, "config", "-z", "--get-regexp", names).stdout  # key\nvalue\0
+    return {entry.split("\n", 1)[0].lower() for entry in listed.split("\0") if entry}
 
 
 def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Done:
@@ -124,21 +132,38 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
     except NoAnswer:
         seconds = config.network_timeout
         undone = "nothing was merged or pushed" if what == "fetch" else "it may not have landed"
+        # a push's time is its pre-push hook's too (one that runs the tests): named, else the
+        # person looked at the network alone
+        hook = "" if what == "fetch" else " and what your pre-push hook runs"
         raise GitError(
             f"git {what} of the remote '{remote}' did not end in {seconds} s, so memidx stopped "
             f"it; {undone}",
-            f"{kept}; check the remote and the network (git {what} {remote}), or give it longer "
+            f"{kept}; check the remote and the network{hook} (git {what} {remote}), or give it "
+            "longer "
             "(network_timeout in [tool.memidx], or MEMIDX_NETWORK_TIMEOUT), then make sync again",
         ) from None
-    if done.returncode != 0 and any(words in done.stderr for words in ASKED):
+    asked = _asked(done)
+    if asked:
         raise GitError(
             f"the remote '{remote}' asks for a password, a passphrase or to trust its host, and "
-            f"memidx never asks (git {what} failed: {reason(done)})",
+            f"memidx never asks (git {what} failed: {asked})",
             f"{kept}; let git in without asking: a credential helper (git config "
             f"credential.helper), a key in your ssh-agent, the host in known_hosts (git {what} "
             f"{remote} asks you once), then make sync again",
         )
     return done
+
+
+def _asked(done: Done) -> str:
+    """The line of a failed `done` where git or ssh would have asked (ASKED), ending in a
+    full stop; "" for none."""
+    if done.returncode == 0:
+        return ""
+    for line in done.stderr.splitlines():
+        if any(words in line for words in ASKED):
+            said = line.strip()
+            return said if said.endswith(".") else f"{said}."
+    return ""
 
 
 def reason(done: subprocess.CompletedProcess[str]) -> str:

@@ -208,14 +208,14 @@ def askpass(tmp_path: Path) -> tuple[Path, Path]:
 def test_a_remote_asking_for_a_password_gets_no_prompt_and_is_said_at_once(
     tmp_path: Path,
 ) -> None:
-    """The person's askpass program (GIT_ASKPASS, a dialog) was run for share's fetch."""
+    """The askpass program a desktop names for every program (SSH_ASKPASS, a dialog), git's
+    last resort, was run for share's fetch."""
     remote, two = ahead(tmp_path)
     program, asked = askpass(tmp_path)
     with http_remote(remote.root, "secret") as (url, seen):
         two.git("remote", "set-url", "origin", url)
-        two.git("config", "core.askPass", str(program))
 
-        code, err, _ = share_run(two, GIT_ASKPASS=str(program), SSH_ASKPASS=str(program))
+        code, err, _ = share_run(two, SSH_ASKPASS=str(program))
 
     assert not asked.exists(), asked.read_text()
     assert code == 1, err
@@ -226,6 +226,34 @@ def test_a_remote_asking_for_a_password_gets_no_prompt_and_is_said_at_once(
     ), err
     assert "credential helper" in err
     assert 0 < len(seen) < REQUESTS
+
+
+@pytest.mark.parametrize("named", ["GIT_ASKPASS", "core.askPass"])
+def test_an_askpass_program_named_for_git_still_gives_it_the_password(
+    tmp_path: Path, named: str
+) -> None:
+    """An askpass program named for git (GIT_ASKPASS, core.askPass) is how an editor or a CI
+    job gives git its token, without asking anyone: share blanked it (GIT_ASKPASS="") and was
+    refused by a remote the person's own git fetch got into. The desktop's SSH_ASKPASS stays
+    unasked."""
+    remote, two = ahead(tmp_path)
+    remote.git("update-server-info")  # git's dumb HTTP reads info/refs
+    token = tmp_path / "token"
+    token.write_text('#!/bin/sh\ncase "$1" in Username*) echo memidx;; *) echo secret;; esac\n')
+    token.chmod(0o755)
+    program, asked = askpass(tmp_path)
+    env = {"GIT_ASKPASS": str(token)} if named == "GIT_ASKPASS" else {}
+    with http_remote(remote.root, "secret") as (url, _):
+        two.git("remote", "set-url", "origin", url)
+        two.git("config", "remote.origin.pushurl", str(remote.root))  # dumb HTTP takes no push
+        if named == "core.askPass":
+            two.git("config", "core.askPass", str(token))
+
+        code, err, _ = share_run(two, SSH_ASKPASS=str(program), **env)
+
+    assert code == 0, err
+    assert not asked.exists()
+    assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
 
 
 def test_a_credential_helper_that_answers_without_asking_still_lets_share_in(
@@ -249,14 +277,16 @@ def test_a_credential_helper_that_answers_without_asking_still_lets_share_in(
     assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
 
 
-def fake_ssh(tmp_path: Path) -> tuple[dict[str, str], Path]:
+def fake_ssh(
+    tmp_path: Path, refusal: str = "Host key verification failed."
+) -> tuple[dict[str, str], Path]:
     """An `ssh` first on PATH that records its arguments and fails as ssh in BatchMode does
-    for a host it does not know (where it would ask whether to trust it)."""
+    where it would have asked (`refusal`: for a host it does not know, whether to trust it)."""
     folder = tmp_path / "bin"
     folder.mkdir()
     said = tmp_path / "ssh-args"
     (folder / "ssh").write_text(
-        f'#!/bin/sh\necho "$@" >> "{said}"\necho "Host key verification failed." >&2\nexit 255\n'
+        f'#!/bin/sh\necho "$@" >> "{said}"\necho "{refusal}" >&2\nexit 255\n'
     )
     (folder / "ssh").chmod(0o755)
     return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}, said
@@ -315,3 +345,116 @@ def test_a_share_stopped_while_its_fetch_waits_stops_that_fetch_too(
             os.killpg(child.pid, signal.SIGKILL)
         child.wait()
     assert ended_soon(pid_file)
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "git@memidx.invalid: Permission denied (publickey).",  # a key's passphrase, no agent
+        "git@memidx.invalid: Permission denied (publickey,password).",  # a password
+    ],
+)
+def test_an_ssh_remote_that_would_have_asked_is_said_at_once_in_ssh_words(
+    tmp_path: Path, refusal: str
+) -> None:
+    """In BatchMode ssh skips a key that has a passphrase (not in an agent) and the password,
+    and says `Permission denied (publickey)`: share tried 5 times (6 s), then said `fatal:
+    Could not read from remote repository` and to check the network."""
+    _, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://git@memidx.invalid/remote.git")
+    env, said = fake_ssh(tmp_path, refusal)
+
+    code, err, _ = share_run(two, **env)
+
+    assert code == 1, err
+    assert len(err.splitlines()) == 1, err  # no "trying again": at once
+    assert err.startswith(
+        "memidx: error: the remote 'origin' asks for a password, a passphrase or to trust its "
+        f"host, and memidx never asks (git fetch failed: {refusal})"
+    ), err
+    assert len(said.read_text().splitlines()) == 1  # ssh ran once
+
+
+def test_a_fetch_stopped_while_it_holds_a_ref_lock_leaves_no_lock(tmp_path: Path) -> None:
+    """A fetch stopped while it writes memidx's own ref (its reference-transaction hook runs
+    with the ref locked) is stopped by SIGTERM, so git removes its lock: one killed outright
+    left `refs/memidx/fetched/main.lock`, and every later fetch failed on it."""
+    _, two = ahead(tmp_path)
+    hook = two.root / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(
+        '#!/bin/sh\n[ "$1" = prepared ] || exit 0\n'
+        f'if grep -q refs/memidx/fetched/; then echo $$ > "{tmp_path}/sleeper.pid"; '
+        "exec sleep 300; fi\n"
+    )
+    hook.chmod(0o755)
+    two.git("commit", "--allow-empty", "-q", "-m", "moved")  # the hook lets others through
+    remote = NotesRepo(tmp_path / "remote.git", init=False)
+    one = NotesRepo(tmp_path / "one", init=False)
+    one.git("commit", "--allow-empty", "-q", "-m", "the remote moves")
+    one.git("push", "-q", "origin", "main")
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    assert "git fetch of the remote 'origin' did not end in 2 s" in errors(err), err
+    assert ended_soon(tmp_path / "sleeper.pid")
+    assert not list((two.root / ".git").rglob("*.lock"))
+    hook.unlink()
+    assert share_run(two)[0] == 0  # the next share gets through
+    assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
+
+
+def test_a_push_whose_pre_push_hook_outlasts_the_bound_names_the_hook(tmp_path: Path) -> None:
+    """network_timeout bounds the whole push, the person's pre-push hook in it (one that runs
+    the tests): share said to check the remote and the network alone."""
+    _, two = ahead(tmp_path)
+    hook = two.root / ".git" / "hooks" / "pre-push"
+    hook.write_text(f'#!/bin/sh\necho $$ > "{tmp_path}/sleeper.pid"\nexec sleep 300\n')
+    hook.chmod(0o755)
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    said = errors(err)
+    assert said.startswith("memidx: error: git push of the remote 'origin' did not end in 2 s")
+    assert "check the remote and the network and what your pre-push hook runs" in said, said
+    assert ended_soon(tmp_path / "sleeper.pid")
+
+
+def test_a_share_stopped_while_it_stops_its_fetch_still_kills_what_outlived_sigterm(
+    tmp_path: Path,
+) -> None:
+    """A share stopped (SIGTERM) during the grace it gives its timed-out git's group after
+    SIGTERM left the group's survivors (an ssh that outlives SIGTERM) running for ever: the
+    stop cut the wait short, and SIGKILL never went."""
+    _, two = ahead(tmp_path)
+    two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
+    script = tmp_path / "stubborn"
+    termed = tmp_path / "termed"
+    script.write_text(
+        f'#!/bin/sh\necho $$ > "{tmp_path}/sleeper.pid"\n'
+        f"trap 'echo x > \"{termed}\"' TERM\nwhile :; do sleep 1; done\n"
+    )
+    script.chmod(0o755)
+    env = clean_env(MEMIDX_NETWORK_TIMEOUT="2", GIT_SSH_COMMAND=str(script))
+    child = subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(two.root), "share"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        until = time.monotonic() + BOUND
+        while not termed.exists():  # share's grace has begun
+            assert time.monotonic() < until and child.poll() is None, "no SIGTERM came"
+            time.sleep(0.02)
+        child.send_signal(signal.SIGTERM)
+
+        assert child.wait(BOUND) == -signal.SIGTERM
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    assert ended_soon(tmp_path / "sleeper.pid")

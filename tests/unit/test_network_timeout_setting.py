@@ -38,3 +38,28 @@ def test_a_network_timeout_that_is_no_positive_whole_number_is_named(
     assert str(raised.value) == (
         f"environment: MEMIDX_NETWORK_TIMEOUT must be a positive whole number (got {value!r})"
     )
+
+
+@pytest.mark.parametrize(
+    ("table", "env", "said"),
+    [
+        ("", {"MEMIDX_NETWORK_TIMEOUT": "86401"}, "environment: MEMIDX_NETWORK_TIMEOUT"),
+        ("", {"MEMIDX_NETWORK_TIMEOUT": "99999999"}, "environment: MEMIDX_NETWORK_TIMEOUT"),
+        ("network_timeout = 1000000000000\n", {}, "pyproject.toml [tool.memidx]: network_timeout"),
+    ],
+)
+def test_a_network_timeout_past_a_day_is_named(
+    tmp_path: Path, table: str, env: dict[str, str], said: str
+) -> None:
+    """Past 2147483 s (24.8 days) each share ended in a traceback (OverflowError: timeout is
+    too large, from the wait on git): a day is the most, said in one line."""
+    (tmp_path / "pyproject.toml").write_text(f"[tool.memidx]\n{table}")
+
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path, env=env)
+
+    assert str(raised.value).startswith(f"{said} must be at most 86400 seconds (a day)"), raised
+
+
+def test_a_network_timeout_of_a_day_is_taken(tmp_path: Path) -> None:
+    assert load_config(tmp_path, env={"MEMIDX_NETWORK_TIMEOUT": "86400"}).network_timeout == 86400
