@@ -15,14 +15,14 @@ from pathlib import Path
 
 from memidx.agents.copy_cuts import forget
 from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
-from memidx.agents.copy_sweep import remove_left_beside
+from memidx.agents.copy_sweep import HELD, remove_left_beside
 from memidx.agents.copy_unread import first_said, forget_unread
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
 from memidx.drafts import draft_path, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
-from memidx.memory.archives_left import SUFFIX, TORN, copies, copy_of
+from memidx.memory.archives_left import SUFFIX, aside_path, copies, copy_of
 from memidx.state_folder import ensure_folder
 
 PRIVATE = 0o600
@@ -169,7 +169,7 @@ def _keep_aside(copy: Path, torn: tuple[int, int]) -> Path | _WrittenAgain | Non
     was judged (begin renames a whole one over it) is neither kept aside nor removed: it was
     kept aside as torn, and `memidx status` named a torn copy that was not."""
     for number in range(1, 100):
-        aside = copy.with_name(f"{copy.name}{'' if number == 1 else f'.{number}'}{TORN}")
+        aside = aside_path(copy, number)
         linked = True
         try:
             os.link(copy, aside, follow_symlinks=False)
@@ -191,8 +191,9 @@ def _keep_aside(copy: Path, torn: tuple[int, int]) -> Path | _WrittenAgain | Non
 
 def _remove_torn(copy: Path, torn: tuple[int, int]) -> None:
     """Remove the name `copy` when it names the torn file still: moved to a draft's name
-    first, and put back if what was moved is a copy written again meanwhile."""
-    held = draft_path(copy, "tmp")  # a killed hook's: removed as a dead draft
+    first, and put back if what was moved is a copy written again meanwhile (a hook killed
+    in between leaves it there: put back by the next listing, memidx.agents.copy_sweep)."""
+    held = draft_path(copy, HELD)
     try:
         copy.rename(held)
     except OSError:
