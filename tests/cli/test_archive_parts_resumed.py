@@ -182,3 +182,34 @@ def test_a_copy_whose_hash_matches_but_is_no_utf8_is_said_and_left(
     assert said.count(f"its copy {copy} cannot be read (its text is no UTF-8)") == 1
     assert copy.read_bytes() == data and not cuts_path(copy).exists()
     assert [r.text for r in filing.records] == ["the vmmem session\n"]  # the next copy
+
+
+def test_a_copy_said_to_be_no_utf8_is_not_read_again_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents.archive_left import left_path
+    from memidx.hashes import sha256_hex
+
+    config = load_config(memory(tmp_path).root)
+    left_by(config, "codex", "gone", "the vmmem session\n")  # its session's state
+    data = b"vmmem line\n" * 5000 + b"\xff\n"  # its text found no UTF-8 at its end
+    copy = left_path(config, Where("codex", "gone", "/"), sha256_hex(data))
+    copy.write_bytes(data)
+    os.utime(copy, ns=(1, 1))  # the oldest
+    filing = Filing(monkeypatch)
+    filing.event(config)  # said, and the next copy filed
+    assert [r.text for r in filing.records] == ["the vmmem session\n"]
+
+    read: list[int] = []
+    for _ in range(3):
+        filing.event(config)
+        read.append(filing.read)
+
+    assert read == [0, 0, 0]  # each event read it again (three times its size), in vain
+    os.utime(copy, ns=(2, 2))  # changed since it was said: judged again, once
+    filing.event(config)
+    assert filing.read >= len(data)
+    filing.event(config)
+    assert filing.read == 0
+    said = config.agent_hook_error_path.read_text()
+    assert said.count(f"its copy {copy} cannot be read (its text is no UTF-8)") == 2
