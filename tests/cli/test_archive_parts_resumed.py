@@ -289,3 +289,25 @@ def test_drafts_of_cuts_and_marks_whose_writers_died_are_removed(tmp_path: Path)
 
     assert [draft.exists() for draft in drafts] == [False, False]
     assert live.exists()
+
+
+def test_a_copy_cut_short_in_place_while_it_is_read_is_judged_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
+    copy = left_by(config, "codex", "gone", "vmmem " * 200)  # one line, longer than a part
+    real_read = copy_source.OnDisk.read
+
+    def read(source: copy_source.OnDisk, start: int, end: int) -> bytes:
+        if start >= 300 and copy.stat().st_size > 300:
+            os.truncate(copy, 300)  # a person's tool, while the hook reads it
+        return real_read(source, start, end)
+
+    monkeypatch.setattr(copy_source.OnDisk, "read", read)
+    here = Where("codex", HERE, "/tmp/proj")
+
+    assert not finish_one_part(config, here, time.monotonic() + 60)  # no IndexError
+
+    assert copy.with_name(f"{copy.name}.torn").stat().st_size == 300  # judged by its hash
+    assert copies_left(config) == {}
