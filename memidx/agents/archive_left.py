@@ -13,15 +13,16 @@ import contextlib
 import os
 from pathlib import Path
 
-from memidx.agents.copy_cuts import CUTS, cuts_path, forget
+from memidx.agents.copy_cuts import forget
 from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
-from memidx.agents.copy_unread import UNREAD, first_said, forget_unread, unread_path
+from memidx.agents.copy_sweep import HELD, remove_left_beside
+from memidx.agents.copy_unread import first_said, forget_unread
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
-from memidx.drafts import draft_path, draft_pid, replace_durably
+from memidx.drafts import draft_path, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
-from memidx.memory.archives_left import SUFFIX, TORN, copies, copy_of
+from memidx.memory.archives_left import SUFFIX, aside_path, copies, copy_of
 from memidx.state_folder import ensure_folder
 
 PRIVATE = 0o600
@@ -168,7 +169,7 @@ def _keep_aside(copy: Path, torn: tuple[int, int]) -> Path | _WrittenAgain | Non
     was judged (begin renames a whole one over it) is neither kept aside nor removed: it was
     kept aside as torn, and `memidx status` named a torn copy that was not."""
     for number in range(1, 100):
-        aside = copy.with_name(f"{copy.name}{'' if number == 1 else f'.{number}'}{TORN}")
+        aside = aside_path(copy, number)
         linked = True
         try:
             os.link(copy, aside, follow_symlinks=False)
@@ -190,8 +191,9 @@ def _keep_aside(copy: Path, torn: tuple[int, int]) -> Path | _WrittenAgain | Non
 
 def _remove_torn(copy: Path, torn: tuple[int, int]) -> None:
     """Remove the name `copy` when it names the torn file still: moved to a draft's name
-    first, and put back if what was moved is a copy written again meanwhile."""
-    held = draft_path(copy, "tmp")  # a killed hook's: removed as a dead draft
+    first, and put back if what was moved is a copy written again meanwhile (a hook killed
+    in between leaves it there: put back by the next listing, memidx.agents.copy_sweep)."""
+    held = draft_path(copy, HELD)
     try:
         copy.rename(held)
     except OSError:
@@ -227,7 +229,7 @@ def _same(copy: Path, aside: Path) -> bool:
 def _copies(config: Config, where: Where) -> list[Path]:
     """The session's copies, oldest first (another session's name may start as its own)."""
     state = session_path(config, where.agent, where.session)
-    _remove_dead_drafts(state.parent)
+    remove_left_beside(state.parent)
     return copies(config.state_dir, where.agent).get((where.agent, state.stem), [])
 
 
@@ -235,39 +237,5 @@ def copies_left(config: Config, agent: str | None = None) -> dict[tuple[str, str
     """Every copy left in the memory (of `agent`'s sessions alone, when named), by agent and
     the name of its session's state (less `.json`), each session's oldest first."""
     for folder in sorted((config.state_dir / "agents").glob(f"{agent or '*'}/sessions")):
-        _remove_dead_drafts(folder)
+        remove_left_beside(folder)
     return copies(config.state_dir, agent)
-
-
-def _remove_dead_drafts(folder: Path) -> None:
-    """Remove the drafts of copies whose writers were killed (a hook cut off inside `begin`:
-    up to 64 MiB of the raw transcript, left until that very copy was written again), and
-    what was kept beside a copy that is gone (its cuts, its unread mark)."""
-    with contextlib.suppress(OSError), os.scandir(folder) as entries:
-        for entry in entries:
-            if _dead_draft(folder, entry.name) or _without_copy(folder, entry.name):
-                with contextlib.suppress(OSError):
-                    Path(entry.path).unlink()
-
-
-def _dead_draft(folder: Path, name: str) -> bool:
-    """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`), or of what is kept beside
-    one (`.<copy>.cuts.<pid>.tmp`), whose writer is gone."""
-    from memidx.portable import process_alive
-
-    if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith(".tmp"):
-        return False
-    copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
-    for written in (copy, cuts_path(copy), unread_path(copy)):
-        if (pid := draft_pid(written, "tmp", name)) is not None:
-            return pid != os.getpid() and not process_alive(pid)
-    return False
-
-
-def _without_copy(folder: Path, name: str) -> bool:
-    """Whether `name` is kept beside a copy (its cuts, its unread mark) that is gone."""
-    for mark in (CUTS, UNREAD):
-        copy = name.removesuffix(mark)
-        if copy != name and copy_of(copy) is not None:
-            return not os.path.lexists(folder / copy)
-    return False

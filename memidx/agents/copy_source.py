@@ -42,6 +42,9 @@ class OnDisk:
                 data += got
         except OSError as exc:
             raise CopyUnread(self.path, exc.strerror or str(exc)) from exc
+        if len(data) < end - start:  # asked within its size: cut short in place meanwhile (the
+            # cutter indexed past what it got, an IndexError out of the hook)
+            raise CopyUnread(self.path, "it was cut short while it was read")
         return bytes(data)
 
     def digest(self) -> str:

@@ -37,6 +37,7 @@ def finish_one_part(config: Config, where: Where, deadline: float) -> bool:
     taken up. Copies torn or unreadable are judged and said as the session's own (take_judged)
     and passed over; a copy whose session is unknown waits for that session."""
     from memidx.agents.archive_left import copies_left, take_judged
+    from memidx.agents.copy_unread import said_as_is
     from memidx.agents.finish_left import where_of_copy
 
     if deadline - time.monotonic() < PART_SECONDS:  # not even the folder's listing
@@ -47,6 +48,8 @@ def finish_one_part(config: Config, where: Where, deadline: float) -> bool:
         if other is None:  # its own copies were finished first (finish_archive)
             continue
         for copy in copies:
+            if said_as_is(copy):  # said unreadable, unchanged since: read again, in vain
+                continue
             if deadline - time.monotonic() < PART_SECONDS + _reading(copy):
                 continue  # a smaller copy may fit
             found = _resumed(copy)  # its hash is checked as its cuts are found

@@ -27,6 +27,11 @@ def copy_of(name: str) -> tuple[str, str] | None:
     return (stem, digest) if dot and stem and _HASH.fullmatch(digest) else None
 
 
+def aside_path(copy: Path, number: int) -> Path:
+    """The `number`th name a torn `copy` may be kept aside under (1: `<copy>.torn`)."""
+    return copy.with_name(f"{copy.name}{'' if number == 1 else f'.{number}'}{TORN}")
+
+
 def torn_of(name: str) -> str | None:
     """The name of the copy a torn copy kept aside under `name` was; None for any other name."""
     if not name.endswith(TORN) or SUFFIX + "." not in name:

@@ -20,6 +20,7 @@ from memidx.agents.copy_cuts import cuts_path
 from memidx.agents.finish_one import finish_one_part
 from memidx.agents.session import Where
 from memidx.config import Config, load_config
+from memidx.frozen import cast
 from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed
 from tests.cli.test_agent_hooks import memory
@@ -182,3 +183,131 @@ def test_a_copy_whose_hash_matches_but_is_no_utf8_is_said_and_left(
     assert said.count(f"its copy {copy} cannot be read (its text is no UTF-8)") == 1
     assert copy.read_bytes() == data and not cuts_path(copy).exists()
     assert [r.text for r in filing.records] == ["the vmmem session\n"]  # the next copy
+
+
+def test_a_copy_said_to_be_no_utf8_is_not_read_again_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.agents.archive_left import left_path
+    from memidx.hashes import sha256_hex
+
+    config = load_config(memory(tmp_path).root)
+    left_by(config, "codex", "gone", "the vmmem session\n")  # its session's state
+    data = b"vmmem line\n" * 5000 + b"\xff\n"  # its text found no UTF-8 at its end
+    copy = left_path(config, Where("codex", "gone", "/"), sha256_hex(data))
+    copy.write_bytes(data)
+    os.utime(copy, ns=(1, 1))  # the oldest
+    filing = Filing(monkeypatch)
+    filing.event(config)  # said, and the next copy filed
+    assert [r.text for r in filing.records] == ["the vmmem session\n"]
+
+    read: list[int] = []
+    for _ in range(3):
+        filing.event(config)
+        read.append(filing.read)
+
+    assert read == [0, 0, 0]  # each event read it again (three times its size), in vain
+    os.utime(copy, ns=(2, 2))  # changed since it was said: judged again, once
+    filing.event(config)
+    assert filing.read >= len(data)
+    filing.event(config)
+    assert filing.read == 0
+    said = config.agent_hook_error_path.read_text()
+    assert said.count(f"its copy {copy} cannot be read (its text is no UTF-8)") == 2
+
+
+def _spoiled(kept: dict[str, object], how: str) -> str:
+    """The cuts kept, as a hand or a torn write left them."""
+    pieces = cast(list[list[object]], kept["pieces"])
+    if how == "truncated":
+        return json.dumps(kept)[:-40]
+    if how == "done past the pieces":
+        kept["done"] = len(pieces) + 1
+    elif how == "done before the first":
+        kept["done"] = -1
+    elif how == "a piece moved":
+        pieces[1][0] = cast(int, pieces[1][0]) + 3
+    elif how == "the last piece short":
+        pieces[-1][1] = cast(int, pieces[-1][1]) - 1
+    elif how == "a bool for an int":
+        kept["done"] = True
+    elif how == "another limit":
+        kept["limit"] = 50
+    elif how == "no list":
+        kept["pieces"] = {"a": 1}
+    return json.dumps(kept)
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "truncated",
+        "done past the pieces",
+        "done before the first",
+        "a piece moved",
+        "the last piece short",
+        "a bool for an int",
+        "another limit",
+        "no list",
+    ],
+)
+def test_cuts_spoiled_are_found_again_and_each_part_is_filed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    text = "".join(f"vmmem line {n}\n" for n in range(40))
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
+    expected = capture.transcript_parts(text, 100)
+    copy = left_by(config, "codex", "gone", text)
+    filing = Filing(monkeypatch)
+    assert filing.event(config) and filing.event(config)
+    cuts_path(copy).write_text(_spoiled(json.loads(cuts_path(copy).read_text()), how))
+
+    assert filing.event(config)
+    assert filing.read >= len(text)  # not trusted: the copy hashed and cut again
+
+    while filing.event(config):
+        pass
+    assert [r.text for r in filing.records] == expected  # each once, none skipped
+    assert not copy.exists()
+
+
+def test_drafts_of_cuts_and_marks_whose_writers_died_are_removed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", "the vmmem session\n")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    drafts = [copy.with_name(f".{copy.name}{mark}.{dead}.tmp") for mark in (".cuts", ".unread")]
+    live = copy.with_name(f".{copy.name}.cuts.{os.getppid()}.tmp")  # a live writer's
+    for draft in [*drafts, live]:
+        draft.write_text("{")  # a writer killed while it wrote (a hook at its deadline)
+
+    assert copies_left(config) == {("codex", "gone"): [copy]}
+
+    assert [draft.exists() for draft in drafts] == [False, False]
+    assert live.exists()
+
+
+def test_a_copy_cut_short_in_place_while_it_is_read_is_judged_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
+    copy = left_by(config, "codex", "gone", "vmmem " * 200)  # one line, longer than a part
+    real_read = copy_source.OnDisk.read
+
+    def read(source: copy_source.OnDisk, start: int, end: int) -> bytes:
+        if start >= 300 and copy.stat().st_size > 300:
+            os.truncate(copy, 300)  # a person's tool, while the hook reads it
+        return real_read(source, start, end)
+
+    monkeypatch.setattr(copy_source.OnDisk, "read", read)
+    here = Where("codex", HERE, "/tmp/proj")
+
+    assert not finish_one_part(config, here, time.monotonic() + 60)  # no IndexError
+
+    assert copy.with_name(f"{copy.name}.torn").stat().st_size == 300  # judged by its hash
+    assert copies_left(config) == {}

@@ -1,0 +1,115 @@
+"""A copy left to archive judged torn is removed by moving it to a draft's name and moving it
+back when it turns out to be a copy its session's hook wrote again, whole (memidx.agents.
+archive_left._remove_torn). A hook killed between the two moves (SIGKILL at its deadline) left
+the whole copy under the draft's name, and the next listing removed it as a dead draft: the
+transcript's parts its session had not filed were lost, and nothing said so. It is put back."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from memidx.agents.archive_left import copies_left, take_judged
+from memidx.agents.copy_source import OnDisk
+from memidx.agents.session import Where
+from memidx.config import Config, load_config
+from tests.cli.test_agent_hooks import memory
+from tests.cli.test_archives_finished_by_others import left_by
+from tests.helpers import clean_env
+
+TEXT = "the vmmem session\n" * 3
+WHERE = Where("codex", "gone", "/tmp/proj")
+
+# A hook of another session judging the torn copy, killed once the copy is under the draft's
+# name; `written_again`: its session's hook writes the copy again (whole) right after it is
+# linked aside, as begin does.
+KILLED = r"""
+import os, signal, sys
+from pathlib import Path
+
+from memidx.agents import archive_left
+from memidx.agents.session import Where
+from memidx.config import load_config
+
+config, copy = load_config(Path(sys.argv[1])), Path(sys.argv[2])
+where = Where("codex", "gone", "/tmp/proj")
+real_link, real_is = os.link, archive_left._is
+
+
+def link(src, dst, **kwargs):
+    real_link(src, dst, **kwargs)
+    if sys.argv[3] == "written_again":
+        archive_left.begin(config, where, sys.argv[4])
+
+
+def is_(path, torn):
+    if path.name.startswith("."):  # the copy under the draft's name: killed here
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_is(path, torn)
+
+
+archive_left.os.link, archive_left._is = link, is_
+archive_left.take_judged(config, where, copy)
+"""
+
+
+def killed_judging(config: Config, copy: Path, how: str) -> list[str]:
+    """The names beside `copy` once a hook judging it torn was killed between its moves."""
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED, str(config.root), str(copy), how, TEXT],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -9, done.stderr
+    return sorted(p.name for p in copy.parent.iterdir() if p.name != "gone.json")
+
+
+def test_a_copy_written_again_held_by_a_hook_killed_is_put_back(tmp_path: Path) -> None:
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+    copy.write_text("the vmmem sess")  # torn in place (a power loss)
+
+    held = killed_judging(config, copy, "written_again")
+    assert held[0].startswith(f".{copy.name}.")  # under the draft's name
+    assert held[1:] == [f"{copy.name}.torn"]  # the copy's own name: none
+
+    assert copies_left(config) == {("codex", "gone"): [copy]}  # status counts it again
+    assert copy.read_text() == TEXT  # the copy written again, whole: to be filed
+    assert sorted(p.name for p in copy.parent.iterdir()) == sorted(
+        ["gone.json", copy.name, f"{copy.name}.torn"]
+    )
+    source = take_judged(config, WHERE, copy)
+    assert isinstance(source, OnDisk)  # whole: filed by the next event
+    source.close()
+    assert copy.with_name(f"{copy.name}.torn").read_text() == "the vmmem sess"
+
+
+def test_the_torn_copy_held_by_a_hook_killed_is_not_put_back(tmp_path: Path) -> None:
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+    copy.write_text("the vmmem sess")  # torn in place
+
+    assert len(killed_judging(config, copy, "torn")) == 2  # held, and kept aside
+
+    assert copies_left(config) == {}  # kept aside: never tried again
+    assert sorted(p.name for p in copy.parent.iterdir()) == [f"{copy.name}.torn", "gone.json"]
+    assert copy.with_name(f"{copy.name}.torn").read_text() == "the vmmem sess"
+
+
+def test_a_copy_held_by_a_live_hook_is_left_to_it(tmp_path: Path) -> None:
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as live:
+        try:
+            held = copy.with_name(f".{copy.name}.{live.pid}.held")
+            copy.rename(held)
+
+            assert copies_left(config) == {}
+
+            assert held.read_text() == TEXT and not copy.exists()
+        finally:
+            live.kill()
