@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memidx.secrets import library
-from memidx.secrets.assignments import auth_method
+from memidx.secrets.assignments import auth_method, is_test_verdict
 from memidx.secrets.dashed_names import password_named
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
@@ -183,8 +183,8 @@ def _judged(
                 name = name if auth_method(name, scalar) else ""  # `[admin, Mango-Tiger-17]`
         return
     secret = judged.get(start)
-    if secret is None and auth_method(name, value):
-        secret = judged[start] = False
+    if secret is None and (auth_method(name, value) or is_test_verdict(name, value)):
+        secret = judged[start] = False  # a method's name given to `auth`, a test's to `pass`
     if secret is None:  # a password's own key's value is a passphrase, not a thing's name
         names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
         secret = " " not in value and (
