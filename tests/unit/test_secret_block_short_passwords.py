@@ -30,6 +30,8 @@ def found(text: str) -> list[str]:
         ("password_confirm: |\n  hunter2\n", "hunter2"),
         ("userPassword:\n  hunter2  # the old one\n", "hunter2"),
         ("PASS: |\n  Zq8vT2mW9pLqXk7R\n", "Zq8vT2mW9pLqXk7R"),  # no test's verdict
+        ('password:\n  "hunter2"\n', '"hunter2"'),  # quoted, as `password: "hunter2"` is
+        ("password:\n  'abc123'  # the old one\n", "'abc123'"),
     ],
 )
 def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> None:
@@ -55,6 +57,8 @@ def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> No
         "max_password: |\n  1000\n",  # a count
         "token: |\n  abc123\n",  # no person's password: judged from 8 characters
         "api_key:\n  hunter2\n",
+        'password:\n  "string"\n',
+        "password:\n  \"hunter2'\n",  # no quotes of one kind
         "password: |\n  hunter2 is what\n  the old one was\n",  # prose
     ],
 )
