@@ -62,6 +62,8 @@ def values_below(
     indent, block = len(key.group(1)), key.group(3) is not None
     listed = not text.startswith("- ", start + indent)  # a list may stand under its column
     for at, begin, _, value in lines_below(text, end + 1):  # a blank line is part of a block
+        if not block and value.startswith("#"):
+            continue  # a comment between a key and its value (`password:`, `# rotated`, `v4lue`)
         if not block and ITEM.match(value) and begin - at >= indent + (not listed):
             yield from _items(text, at, begin - at, kind, judged, name=key[2])
             return  # a list: its items are the value

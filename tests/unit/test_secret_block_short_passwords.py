@@ -32,6 +32,9 @@ def found(text: str) -> list[str]:
         ("PASS: |\n  Zq8vT2mW9pLqXk7R\n", "Zq8vT2mW9pLqXk7R"),  # no test's verdict
         ('password:\n  "hunter2"\n', '"hunter2"'),  # quoted, as `password: "hunter2"` is
         ("password:\n  'abc123'  # the old one\n", "'abc123'"),
+        ("password:\n  # rotated in May\n  hunter2\n", "hunter2"),  # a comment above it
+        ("password:\n# at the margin\n  Zq8vT2mW9pLqXk7R\n", "Zq8vT2mW9pLqXk7R"),
+        ("password:\n  #\n  - Zq8vT2mW9pLqXk7R\n", "Zq8vT2mW9pLqXk7R"),
     ],
 )
 def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> None:
@@ -57,6 +60,8 @@ def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> No
         "max_password: |\n  1000\n",  # a count
         "token: |\n  abc123\n",  # no person's password: judged from 8 characters
         "api_key:\n  hunter2\n",
+        "password:  # memidx: allow-secret\n  # rotated\n  hunter2\n",  # the marker's value
+        "password: |\n  # hunter2\n",  # a block's line, prose
         'password:\n  "string"\n',
         "password:\n  \"hunter2'\n",  # no quotes of one kind
         "password: |\n  hunter2 is what\n  the old one was\n",  # prose
