@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from memidx.secrets.arrows import arrow_value
+from memidx.secrets.arrows import arrow_value, match_arm
 from memidx.secrets.candidates import LEADING_PW, WorthReading
 from memidx.secrets.held import auth_passphrase, held_values
 from memidx.secrets.lazy_pattern import lazy
@@ -114,6 +114,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
+            value = None if match_arm(line, start, match.end()) else value  # `Kind.Token =>`
             said = line[match.end() - 1]  # `:` or `=`
             if value and (
                 auth_method(name, value[1]) or (said == ":" and is_test_verdict(name, value[1]))
@@ -125,7 +126,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             else:
                 at = match.end()
                 value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, long_until)
-                value = value or _dash_led(line, at) or arrow_value(line, at)
+                value = value or _dash_led(line, at) or arrow_value(line, at, start)
             value, long_until = _cut(line, value, secret_word, long_until)
             person = personal(name)  # a person's password names no package (PERSONAL)
             if value and (no_password(value[1], person=person) or selector(name, value[1])):
