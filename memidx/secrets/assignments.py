@@ -114,7 +114,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
-            value = None if match_arm(line, start, match.end()) else value  # `Kind.Token =>`
+            if value and value.start(1) >= match.end() and match_arm(line, start, match.end()):
+                value = None  # an arm's body (`Kind.Token => TokenCredential2`)
             said = line[match.end() - 1]  # `:` or `=`
             if value and (
                 auth_method(name, value[1]) or (said == ":" and is_test_verdict(name, value[1]))
