@@ -114,13 +114,13 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
-            if value and value.start(1) >= match.end() and match_arm(line, start, match.end()):
-                value = None  # an arm's body (`Kind.Token => TokenCredential2`)
-            said = line[match.end() - 1]  # `:` or `=`
+            said, arm = line[match.end() - 1], match_arm(line, start, match.end())  # `:`, `=`
             if value and (
-                auth_method(name, value[1]) or (said == ":" and is_test_verdict(name, value[1]))
+                auth_method(name, value[1])
+                or (said == ":" and is_test_verdict(name, value[1]))
+                or (arm and value.start(1) >= match.end())  # `Kind.Token => TokenCredential2`
             ):
-                value = None  # a method's name given to `auth`, a test's to `pass`
+                value = None  # a method's name given to `auth`, a test's to `pass`, an arm's body
         elif secret:
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
