@@ -48,6 +48,9 @@ def value_end(text: str, start: int, end: int) -> int:
         line = plain_quotes(text[at:stop])
         if value := line.strip():  # a blank line is part of a block
             indent = len(line) - len(line.lstrip(" "))
+            if not block and value.startswith("#"):
+                at = stop + 1
+                continue  # a comment above the value (blocks.values_below)
             if not block and ITEM.match(value) and indent >= column:
                 return _items_end(text, at, indent, last)  # a list: its items
             inner = indent if inner is None else inner

@@ -25,12 +25,23 @@ from memidx.secrets.lazy_pattern import lazy
 ARROW_VALUE = lazy(r"[ \t]*+([A-Za-z0-9_](?:[^\s\"'`,;:=]|:(?!:)|=(?!>))*+)")
 
 
-def arrow_value(line: str, at: int) -> re.Match[str] | None:
+def arrow_value(line: str, at: int, start: int = 0) -> re.Match[str] | None:
     """The bare value after the `=>` that ends at `at` in `line` (group 1), unless a path's
-    `::` goes on from it; None after another assignment."""
-    if not line.startswith("=>", at - 2):
+    `::` goes on from it or the name from `start` is a member's, unquoted (C#'s or Scala's
+    match arm, `Kind.Password => PasswordHasher2`: no hash's key is so written); None after
+    another assignment."""
+    if not line.startswith("=>", at - 2) or match_arm(line, start, at):
         return None
     value = ARROW_VALUE.match(line, at)
     if value is None or line.startswith("::", value.end()):
         return None
     return value
+
+
+def match_arm(line: str, start: int, at: int) -> bool:
+    """Whether the name from `start` is a member, unquoted, before a `=>` that ends at `at`."""
+    if not line.startswith("=>", at - 2):
+        return False
+    name = line[start : at - 2].rstrip(" \t")
+    quoted = (start and line[start - 1] in "\"'") or name[-1:] in "\"'"
+    return "." in name and not quoted

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from memidx.secrets.arrows import arrow_value
+from memidx.secrets.arrows import arrow_value, match_arm
 from memidx.secrets.candidates import LEADING_PW, WorthReading
 from memidx.secrets.held import auth_passphrase, held_values
 from memidx.secrets.lazy_pattern import lazy
@@ -114,18 +114,20 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
             value, long_until = _cut(line, value, secret_word, long_until)
-            said = line[match.end() - 1]  # `:` or `=`
+            said, arm = line[match.end() - 1], match_arm(line, start, match.end())  # `:`, `=`
             if value and (
-                auth_method(name, value[1]) or (said == ":" and is_test_verdict(name, value[1]))
+                auth_method(name, value[1])
+                or (said == ":" and is_test_verdict(name, value[1]))
+                or (arm and value.start(1) >= match.end())  # `Kind.Token => TokenCredential2`
             ):
-                value = None  # a method's name given to `auth`, a test's to `pass`
+                value = None  # a method's name given to `auth`, a test's to `pass`, an arm's body
         elif secret:
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 at = match.end()
                 value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, long_until)
-                value = value or _dash_led(line, at) or arrow_value(line, at)
+                value = value or _dash_led(line, at) or arrow_value(line, at, start)
             value, long_until = _cut(line, value, secret_word, long_until)
             person = personal(name)  # a person's password names no package (PERSONAL)
             if value and (no_password(value[1], person=person) or selector(name, value[1])):

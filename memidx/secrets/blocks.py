@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memidx.secrets import library
-from memidx.secrets.assignments import auth_method
+from memidx.secrets.assignments import auth_method, is_test_verdict
 from memidx.secrets.dashed_names import password_named
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
@@ -62,6 +62,8 @@ def values_below(
     indent, block = len(key.group(1)), key.group(3) is not None
     listed = not text.startswith("- ", start + indent)  # a list may stand under its column
     for at, begin, _, value in lines_below(text, end + 1):  # a blank line is part of a block
+        if not block and value.startswith("#"):
+            continue  # a comment between a key and its value (`password:`, `# rotated`, `v4lue`)
         if not block and ITEM.match(value) and begin - at >= indent + (not listed):
             yield from _items(text, at, begin - at, kind, judged, name=key[2])
             return  # a list: its items are the value
@@ -183,8 +185,8 @@ def _judged(
                 name = name if auth_method(name, scalar) else ""  # `[admin, Mango-Tiger-17]`
         return
     secret = judged.get(start)
-    if secret is None and auth_method(name, value):
-        secret = judged[start] = False
+    if secret is None and (auth_method(name, value) or is_test_verdict(name, value)):
+        secret = judged[start] = False  # a method's name given to `auth`, a test's to `pass`
     if secret is None:  # a password's own key's value is a passphrase, not a thing's name
         names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
         secret = " " not in value and (

@@ -47,16 +47,19 @@ PARTS = lazy(r"[a-z]++")
 def names_a_secret(value: str) -> bool:
     """Whether `value` is a variable's name of two words or more, one naming a secret
     (`authToken`, `DB_PASSWORD`, `client_secret`), as code assigns one to a secret's key, or a
-    secret's name in a store (STORE_NAME: `prod/db-password`, `api-key`)."""
-    if IDENTIFIER.fullmatch(value) is None:
-        if not (STORE_NAME.fullmatch(value) and ("-" in value or "/" in value)):
+    secret's name in a store (STORE_NAME: `prod/db-password`, `api-key`); a private field's
+    name of one word too, after its `_` (C#'s `Password => _password;`, `this._token`)."""
+    field = value.lstrip("_")
+    if IDENTIFIER.fullmatch(field) is None:
+        if field != value or not (STORE_NAME.fullmatch(value) and ("-" in value or "/" in value)):
             return False
         words = PARTS.findall(value)
-    elif random_letters(value, acronyms=True):
+    elif random_letters(field, acronyms=True):
         return False  # `bPxRfiCYzqWmTLKeyQxv`: its case cuts out a `Key`, and no other word
     else:
-        words = WORD.findall(value)
-    return len(words) >= 2 and any(word.lower() in SECRET_WORDS for word in words)
+        words = WORD.findall(field)
+    least = 1 if field != value else 2  # `_password` was judged, a property's body in C#
+    return len(words) >= least and any(word.lower() in SECRET_WORDS for word in words)
 
 
 # A condition, as a filter or a query writes one: a name of code in small letters given a

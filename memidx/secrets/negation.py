@@ -39,7 +39,7 @@ FLAG_FIRST = frozenset(
 # through; `showPassword = !computer` was refused: weak.VARIABLE_WORDS), or a run of five
 # letters or more without a vowel, no word's (`!zqvtmwplxk`)
 NO_VOWEL = lazy(r"[b-df-hj-np-tv-xz]{5}", re.IGNORECASE)
-ONE_WORD = lazy(r"!([a-z]++)")
+ONE_WORD = lazy(r"!([a-z]++)[;,)]*+")  # a list's or a statement's end after it too
 HOLDER_CODE = lazy(r"^!!|[.;,)]")
 # a word and digits negated is a password (`password = !hunter22`): a variable so named
 # (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both

@@ -74,9 +74,11 @@ def short_below(name: str, value: str) -> bool:
     """Whether `value`, a scalar on a line of its own below `name`'s YAML key (`password: |`
     over `  hunter2`, `>-`, or `password:` alone), is a short password given to it: read as
     on the key's line, `name: value` (below it every value was judged from 8 characters on,
-    so `hunter2` went through there where `password: hunter2` was refused)."""
+    so `hunter2` went through there where `password: hunter2` was refused); in its quotes
+    too (`password:` over `  "hunter2"`), as on the key's line, where they are no part of it."""
     line = f"{name}: {value}"
-    return (len(name) + 2, len(line)) in short_passwords(line)
+    quoted = int(len(value) > 2 and value[0] in "\"'" and value[-1] == value[0])
+    return (len(name) + 2 + quoted, len(line) - quoted) in short_passwords(line)
 
 
 # what marks a test's verdict around `PASS:` (Go's `--- PASS: Test1 (0.00s)`): a short value

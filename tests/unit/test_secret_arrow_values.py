@@ -31,6 +31,10 @@ def found(text: str) -> list[str]:
         ("password => Summer2024!", "Summer2024!"),
         ("password => iloveyou2", "iloveyou2"),
         ("password => aws-iam-identity-center", "aws-iam-identity-center"),  # a passphrase
+        ("password => _Zq8vT2mW9pLqXk7R", "_Zq8vT2mW9pLqXk7R"),  # no field's name
+        ("password = _hunter2x9Q", "_hunter2x9Q"),
+        ("'db.password' => hunter2x9Q,", "hunter2x9Q"),  # a quoted key, a hash's
+        ('"db.token" => Zq8vT2mW9pLqXk7R', "Zq8vT2mW9pLqXk7R"),
     ],
 )
 def test_an_unquoted_value_after_an_arrow_is_judged(text: str, secret: str) -> None:
@@ -61,8 +65,15 @@ def test_an_unquoted_value_after_an_arrow_is_judged(text: str, secret: str) -> N
         "const valid = password => password.length >= 8",
         "onChange={password => setPassword(password)}",
         "apiKey => apiKey",
+        "public string Password => _password;",  # C#'s property, a private field's name
+        "public string ClientSecret => _clientSecret;",
+        "Password = _password;",
+        "self._db_password = __password",
         "Kind::Secret => SecretKind::Generic,",  # a match arm's path
         "Token::ApiKey => Scheme::BearerHeader2,",
+        "Kind.Password => PasswordHasher2,",  # C#'s switch expression's arm, Scala's case
+        "SecretKind.ApiKey => ApiKeyCredential,",
+        "AuthMode.Token => TokenCredential2,",
         "password => {",
         "password =>",
     ],

@@ -29,6 +29,12 @@ def found(text: str) -> list[str]:
         ("pass: >- # rotated\n  hunter2\n", "hunter2"),
         ("password_confirm: |\n  hunter2\n", "hunter2"),
         ("userPassword:\n  hunter2  # the old one\n", "hunter2"),
+        ("PASS: |\n  Zq8vT2mW9pLqXk7R\n", "Zq8vT2mW9pLqXk7R"),  # no test's verdict
+        ('password:\n  "hunter2"\n', '"hunter2"'),  # quoted, as `password: "hunter2"` is
+        ("password:\n  'abc123'  # the old one\n", "'abc123'"),
+        ("password:\n  # rotated in May\n  hunter2\n", "hunter2"),  # a comment above it
+        ("password:\n# at the margin\n  Zq8vT2mW9pLqXk7R\n", "Zq8vT2mW9pLqXk7R"),
+        ("password:\n  #\n  - Zq8vT2mW9pLqXk7R\n", "Zq8vT2mW9pLqXk7R"),
     ],
 )
 def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> None:
@@ -48,9 +54,16 @@ def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> No
         "password: |\n  v1.2.3\n",
         "first_pass: >-\n  500ms\n",  # a quantity
         "pass: |\n  test_1\n",  # a test's name, as `pass: test_1` is
+        "pass: |\n  test_login2\n",  # a longer one, judged from 8 characters, too
+        "pass:\n  tests/test_auth.py\n",
+        "pass:\n  [test_login2]\n",
         "max_password: |\n  1000\n",  # a count
         "token: |\n  abc123\n",  # no person's password: judged from 8 characters
         "api_key:\n  hunter2\n",
+        "password:  # memidx: allow-secret\n  # rotated\n  hunter2\n",  # the marker's value
+        "password: |\n  # hunter2\n",  # a block's line, prose
+        'password:\n  "string"\n',
+        "password:\n  \"hunter2'\n",  # no quotes of one kind
         "password: |\n  hunter2 is what\n  the old one was\n",  # prose
     ],
 )

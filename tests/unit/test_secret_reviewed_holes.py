@@ -158,6 +158,9 @@ def test_a_templates_reference_alone_is_none(text: str) -> None:
         ("savePassword = !letmein", "!letmein"),
         ("rememberPassword = !sunshine", "!sunshine"),
         ("password = !letmein", "!letmein"),
+        ("password = !letmein,", "!letmein"),  # a list's next item after it
+        ("savePassword = !letmein;", "!letmein"),
+        ("password => !letmein,", "!letmein"),  # Ruby's, Perl's hash
         ("PASSWORD=!letmein", "!letmein"),
         ("db_password: letmein!", "letmein!"),
         ("password: iloveyou2", "iloveyou2"),
@@ -178,6 +181,8 @@ def test_no_variable_is_named_as_a_common_password_or_without_a_vowel(
         "cacheToken = !isCached",
         "saveToken = !readonly",
         "keepSecret = !options.insecure;",
+        "savePassword = !incognito;",
+        "password = !isPublic,",
         "password = sunshine",  # one word of small letters, judged as any value
     ],
 )

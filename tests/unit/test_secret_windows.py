@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from memidx.secrets import library
+from memidx.secrets.arrows import match_arm
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.detect import find_secrets, redact_text
 from memidx.secrets.signs import SIGNS, no_password
@@ -136,11 +137,20 @@ def test_extra_keywords_find_what_the_old_expression_found() -> None:
     rng = random.Random(381)
     for _ in range(5_000):
         line = "".join(rng.choice(EXTRA_PIECES) for _ in range(rng.randint(1, 12)))
-        old = _judged([m.group(1) for m in OLD_EXTRA.finditer(line)])
-        kept = [v for v in old if not (v[0] in SIGNS and no_password(v))]
+        found = list(OLD_EXTRA.finditer(line))
+        old = _judged([m.group(1) for m in found])
+        arms = _judged([m.group(1) for m in found if _arm(line, m)])
+        kept = [v for v in old if not (v[0] in SIGNS and no_password(v)) and v not in arms]
         new = _judged(list(extra_keyword_values(line, secret_word)))
         assert [v for v in new if v in old] == kept, line
         assert new == kept or kept != old, line
+
+
+def _arm(line: str, match: re.Match[str]) -> bool:
+    """Whether the old expression's value follows a match arm's `=>` (`Kind.Token => v4lue`,
+    arrows.match_arm): code, no value."""
+    head = line[match.start() : match.start(1)].rstrip(" \t\"'`")
+    return head.endswith("=>") and match_arm(line, match.start(), match.start() + len(head))
 
 
 # a plain value too short to be judged secret (values.looks_secret: 8 characters), which a run
