@@ -21,23 +21,27 @@ again right before: a person's `git commit` that read memidx's HEAD would fail a
 (one its fetch starts: `git index-pack`, `git-remote-https`, in its exec named git with its
 command line not set yet, taken for any git), or one that ended since the look, is none: taken
 for a person's, nothing was put back and the pull failed (~1 look in 100 under load, in
-tests/cli/test_late_pull_fetch.py)."""
+tests/cli/test_late_pull_fetch.py). So did the pull itself when its own child, its fetch, was
+in its exec (forked: the pull's command line; exec'ing: none), taken for its merge: such a
+child is looked at again until it runs its program (EXEC_WAIT at most)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.children import SHELL, run_in_session
 from memidx.errors import GitBusy
 from memidx.git.judged_unlink import unlink_judged
-from memidx.git.newcomers import parents
+from memidx.git.newcomers import parents, read_proc
 from memidx.git.publish import committers, started
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
 NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, HEAD elsewhere
+EXEC_WAIT, EXEC_PAUSE = 1.0, 0.005  # seconds a pull's child in its exec is looked at again
 # $1 the reflog's words, $2 the ref memidx moved (HEAD: a detached one), $3 from, $4 to, then
 # the paths: the ref put back, then git's index at the paths, while HEAD still names that ref.
 # The index is reset on a copy under `.git/index.lock` (taken as git takes it, set -C; none
@@ -159,20 +163,45 @@ def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
     return set(done.stdout.split("\0")) - {""} if done.returncode == 0 else set()
 
 
-def _fetching(pid: str) -> bool:
-    """Whether git pull `pid` has not begun its merge or rebase: no child, or only its fetch."""
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return False  # ended, or not known: nothing put back
-    for child in children:
+def _fetching(pid: str, wait: float = EXEC_WAIT) -> bool:
+    """Whether git pull `pid` has not begun its merge or rebase: no child, or only its fetch.
+    A child in its exec (forked, the pull's own command line; or none yet) may be either:
+    looked at again until `wait` seconds passed. Taken for the merge, the fetch's start (the
+    look right after the move sees a pull that just read HEAD there) left the pull to fail."""
+    until = time.monotonic() + wait
+    for _ in range(10_000):  # bounded by `until`; the count only bounds the loop
         try:
-            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+            own = read_proc(f"/proc/{pid}/cmdline")
+            children = read_proc(f"/proc/{pid}/task/{pid}/children").split()
         except OSError:
-            continue
-        if b"fetch" not in argv:
-            return False
-    return True
+            return False  # ended, or not known: nothing put back
+        said = [_line(child.decode()) for child in children]
+        if any(b"fetch" not in line.split(b"\0") and not _in_exec(line, own) for line in said):
+            return False  # its merge, its rebase
+        if all(b"fetch" in line.split(b"\0") for line in said):
+            return True
+        if time.monotonic() > until:
+            return False  # still in its exec: not known
+        _look_again()
+    return False
+
+
+def _line(pid: str) -> bytes:
+    """Process `pid`'s command line; a fetch's once it ended (as a zombie, none: in exec)."""
+    try:
+        return read_proc(f"/proc/{pid}/cmdline")
+    except OSError:
+        return b"\0fetch"
+
+
+def _in_exec(line: bytes, own: bytes) -> bool:
+    """Whether a child of the pull's whose command line is `line` has not exec'd its program
+    yet: forked, it has the pull's (`own`); in its exec, none."""
+    return line == own or not line.strip(b"\0")
+
+
+def _look_again() -> None:
+    time.sleep(EXEC_PAUSE)
 
 
 def _git(root: Path, *args: str) -> str:
