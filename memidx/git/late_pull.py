@@ -23,7 +23,10 @@ command line not set yet, taken for any git), or one that ended since the look, 
 for a person's, nothing was put back and the pull failed (~1 look in 100 under load, in
 tests/cli/test_late_pull_fetch.py). So did the pull itself when its own child, its fetch, was
 in its exec (forked: the pull's command line; exec'ing: none), taken for its merge: such a
-child is looked at again until it runs its program (EXEC_WAIT at most)."""
+child is looked at again until it runs its program (EXEC_WAIT at most). Nor is anything put
+back while a git of the clone is stopped in the midst of its work (STOPPED): a `git rebase -i`
+that read memidx's HEAD and stopped at a `break` ended before the put-back, and its end failed
+on the branch put back (tests/cli/test_late_pull_stopped.py)."""
 
 from __future__ import annotations
 
@@ -41,6 +44,9 @@ from memidx.git.publish import committers, started
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
 NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, HEAD elsewhere
+# what a git stopped in the midst of its work leaves in the work tree's git folder
+STOPPED = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
+           "sequencer")  # fmt: skip
 EXEC_WAIT, EXEC_PAUSE = 1.0, 0.005  # seconds a pull's child in its exec is looked at again
 # $1 the reflog's words, $2 the ref memidx moved (HEAD: a detached one), $3 from, $4 to, then
 # the paths: the ref put back, then git's index at the paths, while HEAD still names that ref.
@@ -86,7 +92,7 @@ def put_back_for_a_pull(
     there is none, or when `ref` is not `commit` any more. `written`: the files the move wrote
     (removed while they hold these bytes); `literal`: `paths` as literal pathspecs."""
     pulls = _pulls_alone(late)
-    if not pulls or not _pulls_alone(committers(root)):  # one that started since, too
+    if not pulls or not _pulls_alone(committers(root)) or _stopped(root):  # started since, too
         return
     old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
     put = _put_back(root, ref, commit, old, literal) if old else NOT_BACK
@@ -154,6 +160,14 @@ def _pulls_own(pid: str, said: str, pulls: Sequence[str]) -> bool:
     runs under one of `pulls` (a child its fetch started)."""
     now = started(pid)
     return not now or now != said.rpartition(" ")[2] or not set(pulls).isdisjoint(parents(pid))
+
+
+def _stopped(root: Path) -> bool:
+    """Whether a git of the clone stopped in the midst of its work (a rebase at a conflict or a
+    `break`, a merge, cherry-pick, revert or `git am`): one that read memidx's HEAD and ended
+    since the look is no git running, and the rebase's end failed on the branch put back."""
+    found = _git(root, "rev-parse", "--absolute-git-dir")
+    return not found or any((Path(found) / name).exists() for name in STOPPED)
 
 
 def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
