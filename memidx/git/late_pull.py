@@ -48,6 +48,9 @@ NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, 
 STOPPED = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
            "sequencer")  # fmt: skip
 EXEC_WAIT, EXEC_PAUSE = 1.0, 0.005  # seconds a pull's child in its exec is looked at again
+# ms the put-back's update-ref waits for HEAD's or the ref's lock (git's own wait, 100 ms, was
+# shorter than a `git gc --auto`'s reflog expire: nothing put back, the pull failed)
+LOCK_WAIT = 1000
 # $1 the reflog's words, $2 the ref memidx moved (HEAD: a detached one), $3 from, $4 to, then
 # the paths: the ref put back, then git's index at the paths, while HEAD still names that ref.
 # The index is reset on a copy under `.git/index.lock` (taken as git takes it, set -C; none
@@ -65,7 +68,8 @@ EXEC_WAIT, EXEC_PAUSE = 1.0, 0.005  # seconds a pull's child in its exec is look
 PUT_BACK = (
     "said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; named=$(git symbolic-ref -q HEAD) || "
     'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
-    'fi; git update-ref $deref -m "$said" "$ref" "$old" "$new" || exit 91; '
+    f"fi; git -c core.filesRefLockTimeout={LOCK_WAIT} update-ref $deref "
+    '-m "$said" "$ref" "$old" "$new" || exit 91; '
     'at() { [ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; }; at; '
     "dir=$(git rev-parse --absolute-git-dir) || exit 0; "
     "lock=$dir/index.lock copy=$dir/.memidx-put-back-$$.memidx-$$; "
@@ -132,8 +136,9 @@ def _put_back(root: Path, ref: str, commit: str, old: str, literal: Sequence[str
     if SHELL is None:  # no shell to count on (Windows): one git after the other
         detached = ref == "HEAD" and not _git(root, "symbolic-ref", "-q", "HEAD")
         deref = ("--no-deref",) if detached else ()
+        waits = f"core.filesRefLockTimeout={LOCK_WAIT}"
         if (ref == "HEAD" and not detached) or not _ok(
-            root, "update-ref", *deref, "-m", said, ref, old, commit
+            root, "-c", waits, "update-ref", *deref, "-m", said, ref, old, commit
         ):
             return NOT_BACK
         if (_git(root, "symbolic-ref", "-q", "HEAD") or "HEAD") != ref:
