@@ -21,23 +21,36 @@ again right before: a person's `git commit` that read memidx's HEAD would fail a
 (one its fetch starts: `git index-pack`, `git-remote-https`, in its exec named git with its
 command line not set yet, taken for any git), or one that ended since the look, is none: taken
 for a person's, nothing was put back and the pull failed (~1 look in 100 under load, in
-tests/cli/test_late_pull_fetch.py)."""
+tests/cli/test_late_pull_fetch.py). So did the pull itself when its own child, its fetch, was
+in its exec (forked: the pull's command line; exec'ing: none), taken for its merge: such a
+child is looked at again until it runs its program (EXEC_WAIT at most). Nor is anything put
+back while a git of the clone is stopped in the midst of its work (STOPPED): a `git rebase -i`
+that read memidx's HEAD and stopped at a `break` ended before the put-back, and its end failed
+on the branch put back (tests/cli/test_late_pull_stopped.py)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.children import SHELL, run_in_session
 from memidx.errors import GitBusy
 from memidx.git.judged_unlink import unlink_judged
-from memidx.git.newcomers import parents
+from memidx.git.newcomers import parents, read_proc
 from memidx.git.publish import committers, started
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
 NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, HEAD elsewhere
+# what a git stopped in the midst of its work leaves in the work tree's git folder
+STOPPED = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
+           "sequencer")  # fmt: skip
+EXEC_WAIT, EXEC_PAUSE = 1.0, 0.005  # seconds a pull's child in its exec is looked at again
+# ms the put-back's update-ref waits for HEAD's or the ref's lock (git's own wait, 100 ms, was
+# shorter than a `git gc --auto`'s reflog expire: nothing put back, the pull failed)
+LOCK_WAIT = 1000
 # $1 the reflog's words, $2 the ref memidx moved (HEAD: a detached one), $3 from, $4 to, then
 # the paths: the ref put back, then git's index at the paths, while HEAD still names that ref.
 # The index is reset on a copy under `.git/index.lock` (taken as git takes it, set -C; none
@@ -55,7 +68,8 @@ NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, 
 PUT_BACK = (
     "said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; named=$(git symbolic-ref -q HEAD) || "
     'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
-    'fi; git update-ref $deref -m "$said" "$ref" "$old" "$new" || exit 91; '
+    f"fi; git -c core.filesRefLockTimeout={LOCK_WAIT} update-ref $deref "
+    '-m "$said" "$ref" "$old" "$new" || exit 91; '
     'at() { [ "$(git symbolic-ref -q HEAD || echo HEAD)" = "$ref" ] || exit 92; }; at; '
     "dir=$(git rev-parse --absolute-git-dir) || exit 0; "
     "lock=$dir/index.lock copy=$dir/.memidx-put-back-$$.memidx-$$; "
@@ -82,7 +96,7 @@ def put_back_for_a_pull(
     there is none, or when `ref` is not `commit` any more. `written`: the files the move wrote
     (removed while they hold these bytes); `literal`: `paths` as literal pathspecs."""
     pulls = _pulls_alone(late)
-    if not pulls or not _pulls_alone(committers(root)):  # one that started since, too
+    if not pulls or not _pulls_alone(committers(root)) or _stopped(root):  # started since, too
         return
     old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
     put = _put_back(root, ref, commit, old, literal) if old else NOT_BACK
@@ -122,8 +136,9 @@ def _put_back(root: Path, ref: str, commit: str, old: str, literal: Sequence[str
     if SHELL is None:  # no shell to count on (Windows): one git after the other
         detached = ref == "HEAD" and not _git(root, "symbolic-ref", "-q", "HEAD")
         deref = ("--no-deref",) if detached else ()
+        waits = f"core.filesRefLockTimeout={LOCK_WAIT}"
         if (ref == "HEAD" and not detached) or not _ok(
-            root, "update-ref", *deref, "-m", said, ref, old, commit
+            root, "-c", waits, "update-ref", *deref, "-m", said, ref, old, commit
         ):
             return NOT_BACK
         if (_git(root, "symbolic-ref", "-q", "HEAD") or "HEAD") != ref:
@@ -152,6 +167,14 @@ def _pulls_own(pid: str, said: str, pulls: Sequence[str]) -> bool:
     return not now or now != said.rpartition(" ")[2] or not set(pulls).isdisjoint(parents(pid))
 
 
+def _stopped(root: Path) -> bool:
+    """Whether a git of the clone stopped in the midst of its work (a rebase at a conflict or a
+    `break`, a merge, cherry-pick, revert or `git am`): one that read memidx's HEAD and ended
+    since the look is no git running, and the rebase's end failed on the branch put back."""
+    found = _git(root, "rev-parse", "--absolute-git-dir")
+    return not found or any((Path(found) / name).exists() for name in STOPPED)
+
+
 def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
     """The paths of `literal` (literal pathspecs) that `commit` holds."""
     argv = ["git", "ls-tree", "-r", "-z", "--name-only", commit, "--", *literal]
@@ -159,20 +182,45 @@ def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
     return set(done.stdout.split("\0")) - {""} if done.returncode == 0 else set()
 
 
-def _fetching(pid: str) -> bool:
-    """Whether git pull `pid` has not begun its merge or rebase: no child, or only its fetch."""
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return False  # ended, or not known: nothing put back
-    for child in children:
+def _fetching(pid: str, wait: float = EXEC_WAIT) -> bool:
+    """Whether git pull `pid` has not begun its merge or rebase: no child, or only its fetch.
+    A child in its exec (forked, the pull's own command line; or none yet) may be either:
+    looked at again until `wait` seconds passed. Taken for the merge, the fetch's start (the
+    look right after the move sees a pull that just read HEAD there) left the pull to fail."""
+    until = time.monotonic() + wait
+    for _ in range(10_000):  # bounded by `until`; the count only bounds the loop
         try:
-            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+            own = read_proc(f"/proc/{pid}/cmdline")
+            children = read_proc(f"/proc/{pid}/task/{pid}/children").split()
         except OSError:
-            continue
-        if b"fetch" not in argv:
-            return False
-    return True
+            return False  # ended, or not known: nothing put back
+        said = [_line(child.decode()) for child in children]
+        if any(b"fetch" not in line.split(b"\0") and not _in_exec(line, own) for line in said):
+            return False  # its merge, its rebase
+        if all(b"fetch" in line.split(b"\0") for line in said):
+            return True
+        if time.monotonic() > until:
+            return False  # still in its exec: not known
+        _look_again()
+    return False
+
+
+def _line(pid: str) -> bytes:
+    """Process `pid`'s command line; a fetch's once it ended (as a zombie, none: in exec)."""
+    try:
+        return read_proc(f"/proc/{pid}/cmdline")
+    except OSError:
+        return b"\0fetch"
+
+
+def _in_exec(line: bytes, own: bytes) -> bool:
+    """Whether a child of the pull's whose command line is `line` has not exec'd its program
+    yet: forked, it has the pull's (`own`); in its exec, none."""
+    return line == own or not line.strip(b"\0")
+
+
+def _look_again() -> None:
+    time.sleep(EXEC_PAUSE)
 
 
 def _git(root: Path, *args: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import pytest
 
 from memidx.config import load_config
 from memidx.errors import GitBusy
+from memidx.git import late_pull
 from memidx.git import publish as publish_module
 from memidx.git.commit import commit_paths
 from memidx.git.newcomers import COMMITTING
@@ -234,3 +236,54 @@ def test_a_child_of_the_pull_s_fetch_in_its_exec_is_not_taken_for_a_person_s_git
     assert pulled.returncode == 0, pulled.stderr
     assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
     assert one.git("status", "--porcelain").strip() == ""
+
+
+# HELD, with the pull's own child, its `git fetch`, held in its exec (a `bash` named git, run
+# with an empty command line, that reads its script on its stdin) until memidx looked at the
+# pull once: `$PAUSE_AT.exec` then lets it exec the fetch, held before its pack as HELD is
+FETCH_IN_ITS_EXEC = """#!/bin/sh
+case " $* " in *" unpack-objects "*|*" index-pack "*)
+  touch "$PAUSE_AT.in"; while [ ! -e "$PAUSE_AT.go" ]; do sleep 0.02; done;;
+*" fetch "*)
+  printf '%s\\0' "$@" >"$PAUSE_AT.args"
+  exec bash -c 'exec -a "" "$0" <"$1"' "$PAUSE_AT.window/git" "$PAUSE_AT.window/hold";;
+esac
+exec "$REAL_GIT" "$@"
+"""
+HOLD = """touch "$PAUSE_AT.in"; while [ ! -e "$PAUSE_AT.exec" ]; do sleep 0.01; done
+mapfile -d '' args <"$PAUSE_AT.args"; exec "$REAL_GIT" "${args[@]}" </dev/null
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+@pytest.mark.skipif(shutil.which("bash") is None, reason="an empty command line: bash's exec -a")
+def test_the_pull_s_fetch_in_its_exec_is_not_taken_for_its_merge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look after the move found the pull that had just read HEAD there as its own child
+    was in its exec (forked from it, or exec'ing `git fetch`: its command line not the fetch's
+    yet): taken for the pull's merge, nothing was put back and the pull failed ("run git reset
+    --hard"). That child is looked at again until it runs its program."""
+    window = tmp_path / "pause.window"
+    window.mkdir()
+    (window / "git").symlink_to(shutil.which("bash") or "/bin/bash")
+    (window / "hold").write_text(HOLD)
+    pause, looks = tmp_path / "pause", list[int]()
+
+    def look_again() -> None:  # the fetch execs once memidx looked at it
+        looks.append(1)
+        Path(f"{pause}.exec").touch()
+        time.sleep(0.01)
+
+    monkeypatch.setattr(late_pull, "_look_again", look_again)
+    monkeypatch.setattr(late_pull, "EXEC_WAIT", 60.0)  # bounded by the test, not the load
+    go_on = Path(f"{pause}.exec").touch  # not looked at again (before the fix): it goes on then
+    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+                                             NOTE.encode(), held=FETCH_IN_ITS_EXEC,
+                                             before=go_on)  # fmt: skip
+
+    assert "reset --hard" not in pulled.stderr, pulled.stderr
+    assert pulled.returncode == 0, pulled.stderr
+    assert "notes/theirs.md" in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
+    assert one.git("status", "--porcelain").strip() == ""
+    assert looks, "the pull's child was never seen in its exec"

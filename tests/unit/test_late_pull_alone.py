@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +80,45 @@ def test_only_a_running_git_not_the_pull_s_keeps_head_where_memidx_moved_it(
 
 def test_no_pull_is_none_alone() -> None:
     assert late_pull._pulls_alone({}) == []  # pyright: ignore[reportPrivateUsage]
+
+
+# a pull whose one child forks (its command line the pull's) and, after $AFTER s, execs a
+# program whose command line holds $EXECS (not on the pull's own command line)
+FORKS = """import os, time
+if os.fork() == 0:
+    time.sleep(float(os.environ["AFTER"]))
+    os.execv("/bin/sh", ["git", "-c", "sleep 60", os.environ["EXECS"]])
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+@pytest.mark.parametrize(
+    ("execs", "after", "fetching"),
+    [("fetch", 0.2, True), ("merge", 0.2, False), ("fetch", 60, False)],
+    ids=["its-fetch", "its-merge", "never-execs"],
+)
+def test_a_pull_s_child_in_its_exec_is_looked_at_again(
+    execs: str, after: float, fetching: bool
+) -> None:
+    """A child of the pull forked, not yet exec'd (its command line the pull's) or in its
+    exec (none), was taken for the pull's merge: nothing put back, the pull failed. It is
+    looked at again until it runs its program, or until the wait ends."""
+    env = {**os.environ, "EXECS": execs, "AFTER": str(after)}
+    pull = subprocess.Popen([sys.executable, "-c", FORKS], env=env)
+    children = Path(f"/proc/{pull.pid}/task/{pull.pid}/children")
+    try:
+        until = time.monotonic() + 30
+        while not children.read_text().split() and time.monotonic() < until:
+            time.sleep(0.01)
+        began = time.monotonic()
+
+        assert late_pull._fetching(str(pull.pid), wait=30 if after < 60 else 0.3) is fetching  # pyright: ignore[reportPrivateUsage]
+        assert time.monotonic() - began < 30  # never the whole 60 s of a child that never execs
+    finally:
+        child = children.read_text().split()
+        for pid in child:
+            with contextlib.suppress(OSError):
+                os.kill(int(pid), signal.SIGKILL)
+        pull.kill()
+        pull.wait()
