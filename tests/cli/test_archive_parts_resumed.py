@@ -129,9 +129,12 @@ def test_a_copy_whose_bytes_changed_since_its_cuts_is_not_filed_from_them(
     assert copies_left(config) == {}
 
 
-def test_a_copy_written_again_since_its_cuts_is_cut_again_and_nothing_filed_twice(
+def _two_parts_filed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[Config, str, list[str], Path, Filing]:
+    """A copy of 40 lines left by a session gone, cut in parts of 100 bytes, two of them filed
+    by other sessions' events: (config, its text, the parts the whole cutter gives, the copy,
+    the filing)."""
     config = load_config(memory(tmp_path).root)
     text = "".join(f"vmmem line {n}\n" for n in range(40))
     monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
@@ -139,6 +142,13 @@ def test_a_copy_written_again_since_its_cuts_is_cut_again_and_nothing_filed_twic
     copy = left_by(config, "codex", "gone", text)
     filing = Filing(monkeypatch)
     assert filing.event(config) and filing.event(config)
+    return config, text, expected, copy, filing
+
+
+def test_a_copy_written_again_since_its_cuts_is_cut_again_and_nothing_filed_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config, text, expected, copy, filing = _two_parts_filed(tmp_path, monkeypatch)
     inode = copy.stat().st_ino
     assert left_by(config, "codex", "gone", text) == copy  # its session's hook, once more
     assert copy.stat().st_ino != inode
@@ -254,13 +264,7 @@ def _spoiled(kept: dict[str, object], how: str) -> str:
 def test_cuts_spoiled_are_found_again_and_each_part_is_filed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    config = load_config(memory(tmp_path).root)
-    text = "".join(f"vmmem line {n}\n" for n in range(40))
-    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
-    expected = capture.transcript_parts(text, 100)
-    copy = left_by(config, "codex", "gone", text)
-    filing = Filing(monkeypatch)
-    assert filing.event(config) and filing.event(config)
+    config, text, expected, copy, filing = _two_parts_filed(tmp_path, monkeypatch)
     cuts_path(copy).write_text(_spoiled(json.loads(cuts_path(copy).read_text()), how))
 
     assert filing.event(config)

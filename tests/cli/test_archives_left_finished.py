@@ -466,11 +466,7 @@ def test_a_copy_written_again_between_its_hash_and_its_link_is_not_kept_aside_as
 ) -> None:
     from memidx.agents.archive_left import take_judged
 
-    config = load_config(memory(tmp_path).root)
-    where = Where("claude-code", SESSION, str(tmp_path))
-    copy = begin(config, where, "the vmmem session\n")
-    assert copy is not None
-    copy.write_text("the vmmem sess")  # torn
+    config, where, copy, _ = _torn_copy(tmp_path)
     _written_again_after(monkeypatch, config, where, "digest")
 
     judged = take_judged(config, where, copy)
@@ -489,11 +485,7 @@ def test_a_copy_written_again_between_its_link_and_its_removal_stays(
 ) -> None:
     from memidx.agents.archive_left import Torn, take_judged
 
-    config = load_config(memory(tmp_path).root)
-    where = Where("claude-code", SESSION, str(tmp_path))
-    copy = begin(config, where, "the vmmem session\n")
-    assert copy is not None
-    copy.write_text("the vmmem sess")  # torn
+    config, where, copy, _ = _torn_copy(tmp_path)
     _written_again_after(monkeypatch, config, where, "link")
 
     judged = take_judged(config, where, copy)

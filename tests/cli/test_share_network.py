@@ -314,6 +314,18 @@ def test_ssh_runs_in_batch_mode_unless_the_person_names_their_own(tmp_path: Path
     assert lines and all(line.startswith("-o ConnectTimeout=5 ") for line in lines), lines
 
 
+def _share_started(two: NotesRepo, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`memidx share` of clone `two`, started in a session of its own, its output dropped."""
+    return subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(two.root), "share"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
 def test_a_share_stopped_while_its_fetch_waits_stops_that_fetch_too(
     tmp_path: Path, number: int
@@ -324,14 +336,7 @@ def test_a_share_stopped_while_its_fetch_waits_stops_that_fetch_too(
     two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
     pid_file = tmp_path / "sleeper.pid"
     env = clean_env(MEMIDX_NETWORK_TIMEOUT="100", GIT_SSH_COMMAND=str(sleeper(tmp_path)))
-    child = subprocess.Popen(
-        [str(MEMIDX_BIN), "-C", str(two.root), "share"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    child = _share_started(two, env)
     try:
         until = time.monotonic() + BOUND
         while not (pid_file.exists() and pid_file.read_text().strip()):
@@ -437,14 +442,7 @@ def test_a_share_stopped_while_it_stops_its_fetch_still_kills_what_outlived_sigt
     )
     script.chmod(0o755)
     env = clean_env(MEMIDX_NETWORK_TIMEOUT="2", GIT_SSH_COMMAND=str(script))
-    child = subprocess.Popen(
-        [str(MEMIDX_BIN), "-C", str(two.root), "share"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    child = _share_started(two, env)
     try:
         until = time.monotonic() + BOUND
         while not termed.exists():  # share's grace has begun
