@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_forget import clones
+from tests.git_shims import put_git_first
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 BOUND = 40.0  # seconds a share may take here: without the bound it waited for ever
@@ -426,26 +427,36 @@ def test_a_push_whose_pre_push_hook_outlasts_the_bound_names_the_hook(tmp_path: 
     assert ended_soon(tmp_path / "sleeper.pid")
 
 
+# a `git fetch` that outlives SIGTERM (the survivor): it says so once its group's SIGTERM
+# came, its git ended, and waits on; any other git is the real one
+OUTLIVING_FETCH = """#!/bin/sh
+case " $* " in *" fetch "*)
+  echo $$ > "$TERMED.pid"; trap 'echo x > "$TERMED"' TERM
+  "$REAL_GIT" "$@"; while :; do sleep 0.05; done;;
+esac
+exec "$REAL_GIT" "$@"
+"""
+
+
 def test_a_share_stopped_while_it_stops_its_fetch_still_kills_what_outlived_sigterm(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A share stopped (SIGTERM) during the grace it gives its timed-out git's group after
-    SIGTERM left the group's survivors (an ssh that outlives SIGTERM) running for ever: the
-    stop cut the wait short, and SIGKILL never went."""
+    SIGTERM left the group's survivors (a git or an ssh that outlives SIGTERM) running for
+    ever: the stop cut the wait short, and SIGKILL never went. The survivor is the fetch
+    itself (a `git` first on PATH that outlives SIGTERM), so share is in its grace until the
+    test stops it: an ssh's survival alone held it there only until its git ended (a fetch
+    ends at once on SIGTERM), and the test's stop came after the grace 1 time in 10 under
+    load (the CI's failure: "no SIGTERM came")."""
     _, two = ahead(tmp_path)
     two.git("remote", "set-url", "origin", "ssh://memidx.invalid/remote.git")
-    script = tmp_path / "stubborn"
     termed = tmp_path / "termed"
-    script.write_text(
-        f'#!/bin/sh\necho $$ > "{tmp_path}/sleeper.pid"\n'
-        f"trap 'echo x > \"{termed}\"' TERM\nwhile :; do sleep 1; done\n"
-    )
-    script.chmod(0o755)
-    env = clean_env(MEMIDX_NETWORK_TIMEOUT="2", GIT_SSH_COMMAND=str(script))
+    put_git_first(monkeypatch, tmp_path / "bin", OUTLIVING_FETCH, TERMED=str(termed))
+    env = clean_env(MEMIDX_NETWORK_TIMEOUT="2", GIT_SSH_COMMAND=str(sleeper(tmp_path)))
     child = _share_started(two, env)
     try:
         until = time.monotonic() + BOUND
-        while not termed.exists():  # share's grace has begun
+        while not termed.exists():  # share's grace has begun, its fetch still there
             assert time.monotonic() < until and child.poll() is None, "no SIGTERM came"
             time.sleep(0.02)
         child.send_signal(signal.SIGTERM)
@@ -455,4 +466,5 @@ def test_a_share_stopped_while_it_stops_its_fetch_still_kills_what_outlived_sigt
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
         child.wait()
+    assert ended_soon(tmp_path / "termed.pid")  # was: left waiting for ever
     assert ended_soon(tmp_path / "sleeper.pid")
