@@ -85,19 +85,38 @@ def stat_given(root: Path, git_dir: Path, pathspecs: Sequence[str]) -> None:
         edit_on_copy(root, git_dir, ("add", "--refresh", "--", *pathspecs))
 
 
-@functools.cache
 def git_version() -> tuple[int, int]:
     """The major and minor version of the `git` on PATH (`git version 2.39.5`, `2.45.1.windows.1`,
-    `2.39.3 (Apple Git-145)`), asked once a process; (0, 0) where it cannot say."""
+    `2.39.3 (Apple Git-145)`), asked once per git binary (its path, inode and mtime: a recall
+    or MCP server that outlived an upgrade of git, or a PATH changed under it, asks again);
+    (0, 0) where it cannot say."""
+    import os
+    import shutil
+
+    from memidx.git.repo import git_env
+
+    found = shutil.which("git", path=git_env().get("PATH", os.defpath))
+    try:
+        seen = Path(found).stat() if found else None
+    except OSError:
+        seen = None
+    key = (found, seen.st_ino, seen.st_mtime_ns) if seen else (found, 0, 0)
+    return _asked(*key)
+
+
+@functools.lru_cache(maxsize=4)
+def _asked(found: str | None, _inode: int, _mtime: int) -> tuple[int, int]:
+    """`git version` of the git at `found` (the one PATH finds), once per inode and mtime."""
     import subprocess
 
     from memidx.git.repo import git_env
 
     try:
-        done = subprocess.run(["git", "version"], env=git_env(), capture_output=True, check=False)
+        said = subprocess.run([found or "git", "version"], env=git_env(), capture_output=True,
+                              check=False)  # fmt: skip
     except OSError:
         return (0, 0)
-    return parsed_version(done.stdout.decode("ascii", "replace"))
+    return parsed_version(said.stdout.decode("ascii", "replace"))
 
 
 def parsed_version(said: str) -> tuple[int, int]:

@@ -125,3 +125,28 @@ def test_the_move_s_shell_refreshes_as_memidx_does(
     words = refresh_words(args)
     assert (words is not None) == refreshed
     assert ran == ("|".join(("the-copy", *words)) + "|" if words else "")
+
+
+@pytest.mark.skipif(SHELL is None, reason="the git put on PATH is a POSIX shell script")
+def test_git_s_version_is_asked_again_once_git_was_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall or MCP server outlives an upgrade of git: a version asked once a process (git
+    2.35 then) kept the reset's whole refresh, or gave a downgraded git an option it refuses."""
+    git = tmp_path / "git"
+
+    def installed(version: str) -> None:  # as a package manager does: a new file renamed in
+        fresh = tmp_path / "git.new"
+        fresh.write_text(f'#!/bin/sh\necho "git version {version}"\n')
+        fresh.chmod(0o755)
+        fresh.replace(git)
+
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    installed("2.35.1")
+    assert index_refresh.git_version() == (2, 35)
+    assert index_refresh.git_version() == (2, 35)  # asked once: the same binary
+
+    installed("2.45.0")
+
+    assert index_refresh.git_version() == (2, 45)
+    assert "--no-refresh" in reset_words("abc", [":(literal)notes/a.md"])
