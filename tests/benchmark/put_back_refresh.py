@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from statistics import median
 
-from tests.benchmark.follow_refresh import IDENTITY, RUNS, _git, memory, touched
+from tests.benchmark.follow_refresh import IDENTITY, RUNS, memory, touched
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, check=True)
+    return done.stdout.decode().strip()
+
 
 # run with PYTHONPATH=<checkout>: its put-back of memidx's last commit, seconds on stdout
 PUT_BACK = (
