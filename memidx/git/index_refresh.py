@@ -48,6 +48,20 @@ def reset_words(commit: str, pathspecs: Sequence[str]) -> tuple[str, ...]:
     return (*quiet, commit, "--", *pathspecs)
 
 
+def shell_words(args: Sequence[str]) -> tuple[str, ...]:
+    """`args` as the move's shell gets them: its redo runs a `checkout <new> -- <paths>` (notes
+    written from memory) as a reset of those paths, which the shell cannot know git's version
+    for: `--no-refresh` put after `checkout` (the redo's reset takes it) where reset_words
+    gives it, so that a memidx killed at its move no longer had a whole refresh under the
+    lock (`fresh` refreshes those paths alone, as for any reset)."""
+    if "checkout" not in args or "--" not in args[(at := args.index("checkout")) :]:
+        return tuple(args)
+    paths = args[args.index("--", at) + 1 :]
+    if "--no-refresh" not in reset_words("HEAD", paths):
+        return tuple(args)
+    return (*args[: at + 1], "--no-refresh", *args[at + 1 :])
+
+
 def refresh_words(args: Sequence[str]) -> tuple[str, ...] | None:
     """The git arguments that refresh the entries of the paths `git <args>` reset (git's own
     options before `reset` left out), None when `args` reset no paths."""

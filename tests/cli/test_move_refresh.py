@@ -67,20 +67,26 @@ def _nothing(*_: object, **__: object) -> Callable[[str], Sequence[str]]:
 
 
 @pytest.mark.skipif(SHELL is None, reason="the move's follow runs with a POSIX shell")
-@pytest.mark.parametrize("route", ["copy", "own-follow", "shell", "reset-after"])
+@pytest.mark.parametrize(
+    "route", ["copy", "own-follow", "shell", "shell-from-memory", "reset-after"]
+)
 def test_the_move_refreshes_the_entry_of_the_note_it_committed_and_no_other(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, route: str
 ) -> None:
+    """shell-from-memory: a note committed from memory (remember's), whose checkout the
+    shell's redo runs as a reset: a plain `reset -q` there (the shell knew no git version)."""
     repo, before = _memory_with_a_touched_note(tmp_path)
     ref = repo.note("agent.md", "Agent's note", "remembered by an agent")
     if route != "copy":  # no copy of the index made before the move: memidx's own follow
         monkeypatch.setattr(index_swap, "prepare", _none)
-    if route == "shell":  # nor memidx's own follow: the move's shell
+    if route.startswith("shell"):  # nor memidx's own follow: the move's shell
         monkeypatch.setattr(move_follow, "followed", _never)
     if route == "reset-after":  # no git command with the move (as on Windows): the reset after
         monkeypatch.setattr(commit, "index_follows", _nothing)
+    memory = {ref: (repo.root / ref).read_bytes()} if route == "shell-from-memory" else None
 
-    commit_paths(load_config(repo.root, env={}), [ref], "memidx remember: Agent's note")
+    commit_paths(load_config(repo.root, env={}), [ref], "memidx remember: Agent's note",
+                 written=memory)  # fmt: skip
 
     assert repo.git("ls-files", "--", ref) == f"{ref}\n"
     assert repo.git("diff-files", "--name-only", "--", ref) == ""  # its entry has its stat

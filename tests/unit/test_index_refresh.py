@@ -17,6 +17,7 @@ from memidx.git.index_refresh import (
     parsed_version,
     refresh_words,
     reset_words,
+    shell_words,
     stat_given,
 )
 
@@ -150,3 +151,28 @@ def test_git_s_version_is_asked_again_once_git_was_replaced(
 
     assert index_refresh.git_version() == (2, 45)
     assert "--no-refresh" in reset_words("abc", [":(literal)notes/a.md"])
+
+
+CHECKOUT = ("-c", "core.hooksPath=/dev/null", "checkout", "-q", "abc", "--")
+
+
+@pytest.mark.parametrize(
+    ("version", "args", "words"),
+    [
+        ((2, 39), (*CHECKOUT, "a"), (*CHECKOUT[:3], "--no-refresh", *CHECKOUT[3:], "a")),
+        ((2, 35), (*CHECKOUT, "a"), (*CHECKOUT, "a")),  # the option refused: as it was
+        ((2, 39), (*CHECKOUT, *MANY), (*CHECKOUT, *MANY)),  # the whole refresh: reset_words'
+        ((2, 39), ("reset", "-q", "--no-refresh", "c", "--", "a"), None),  # as given
+        ((2, 39), ("read-tree", "-m", "-u", "a", "b"), None),  # share's merge: as given
+    ],
+)
+def test_the_move_s_shell_gets_the_no_refresh_its_redo_s_reset_takes(
+    monkeypatch: pytest.MonkeyPatch,
+    version: tuple[int, int],
+    args: tuple[str, ...],
+    words: tuple[str, ...] | None,
+) -> None:
+    """The shell's redo runs a checkout of notes written from memory as a reset: a plain one
+    (the shell cannot ask git's version) refreshed the whole index under git's index.lock."""
+    monkeypatch.setattr(index_refresh, "git_version", lambda: version)
+    assert shell_words(args) == (args if words is None else words)
