@@ -74,6 +74,10 @@ def test_the_refresh_takes_the_paths_of_a_reset_alone(
 MANY = [f":(literal)notes/n{n}.md" for n in range(REFRESH_MOST + 1)]
 
 
+def _each_lacks_it(_root: Path, _pathspecs: Sequence[str]) -> bool:
+    return True  # stat_less's answer: each entry lacks its stat
+
+
 @pytest.mark.parametrize(("count", "alone"), [(1, True), (REFRESH_MOST, True), (len(MANY), False)])
 def test_more_paths_than_git_matches_cheaply_are_reset_with_the_whole_refresh(
     monkeypatch: pytest.MonkeyPatch, count: int, alone: bool
@@ -92,6 +96,7 @@ def test_more_paths_than_git_matches_cheaply_are_reset_with_the_whole_refresh(
         return 0, ""
 
     monkeypatch.setattr(index_copy, "edit_on_copy", edit_on_copy)
+    monkeypatch.setattr(index_refresh, "stat_less", _each_lacks_it)
     stat_given(Path(), Path(".git"), MANY[:count])
     assert len(asked) == (1 if alone else 0)
 
