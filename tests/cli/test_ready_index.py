@@ -71,8 +71,10 @@ def _killed_at_its_lock(tmp_path: Path) -> str:
     folder.mkdir()
     (folder / "git").write_text(
         "#!/bin/sh\n"
-        f'case "$GIT_INDEX_FILE:$1" in *{READY}:reset) : >"$GIT_INDEX_FILE.lock"; '
-        f'sleep 0.2; kill -9 $PPID $$;; esac\nexec "{real}" "$@"\n'
+        f'case "$GIT_INDEX_FILE:$1" in *{READY}:reset) : >"$GIT_INDEX_FILE.lock"; n=0; '
+        # memidx wrote this git's pid beside the copy (as it does once git started)
+        f'while [ "$(cat "$GIT_INDEX_FILE.git")" != $$ ] && [ $n -lt 1000 ]; do sleep 0.01; '
+        f'n=$((n + 1)); done; kill -9 $PPID $$;; esac\nexec "{real}" "$@"\n'
     )
     (folder / "git").chmod(0o755)
     return f"{folder}{os.pathsep}{os.environ['PATH']}"
