@@ -22,11 +22,14 @@ more than REFRESH_MOST paths (a purge's segments) are reset with the whole refre
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 NO_REFRESH_FROM = (2, 36)  # the first git with `reset --no-refresh` (where -q stopped skipping)
 REFRESH = ("status", "--porcelain", "-uno", "--ignore-submodules=all", "--no-renames")
+LITERAL = ":(literal)"  # how memidx names each path it gives git (memidx.git.commit.literal)
+MODES = frozenset({0o100644, 0o100755, 0o120000, 0o160000})  # the modes of git's index entries
 REFRESH_MOST = 64  # paths refreshed alone; more: the reset's whole refresh (each entry is
 # matched against each path: the cost of both grows with the index, this one with the paths too)
 # the move's shell (memidx.git.move_script): `fresh <git args>` refreshes the entries of the
@@ -46,6 +49,20 @@ def reset_words(commit: str, pathspecs: Sequence[str]) -> tuple[str, ...]:
     alone = 0 < len(pathspecs) <= REFRESH_MOST and git_version() >= NO_REFRESH_FROM
     quiet = ("reset", "-q", "--no-refresh") if alone else ("reset", "-q")
     return (*quiet, commit, "--", *pathspecs)
+
+
+def shell_words(args: Sequence[str]) -> tuple[str, ...]:
+    """`args` as the move's shell gets them: its redo runs a `checkout <new> -- <paths>` (notes
+    written from memory) as a reset of those paths, which the shell cannot know git's version
+    for: `--no-refresh` put after `checkout` (the redo's reset takes it) where reset_words
+    gives it, so that a memidx killed at its move no longer had a whole refresh under the
+    lock (`fresh` refreshes those paths alone, as for any reset)."""
+    if "checkout" not in args or "--" not in args[(at := args.index("checkout")) :]:
+        return tuple(args)
+    paths = args[args.index("--", at) + 1 :]
+    if "--no-refresh" not in reset_words("HEAD", paths):
+        return tuple(args)
+    return (*args[: at + 1], "--no-refresh", *args[at + 1 :])
 
 
 def refresh_words(args: Sequence[str]) -> tuple[str, ...] | None:
@@ -77,27 +94,84 @@ def refreshed(root: Path, env: Mapping[str, str], args: Sequence[str]) -> bool:
 def stat_given(root: Path, git_dir: Path, pathspecs: Sequence[str]) -> None:
     """The entries of `pathspecs` (each in git's index) given their files' stat, on a copy of
     git's index renamed over it (memidx.git.index_copy): the files memidx wrote once its move
-    renamed its index over git's (index_swap), which none had read then. Best effort: where
-    another git holds the index, the next `git status` refreshes them."""
+    renamed its index over git's (index_swap), which none had read then. Only where one lacks
+    it (stat_less): memidx's own follow and the move's shell wrote the files before their
+    entries, and a remember paid two copies of the index and a `git add` for nothing. Best
+    effort: where another git holds the index, the next `git status` refreshes them."""
     from memidx.git.index_copy import edit_on_copy
 
-    if 0 < len(pathspecs) <= REFRESH_MOST:  # more: left for the next whole refresh
-        edit_on_copy(root, git_dir, ("add", "--refresh", "--", *pathspecs))
+    if 0 < len(pathspecs) <= REFRESH_MOST and stat_less(git_dir, pathspecs):  # more: left for
+        edit_on_copy(root, git_dir, ("add", "--refresh", "--", *pathspecs))  # a whole refresh
 
 
-@functools.cache
+def stat_less(git_dir: Path, pathspecs: Sequence[str]) -> bool:
+    """Whether git's index holds a path of `pathspecs` (`:(literal)<path>`) with no stat (its
+    ctime 0: the entry of a file none had read), read from the index file itself (a `git
+    diff-files` cost ~8 ms a remember, under load, where the swap's notes need the refresh
+    anyway); True where it cannot tell (index v4's compressed paths, a split index, a path
+    not found, an entry it cannot read)."""
+    try:
+        data = (git_dir / "index").read_bytes()
+    except OSError:
+        return True
+    if data[:4] != b"DIRC" or int.from_bytes(data[4:8], "big") not in (2, 3):
+        return True
+    paths = (os.fsencode(spec.removeprefix(LITERAL)) for spec in pathspecs)
+    return any(_entry_ctime(data, path) in (0, None) for path in paths)
+
+
+def _entry_ctime(data: bytes, path: bytes) -> int | None:
+    """The ctime (seconds and nanoseconds as one number) of the index entry of `path` in an
+    index v2 or v3 `data`; None when no entry of it is found whole (its name's length in its
+    flags, a mode git writes) with either hash (SHA-1, SHA-256), plain or extended."""
+    at = data.find(path + b"\0", 12)
+    while at > 0:
+        for hashed, tail in ((20, 2), (32, 2), (20, 4), (32, 4)):
+            start = at - tail - hashed - 40
+            flags = int.from_bytes(data[at - tail : at - tail + 2], "big") if start >= 12 else -1
+            mode = int.from_bytes(data[start + 24 : start + 28], "big") if start >= 12 else 0
+            extended = (flags & 0x4000) != 0
+            if (
+                (flags & 0xFFF) == min(len(path), 0xFFF)
+                and extended == (tail == 4)
+                and (mode in MODES)
+            ):
+                return int.from_bytes(data[start : start + 8], "big")
+        at = data.find(path + b"\0", at + 1)
+    return None
+
+
 def git_version() -> tuple[int, int]:
     """The major and minor version of the `git` on PATH (`git version 2.39.5`, `2.45.1.windows.1`,
-    `2.39.3 (Apple Git-145)`), asked once a process; (0, 0) where it cannot say."""
+    `2.39.3 (Apple Git-145)`), asked once per git binary (its path, inode and mtime: a recall
+    or MCP server that outlived an upgrade of git, or a PATH changed under it, asks again);
+    (0, 0) where it cannot say."""
+    import shutil
+
+    from memidx.git.repo import git_env
+
+    found = shutil.which("git", path=git_env().get("PATH", os.defpath))
+    try:
+        seen = Path(found).stat() if found else None
+    except OSError:
+        seen = None
+    key = (found, seen.st_ino, seen.st_mtime_ns) if seen else (found, 0, 0)
+    return _asked(*key)
+
+
+@functools.lru_cache(maxsize=4)
+def _asked(found: str | None, _inode: int, _mtime: int) -> tuple[int, int]:
+    """`git version` of the git at `found` (the one PATH finds), once per inode and mtime."""
     import subprocess
 
     from memidx.git.repo import git_env
 
     try:
-        done = subprocess.run(["git", "version"], env=git_env(), capture_output=True, check=False)
+        said = subprocess.run([found or "git", "version"], env=git_env(), capture_output=True,
+                              check=False)  # fmt: skip
     except OSError:
         return (0, 0)
-    return parsed_version(done.stdout.decode("ascii", "replace"))
+    return parsed_version(said.stdout.decode("ascii", "replace"))
 
 
 def parsed_version(said: str) -> tuple[int, int]:

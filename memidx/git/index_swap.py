@@ -19,11 +19,12 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memidx.git.index_refresh import refreshed
+from memidx.git.index_refresh import refresh_words
 from memidx.git.judged_unlink import unlink_judged
 from memidx.git.move_aside import deleted_judged
+from memidx.git.ready_lock import READY, stale_lock_gone, written
+from memidx.git.repo import git_env
 
-READY = "memidx-ready-index"  # in the git folder: the index brought to the new commit
 SEEN = f"{READY}.seen"  # and a hard link of git's index it was copied from
 WRITTEN = f"{READY}.files"  # and the files swap() writes, before it puts them in place
 Signature = tuple[int, int, int, int]  # git's index as stat sees it
@@ -46,12 +47,11 @@ def prepare(
     the blobs `new` holds at `files` (to write once HEAD moved), or None when that failed or
     the index changed during each of TRIES copies (READY removed)."""
     import shutil
-    import subprocess
 
     if not all(_free(root, path, gone) for path in files):
         return None  # usable() would refuse it: no copy, no `git cat-file` per file for naught
     ready = git_dir / READY
-    env = {**os.environ, "GIT_INDEX_FILE": str(ready)}
+    env = {**git_env(), "GIT_INDEX_FILE": str(ready)}  # not a hook's GIT_DIR, GIT_INDEX_FILE
     try:
         blobs = {path: _blob(root, new, path) for path in files}
     except OSError:  # no process could start (a transient error): the follow does it
@@ -60,17 +60,19 @@ def prepare(
     for _ in range(TRIES):  # a person's git wrote the index during the copy: copied again
         try:
             discard(git_dir)  # a killed memidx's
+            if not stale_lock_gone(git_dir):  # its git still writes READY (ready_lock)
+                return None
             _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
             before = signature(git_dir)
             if before != NONE:
                 shutil.copy2(git_dir / "index", ready)
-            argv = ["git", *args]
-            ran = subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
+            ran = written(root, git_dir, env, args)  # its pid beside READY (ready_lock)
+            if not ran and (words := refresh_words(args)):  # the paths reset alone: none
+                written(root, git_dir, {**env, "GIT_OPTIONAL_LOCKS": "1"}, words)  # stat-less
         except OSError:
             break
-        if ran.returncode or len(found) != len(blobs):
+        if ran or len(found) != len(blobs):
             break
-        refreshed(root, env, args)  # the paths reset alone: no entry of theirs left stat-less
         if before == signature(git_dir):
             return before, found
     discard(git_dir)
@@ -82,7 +84,7 @@ def _blob(root: Path, commit: str, path: str) -> bytes | None:
     import subprocess
 
     argv = ["git", "cat-file", "--filters", f"{commit}:{path}"]
-    done = subprocess.run(argv, cwd=root, capture_output=True, check=False)
+    done = subprocess.run(argv, cwd=root, env=git_env(), capture_output=True, check=False)
     return None if done.returncode else done.stdout
 
 
@@ -261,7 +263,9 @@ def _holds(path: Path, judged: bytes) -> bool:
 
 
 def discard(git_dir: Path) -> None:
-    """Remove READY (unused, or half made) and its hold of git's index."""
+    """Remove READY (unused, or half made) and its hold of git's index; a lock a killed git
+    left on it once that git is gone (memidx.git.ready_lock)."""
+    stale_lock_gone(git_dir)
     try:
         (git_dir / READY).unlink(missing_ok=True)
         (git_dir / SEEN).unlink(missing_ok=True)

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from memidx.children import SHELL, run_in_session
 from memidx.errors import GitBusy
+from memidx.git.index_refresh import SHELL_FRESH, refreshed, reset_words
 from memidx.git.judged_unlink import unlink_judged
 from memidx.git.newcomers import parents, read_proc
 from memidx.git.publish import committers, started
@@ -52,7 +53,9 @@ EXEC_WAIT, EXEC_PAUSE = 1.0, 0.005  # seconds a pull's child in its exec is look
 # shorter than a `git gc --auto`'s reflog expire: nothing put back, the pull failed)
 LOCK_WAIT = 1000
 # $1 the reflog's words, $2 the ref memidx moved (HEAD: a detached one), $3 from, $4 to, then
-# the paths: the ref put back, then git's index at the paths, while HEAD still names that ref.
+# the reset of the paths (index_refresh.reset_words: no whole refresh of the index under its
+# lock while the pull waits, those paths' entries refreshed alone by `fresh`): the ref put
+# back, then git's index at the paths, while HEAD still names that ref.
 # The index is reset on a copy under `.git/index.lock` (taken as git takes it, set -C; none
 # when another git holds it, as git's reset refused then), HEAD looked at under it before the
 # reset and before the copy is renamed over the index: looked at once, then reset, a person's
@@ -66,7 +69,8 @@ LOCK_WAIT = 1000
 # The copy is named as memidx.git.folder_asides finds it: one a kill of the shell left stayed
 # in the git folder for good, unnamed
 PUT_BACK = (
-    "said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; named=$(git symbolic-ref -q HEAD) || "
+    f"{SHELL_FRESH}said=$1 ref=$2 new=$3 old=$4; shift 4; deref=; "
+    "named=$(git symbolic-ref -q HEAD) || "
     'named=HEAD; if [ "$ref" = HEAD ]; then [ "$named" = HEAD ] || exit 91; deref=--no-deref; '
     f"fi; git -c core.filesRefLockTimeout={LOCK_WAIT} update-ref $deref "
     '-m "$said" "$ref" "$old" "$new" || exit 91; '
@@ -76,8 +80,8 @@ PUT_BACK = (
     'mine=; set -C; { mine=1; printf "memidx %s %s" "$$" "$new"; } 2>/dev/null >"$lock" || '
     '{ [ -z "$mine" ] || rm -f "$lock"; exit 0; }; set +C; trap \'rm -f "$copy" "$lock"\' EXIT; '
     "at; "
-    'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git reset -q "$old" -- "$@" && '
-    'at && mv -f "$copy" "$dir/index"'
+    'cp -p "$dir/index" "$copy" && GIT_INDEX_FILE=$copy git "$@" && { fresh "$@"; at; } && '
+    'mv -f "$copy" "$dir/index"'
 )
 
 
@@ -143,10 +147,12 @@ def _put_back(root: Path, ref: str, commit: str, old: str, literal: Sequence[str
             return NOT_BACK
         if (_git(root, "symbolic-ref", "-q", "HEAD") or "HEAD") != ref:
             return ELSEWHERE
-        _ok(root, "reset", "-q", old, "--", *literal)
+        if _ok(root, *(reset := reset_words(old, literal))):
+            refreshed(root, os.environ, reset)  # its paths alone (index_refresh)
         return 0
     with Path(os.devnull).open("wb") as errors:  # a file, not a pipe a kill closes
-        argv = [SHELL, "-c", PUT_BACK, "memidx", said, ref, commit, old, *literal]
+        reset = reset_words(old, literal)  # with no whole refresh (git 2.36 on)
+        argv = [SHELL, "-c", PUT_BACK, "memidx", said, ref, commit, old, *reset]
         done = run_in_session(argv, root, errors)
     return done if done in (NOT_BACK, ELSEWHERE) else 0
 

@@ -38,6 +38,7 @@ from memidx.git.clone_scope import in_work_tree, only_looks
 from memidx.git.head_name import head_names
 from memidx.git.head_watch import moved_file, moved_first
 from memidx.git.hunk_prompts import PROMPTERS, asks
+from memidx.git.index_refresh import shell_words
 from memidx.git.index_swap import Gone, Prepared
 from memidx.git.invocation import command_of, git_dirs, named_git_dir, tree_of
 from memidx.git.move_follow import follow_move
@@ -114,7 +115,8 @@ def move_head(
     if locks and SHELL is not None:
         script, was = THEN_OR_BACK if back else THEN, [old or ZERO, str(git_dir)]
         was.append(move_lines(root, gone, files, written_by_then=back) if gone else "")
-        argv = [SHELL, "-c", script, "memidx", message, new, *was, sys.executable, *then]
+        argv = [SHELL, "-c", script, "memidx", message, new, *was, sys.executable,
+                *shell_words(then)]  # fmt: skip
     outcome, fast = MOVED, False  # HEAD moved, another git holds its lock, or git refused it
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memidx.children import SHELL
+from memidx.git.index_refresh import reset_words
 from memidx.git.late_pull import PUT_BACK
 from tests.git_shims import shim_env
 from tests.helpers import GIT_IDENTITY, clean_env
@@ -62,7 +63,7 @@ def test_a_copy_of_the_index_cut_short_is_not_renamed_over_it(tmp_path: Path) ->
     assert len(index) > 16 * 1024
 
     argv = [SHELL, "-c", LIMITED, SHELL, "memidx: put back", "refs/heads/main", new, old,
-            ":(literal)notes/agent.md"]  # fmt: skip
+            *reset_words(old, [":(literal)notes/agent.md"])]  # fmt: skip
     done = subprocess.run(argv, cwd=root, env=clean_env(PUT_BACK=PUT_BACK), capture_output=True,
                           text=True, check=False)  # fmt: skip
 
@@ -84,7 +85,7 @@ def test_the_index_lock_is_let_go_when_its_token_cannot_be_written(tmp_path: Pat
     env = clean_env(PUT_BACK=PUT_BACK, **shim_env(tmp_path / "bin", FULL_FROM_THE_LOCK))
     unlimited = 'trap "" XFSZ; exec "$0" -c "$PUT_BACK" memidx "$@"'
     argv = [SHELL, "-c", unlimited, SHELL, "memidx: put back", "refs/heads/main", new, old,
-            ":(literal)notes/agent.md"]  # fmt: skip
+            *reset_words(old, [":(literal)notes/agent.md"])]  # fmt: skip
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
 
     assert done.returncode not in (91, 92, 99), done.stderr
@@ -102,7 +103,7 @@ def test_a_lock_another_git_holds_is_left_to_it(tmp_path: Path) -> None:
     theirs = root / ".git" / "index.lock"
     theirs.write_bytes(b"DIRC what a git of the person's writes")
     argv = [SHELL, "-c", PUT_BACK, "memidx", "memidx: put back", "refs/heads/main", new, old,
-            ":(literal)notes/agent.md"]  # fmt: skip
+            *reset_words(old, [":(literal)notes/agent.md"])]  # fmt: skip
     done = subprocess.run(argv, cwd=root, env=clean_env(), capture_output=True, text=True,
                           check=False)  # fmt: skip
 

@@ -13,6 +13,7 @@ import pytest
 
 from memidx.children import SHELL
 from memidx.git.folder_asides import asides_left, sweep_asides
+from memidx.git.index_refresh import reset_words
 from memidx.git.late_pull import PUT_BACK
 from tests.git_shims import shim_env
 from tests.helpers import GIT_IDENTITY, clean_env
@@ -47,7 +48,7 @@ def _killed_put_back(tmp_path: Path, shim: str) -> Path:
     old, new = _git(root, "rev-parse", "HEAD^", "HEAD").split()
     env = clean_env(**shim_env(tmp_path / "bin", shim))
     argv = [SHELL, "-c", PUT_BACK, "memidx", "memidx: put back", "refs/heads/main", new, old,
-            ":(literal)notes/agent.md"]  # fmt: skip
+            *reset_words(old, [":(literal)notes/agent.md"])]  # fmt: skip
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == -9, done.stderr  # killed by the shim
     return root / ".git"

@@ -17,6 +17,7 @@ from memidx.git.index_refresh import (
     parsed_version,
     refresh_words,
     reset_words,
+    shell_words,
     stat_given,
 )
 
@@ -73,6 +74,10 @@ def test_the_refresh_takes_the_paths_of_a_reset_alone(
 MANY = [f":(literal)notes/n{n}.md" for n in range(REFRESH_MOST + 1)]
 
 
+def _each_lacks_it(_root: Path, _pathspecs: Sequence[str]) -> bool:
+    return True  # stat_less's answer: each entry lacks its stat
+
+
 @pytest.mark.parametrize(("count", "alone"), [(1, True), (REFRESH_MOST, True), (len(MANY), False)])
 def test_more_paths_than_git_matches_cheaply_are_reset_with_the_whole_refresh(
     monkeypatch: pytest.MonkeyPatch, count: int, alone: bool
@@ -91,6 +96,7 @@ def test_more_paths_than_git_matches_cheaply_are_reset_with_the_whole_refresh(
         return 0, ""
 
     monkeypatch.setattr(index_copy, "edit_on_copy", edit_on_copy)
+    monkeypatch.setattr(index_refresh, "stat_less", _each_lacks_it)
     stat_given(Path(), Path(".git"), MANY[:count])
     assert len(asked) == (1 if alone else 0)
 
@@ -125,3 +131,53 @@ def test_the_move_s_shell_refreshes_as_memidx_does(
     words = refresh_words(args)
     assert (words is not None) == refreshed
     assert ran == ("|".join(("the-copy", *words)) + "|" if words else "")
+
+
+@pytest.mark.skipif(SHELL is None, reason="the git put on PATH is a POSIX shell script")
+def test_git_s_version_is_asked_again_once_git_was_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall or MCP server outlives an upgrade of git: a version asked once a process (git
+    2.35 then) kept the reset's whole refresh, or gave a downgraded git an option it refuses."""
+    git = tmp_path / "git"
+
+    def installed(version: str) -> None:  # as a package manager does: a new file renamed in
+        fresh = tmp_path / "git.new"
+        fresh.write_text(f'#!/bin/sh\necho "git version {version}"\n')
+        fresh.chmod(0o755)
+        fresh.replace(git)
+
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    installed("2.35.1")
+    assert index_refresh.git_version() == (2, 35)
+    assert index_refresh.git_version() == (2, 35)  # asked once: the same binary
+
+    installed("2.45.0")
+
+    assert index_refresh.git_version() == (2, 45)
+    assert "--no-refresh" in reset_words("abc", [":(literal)notes/a.md"])
+
+
+CHECKOUT = ("-c", "core.hooksPath=/dev/null", "checkout", "-q", "abc", "--")
+
+
+@pytest.mark.parametrize(
+    ("version", "args", "words"),
+    [
+        ((2, 39), (*CHECKOUT, "a"), (*CHECKOUT[:3], "--no-refresh", *CHECKOUT[3:], "a")),
+        ((2, 35), (*CHECKOUT, "a"), (*CHECKOUT, "a")),  # the option refused: as it was
+        ((2, 39), (*CHECKOUT, *MANY), (*CHECKOUT, *MANY)),  # the whole refresh: reset_words'
+        ((2, 39), ("reset", "-q", "--no-refresh", "c", "--", "a"), None),  # as given
+        ((2, 39), ("read-tree", "-m", "-u", "a", "b"), None),  # share's merge: as given
+    ],
+)
+def test_the_move_s_shell_gets_the_no_refresh_its_redo_s_reset_takes(
+    monkeypatch: pytest.MonkeyPatch,
+    version: tuple[int, int],
+    args: tuple[str, ...],
+    words: tuple[str, ...] | None,
+) -> None:
+    """The shell's redo runs a checkout of notes written from memory as a reset: a plain one
+    (the shell cannot ask git's version) refreshed the whole index under git's index.lock."""
+    monkeypatch.setattr(index_refresh, "git_version", lambda: version)
+    assert shell_words(args) == (args if words is None else words)

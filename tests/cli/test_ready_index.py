@@ -1,0 +1,119 @@
+"""The copy of git's index memidx brings to its new commit before the move (memidx.git.index_swap
+.prepare): run on this clone's repository whatever a hook's git set in the caller's environment,
+and not refused for good by a lock a killed git left on it (memidx.git.ready_lock)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memidx.children import SHELL
+from memidx.git.index_refresh import reset_words
+from memidx.git.index_swap import READY, prepare
+from memidx.git.ready_lock import LOCK, WRITER
+from tests.helpers import NotesRepo, clean_env
+
+NEW = "notes/new.md"
+
+
+def _a_commit_to_bring(tmp_path: Path) -> tuple[NotesRepo, str, list[str]]:
+    """A memory whose HEAD and index lack NEW, a commit that holds it, and the words of the
+    move's follow (a reset of NEW alone)."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("old.md", "Old", "an older note")
+    repo.commit("old")
+    repo.note("new.md", "New", "the note memidx committed")
+    new = repo.commit("new")
+    repo.git("reset", "-q", "HEAD~1")  # HEAD and the index without it again; its file stays
+    (repo.root / NEW).unlink()
+    return repo, new, list(reset_words(new, [f":(literal){NEW}"]))
+
+
+def _ready_holds(repo: NotesRepo) -> str:
+    env = clean_env(GIT_INDEX_FILE=str(repo.root / ".git" / READY))
+    done = subprocess.run(["git", "ls-files", "--", NEW], cwd=repo.root, env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return done.stdout
+
+
+def test_a_hook_s_git_variables_do_not_send_the_copy_to_another_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """memidx run from a person's git hook of another repository: GIT_DIR, GIT_WORK_TREE and
+    GIT_INDEX_FILE name that one (prepare ran its reset and cat-file there, found no commit
+    and gave the fast way up at each move)."""
+    repo, new, args = _a_commit_to_bring(tmp_path)
+    other = NotesRepo(tmp_path / "other")
+    monkeypatch.setenv("GIT_DIR", str(other.root / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other.root))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other.root / ".git" / "index"))
+
+    prepared = prepare(repo.root, repo.root / ".git", args, new, [NEW])
+
+    assert prepared is not None
+    assert dict(prepared[1]) == {NEW: repo.git("show", f"{new}:{NEW}").encode()}
+    assert _ready_holds(repo) == f"{NEW}\n"
+    assert not (other.root / ".git" / "index").exists()  # the other repository untouched
+
+
+def _killed_at_its_lock(tmp_path: Path) -> str:
+    """A PATH whose `git`, run as a reset on READY, makes READY's lock and is killed (SIGKILL)
+    with the memidx that started it before it renames that lock; every other git the real one."""
+    real = shutil.which("git")
+    assert real is not None
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "git").write_text(
+        "#!/bin/sh\n"
+        f'case "$GIT_INDEX_FILE:$1" in *{READY}:reset) : >"$GIT_INDEX_FILE.lock"; n=0; '
+        # memidx wrote this git's pid beside the copy (as it does once git started)
+        f'while [ "$(cat "$GIT_INDEX_FILE.git")" != $$ ] && [ $n -lt 1000 ]; do sleep 0.01; '
+        f'n=$((n + 1)); done; kill -9 $PPID $$;; esac\nexec "{real}" "$@"\n'
+    )
+    (folder / "git").chmod(0o755)
+    return f"{folder}{os.pathsep}{os.environ['PATH']}"
+
+
+@pytest.mark.skipif(SHELL is None, reason="the killed git is a POSIX shell script")
+def test_a_lock_a_killed_prepare_left_on_the_copy_goes_at_the_next_prepare(
+    tmp_path: Path,
+) -> None:
+    repo, new, args = _a_commit_to_bring(tmp_path)
+    git_dir = repo.root / ".git"
+    code = (
+        "import sys; from pathlib import Path; from memidx.git.index_swap import prepare; "
+        "prepare(Path(sys.argv[1]), Path(sys.argv[1], '.git'), sys.argv[3:], sys.argv[2], [])"
+    )
+    argv = [sys.executable, "-c", code, str(repo.root), new, *args]
+    env = clean_env(PATH=_killed_at_its_lock(tmp_path))
+    killed = subprocess.run(argv, env=env, capture_output=True, check=False)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert (git_dir / LOCK).exists()  # left, as a git killed there leaves it
+
+    prepared = prepare(repo.root, git_dir, args, new, [])
+
+    assert prepared is not None  # without: "memidx-ready-index.lock: File exists", each move
+    assert not (git_dir / LOCK).exists()
+    assert _ready_holds(repo) == f"{NEW}\n"
+
+
+@pytest.mark.parametrize("writer", ["alive", "unknown"])
+def test_a_lock_on_the_copy_whose_git_may_still_run_stays(tmp_path: Path, writer: str) -> None:
+    """Not provably dead: a writer that runs (this test's process, started before the lock),
+    or none named (memidx and its git killed before the pid was written)."""
+    repo, new, args = _a_commit_to_bring(tmp_path)
+    git_dir = repo.root / ".git"
+    if writer == "alive":
+        (git_dir / WRITER).write_text(str(os.getpid()))
+    (git_dir / LOCK).write_bytes(b"DIRC")
+
+    assert prepare(repo.root, git_dir, args, new, []) is None
+
+    assert (git_dir / LOCK).read_bytes() == b"DIRC"
+    assert (git_dir / WRITER).exists() == (writer == "alive")  # kept: it judges the lock
