@@ -22,10 +22,8 @@ from memidx.config import Config
 from memidx.drafts import draft_path, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
-from memidx.memory.archives_left import SUFFIX, aside_path, copies, copy_of
+from memidx.memory.archives_left import PRIVATE, SUFFIX, aside_path, copies, copy_of
 from memidx.state_folder import ensure_folder
-
-PRIVATE = 0o600
 
 
 class Torn(Value):

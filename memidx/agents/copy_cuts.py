@@ -20,7 +20,7 @@ from memidx.agents.copy_source import OnDisk
 from memidx.agents.transcript_cuts import Piece, TranscriptParts, cut
 from memidx.drafts import read_own, replace_durably
 from memidx.frozen import cast
-from memidx.memory.archives_left import copy_of
+from memidx.memory.archives_left import PRIVATE, copy_of
 
 CUTS = ".cuts"  # beside the copy: <copy>.cuts
 MOST = 16 * 1024 * 1024  # the most a cuts file is read of (a 1 GiB copy's: ~150 KB)
@@ -136,7 +136,8 @@ def keep(copy: Path, cuts: Cuts, limit: int) -> None:
         "pieces": rows, "spans": [list(span) for span in cuts.parts.spans],
     }  # fmt: skip
     with contextlib.suppress(OSError):
-        replace_durably(cuts_path(copy), json.dumps(kept).encode(), "tmp", durable=False)
+        data = json.dumps(kept).encode()  # each piece's hash, where the secrets at its cuts sit
+        replace_durably(cuts_path(copy), data, "tmp", durable=False, mode=PRIVATE)
 
 
 def forget(copy: Path) -> None:

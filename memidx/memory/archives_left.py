@@ -15,6 +15,10 @@ SUFFIX = ".archive"  # beside a session's state (<state>/agents/<agent>/sessions
 # A copy whose hash differs from its name's, kept aside as `<copy>.torn` (`<copy>.<n>.torn`
 # beside another): the person's transcript, never deleted for being torn, never retried.
 TORN = ".torn"
+# A copy and all that is kept beside it (its cuts, its unread mark, its session's state): the
+# user's alone, whatever the umask (the transcript before redaction, the prompts as typed,
+# where the secrets at its cuts sit)
+PRIVATE = 0o600
 _HASH = re.compile(r"[0-9a-f]{64}")
 
 
