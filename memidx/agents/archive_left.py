@@ -80,7 +80,7 @@ def take_left(config: Config, where: Where) -> tuple[OnDisk, Path] | None:
     over 64 MiB was called torn and deleted unfiled: a transcript's last 64 MiB decoded with
     U+FFFD for each byte that is no UTF-8 is longer, and Hermes's messages are no file read
     in part); it is read a megabyte at a time, never whole."""
-    for copy in _copies(config, where):
+    for copy in session_copies(config, where):
         source = take_judged(config, where, copy)
         if isinstance(source, OnDisk):
             return source, copy
@@ -224,7 +224,7 @@ def _same(copy: Path, aside: Path) -> bool:
         return False
 
 
-def _copies(config: Config, where: Where) -> list[Path]:
+def session_copies(config: Config, where: Where) -> list[Path]:
     """The session's copies, oldest first (another session's name may start as its own)."""
     state = session_path(config, where.agent, where.session)
     remove_left_beside(state.parent)

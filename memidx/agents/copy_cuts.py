@@ -1,5 +1,6 @@
-"""Where a copy another session left was cut, kept beside it (`<copy>.cuts`) for the events
-that finish it a part at a time (memidx.agents.finish_one). Each such event re-hashed and
+"""Where a copy left to archive was cut, kept beside it (`<copy>.cuts`) for the events that
+finish it (memidx.agents.copy_parts: another session's a part at a time, memidx.agents.
+finish_one; its own session's, and finish-archives, to its end). Each such event re-hashed and
 re-cut the whole copy for its one part: a 256 MiB copy was read ~512 MiB at each of its ~256
 events. The cuts are found once, in a pass that also hashes each piece and the whole copy (its
 name's hash); a later event reads its part alone, checks that part's hash, and starts at the
