@@ -6,6 +6,8 @@ its next part. The parts filed are the whole-copy cutter's, each once, none skip
 
 from __future__ import annotations
 
+import json
+import os
 import random
 from pathlib import Path
 
@@ -120,3 +122,31 @@ def test_finish_archives_reads_only_what_a_hook_cut_off_did_not_file(
     assert [r.text for r in filing.records] == expected
     assert filing.read == len(text) - len("".join(expected[:2]))  # the rest, once
     assert not copy.exists() and not cuts_path(copy).exists()
+
+
+def test_a_copy_whose_bytes_changed_since_its_cuts_is_judged_by_its_hash_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    text = "".join(f"vmmem line {n}\n" for n in range(40))
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
+    copy = left_by(config, "codex", OWN.session, text)
+    filing = Filing(monkeypatch)
+    cut_off_after(monkeypatch, filing, [1])
+    assert own_event(config, filing) and cuts_path(copy).exists()
+    # torn in place past its first part, size and times as they were (a power loss): its
+    # cuts say the file is the same, its bytes are not
+    before, torn = copy.stat(), text.replace("line 30", "LOST 30").encode()
+    with copy.open("r+b") as out:
+        out.write(torn)
+    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+    kept = json.loads(cuts_path(copy).read_text())
+    kept["identity"][-1] = copy.stat().st_ctime_ns
+    cuts_path(copy).write_text(json.dumps(kept))
+
+    assert actions.finish_archive(config, OWN) is None  # no part of it filed
+
+    assert not [r for r in filing.records if "LOST" in r.text]
+    assert copy.with_name(f"{copy.name}.torn").read_bytes() == torn  # kept aside, said
+    assert not copy.exists() and not cuts_path(copy).exists()
+    assert "its copy is torn" in config.agent_hook_error_path.read_text()
