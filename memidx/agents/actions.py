@@ -29,7 +29,6 @@ TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor ty
 if TYPE_CHECKING:
     from memidx.agents.exchange import Exchange
     from memidx.agents.session import SessionState
-    from memidx.agents.transcript_cuts import Source
     from memidx.haystack.indexing import Filed
 
 Progress = Callable[[int, int], None]  # told (part number, parts) as each part is filed
@@ -183,35 +182,32 @@ def archive_transcript(config: Config, where: Where, text: str) -> Filed | None:
     finish_archive(config, where)
     # half an emoji escaped in Hermes's JSON messages ("\ud83d") is no UTF-8: as U+FFFD, or
     # the copy and the parts could not be written and the transcript went unarchived
-    from memidx.agents.transcript_cuts import InMemory
-
     text = well_formed(text)
     if not text.strip():
-        return archive_copy(config, where, InMemory(b""), None)
+        return _archive_text(config, where, b"", None)
     state = session_state(config, where)  # who the copy is of, should no hook of it come again
     state.set_text(SESSION_ID, where.session)
     state.set_text(PROJECT, where.project)
     _save(state)
     copy = begin(config, where, text)
-    return archive_copy(config, where, InMemory(text.encode("utf-8")), copy)
+    return _archive_text(config, where, text.encode("utf-8"), copy)
 
 
 def finish_archive(config: Config, where: Where, progress: Progress | None = None) -> Filed | None:
     """File the rest of the transcript an earlier hook of the session began to archive and
     did not finish (its deadline passed), before this event's own work: the summary that
     follows a compaction points at it whole. None when there is none. `progress` is told of
-    each part as it is filed (`memidx agent finish-archives`)."""
-    from memidx.agents.archive_left import take_left, unreadable
-    from memidx.agents.copy_source import CopyUnread
+    each part as it is filed. Its cuts kept beside it, the parts filed before are not read
+    again (memidx.agents.copy_parts); a copy torn or unreadable is said, and the next taken."""
+    from memidx.agents.archive_left import session_copies
+    from memidx.agents.capture import first_new
+    from memidx.agents.copy_parts import file_copy
 
-    found = take_left(config, where)
-    if found is None:
-        return None
-    try:
-        return archive_copy(config, where, *found, progress)
-    except CopyUnread as exc:  # read to its end after its hash: an I/O error since
-        unreadable(config, where, found[1], exc)
-        return None
+    for copy in session_copies(config, where):
+        done = file_copy(config, where, copy, progress)
+        if isinstance(done, list):
+            return first_new(done)
+    return None
 
 
 def finish_others(config: Config, where: Where, deadline: float) -> None:
@@ -222,28 +218,15 @@ def finish_others(config: Config, where: Where, deadline: float) -> None:
     finish_one_part(config, where, deadline)
 
 
-def archive_copy(
-    config: Config,
-    where: Where,
-    source: Source,
-    copy: Path | None,
-    progress: Progress | None = None,
-) -> Filed | None:
-    """Archive the transcript `source` holds, read a part at a time (closed after, when it is
-    a copy's); its copy (when kept) is removed once its last part is filed. `progress` is
-    told of each part as it is filed. CopyUnread for a copy that cannot be read to its end."""
+def _archive_text(config: Config, where: Where, data: bytes, copy: Path | None) -> Filed | None:
+    """Archive the transcript `data`, a part at a time; its copy (when kept) is removed once
+    its last part is filed."""
     from memidx.agents.archive_left import end
     from memidx.agents.capture import archive, embed_later, parts_of
-    from memidx.agents.copy_source import CopyUnread, OnDisk
+    from memidx.agents.transcript_cuts import InMemory
 
     state = session_state(config, where)
-    try:
-        filed = archive(config, where, state, parts_of(source), progress)
-    except UnicodeDecodeError as exc:  # its hash matched: no copy memidx wrote
-        raise CopyUnread(copy or Path(), "its text is no UTF-8") from exc
-    finally:
-        if isinstance(source, OnDisk):
-            source.close()
+    filed = archive(config, where, state, parts_of(InMemory(data)))
     state.save()
     if copy is not None:
         end(copy)

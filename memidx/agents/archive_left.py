@@ -15,17 +15,15 @@ from pathlib import Path
 
 from memidx.agents.copy_cuts import forget
 from memidx.agents.copy_source import CopyUnread, OnDisk, open_copy
-from memidx.agents.copy_sweep import HELD, remove_left_beside
+from memidx.agents.copy_sweep import remove_left_beside
 from memidx.agents.copy_unread import first_said, forget_unread
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
 from memidx.drafts import draft_path, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
-from memidx.memory.archives_left import SUFFIX, aside_path, copies, copy_of
+from memidx.memory.archives_left import HELD, PRIVATE, SUFFIX, aside_path, copies, copy_of
 from memidx.state_folder import ensure_folder
-
-PRIVATE = 0o600
 
 
 class Torn(Value):
@@ -82,7 +80,7 @@ def take_left(config: Config, where: Where) -> tuple[OnDisk, Path] | None:
     over 64 MiB was called torn and deleted unfiled: a transcript's last 64 MiB decoded with
     U+FFFD for each byte that is no UTF-8 is longer, and Hermes's messages are no file read
     in part); it is read a megabyte at a time, never whole."""
-    for copy in _copies(config, where):
+    for copy in session_copies(config, where):
         source = take_judged(config, where, copy)
         if isinstance(source, OnDisk):
             return source, copy
@@ -226,7 +224,7 @@ def _same(copy: Path, aside: Path) -> bool:
         return False
 
 
-def _copies(config: Config, where: Where) -> list[Path]:
+def session_copies(config: Config, where: Where) -> list[Path]:
     """The session's copies, oldest first (another session's name may start as its own)."""
     state = session_path(config, where.agent, where.session)
     remove_left_beside(state.parent)

@@ -72,6 +72,11 @@ def archive(
     background embed starts for it). `progress` is told (number, parts) of each part filed
     anew."""
     filed, _ = file_parts(config, where, state, parts, progress)
+    return first_new(filed)
+
+
+def first_new(filed: Sequence[Filed]) -> Filed | None:
+    """Of a transcript's parts met, the first filed anew, else the last (None for none)."""
     return next((f for f in filed if not f.duplicate), filed[-1]) if filed else None
 
 

@@ -1,5 +1,6 @@
-"""Where a copy another session left was cut, kept beside it (`<copy>.cuts`) for the events
-that finish it a part at a time (memidx.agents.finish_one). Each such event re-hashed and
+"""Where a copy left to archive was cut, kept beside it (`<copy>.cuts`) for the events that
+finish it (memidx.agents.copy_parts: another session's a part at a time, memidx.agents.
+finish_one; its own session's, and finish-archives, to its end). Each such event re-hashed and
 re-cut the whole copy for its one part: a 256 MiB copy was read ~512 MiB at each of its ~256
 events. The cuts are found once, in a pass that also hashes each piece and the whole copy (its
 name's hash); a later event reads its part alone, checks that part's hash, and starts at the
@@ -20,7 +21,7 @@ from memidx.agents.copy_source import OnDisk
 from memidx.agents.transcript_cuts import Piece, TranscriptParts, cut
 from memidx.drafts import read_own, replace_durably
 from memidx.frozen import cast
-from memidx.memory.archives_left import copy_of
+from memidx.memory.archives_left import PRIVATE, copy_of
 
 CUTS = ".cuts"  # beside the copy: <copy>.cuts
 MOST = 16 * 1024 * 1024  # the most a cuts file is read of (a 1 GiB copy's: ~150 KB)
@@ -136,7 +137,8 @@ def keep(copy: Path, cuts: Cuts, limit: int) -> None:
         "pieces": rows, "spans": [list(span) for span in cuts.parts.spans],
     }  # fmt: skip
     with contextlib.suppress(OSError):
-        replace_durably(cuts_path(copy), json.dumps(kept).encode(), "tmp", durable=False)
+        data = json.dumps(kept).encode()  # each piece's hash, where the secrets at its cuts sit
+        replace_durably(cuts_path(copy), data, "tmp", durable=False, mode=PRIVATE)
 
 
 def forget(copy: Path) -> None:

@@ -12,10 +12,7 @@ from pathlib import Path
 from memidx.agents.copy_cuts import CUTS, cuts_path
 from memidx.agents.copy_unread import UNREAD, unread_path
 from memidx.drafts import draft_pid
-from memidx.memory.archives_left import SUFFIX, aside_path, copy_of
-
-# the draft's kind a copy judged torn is moved to before it is removed (`.<copy>.<pid>.held`)
-HELD = "held"
+from memidx.memory.archives_left import HELD, SUFFIX, copy_of, held_of, kept_aside
 
 
 def remove_left_beside(folder: Path) -> None:
@@ -60,9 +57,9 @@ def _dead_held(folder: Path, name: str) -> Path | None:
     since, judged it torn (memidx.agents.archive_left); None for any other name."""
     from memidx.portable import process_alive
 
-    if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith("." + HELD):
+    if (named := held_of(name)) is None:
         return None
-    copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
+    copy = folder / named
     pid = draft_pid(copy, HELD, name)
     if pid is None or pid == os.getpid() or process_alive(pid):
         return None
@@ -76,14 +73,7 @@ def _put_back(held: Path, copy: Path) -> None:
     the torn one (kept aside under its other name) or over a copy written since (the same
     text: a copy's name is its hash); kept while neither is sure (an error: tried again)."""
     with contextlib.suppress(OSError):
-        if not any(_same(held, aside_path(copy, number)) for number in range(1, 100)):
+        if not kept_aside(held, copy):
             with contextlib.suppress(FileExistsError):
                 os.link(held, copy, follow_symlinks=False)
         held.unlink()
-
-
-def _same(held: Path, aside: Path) -> bool:
-    try:
-        return held.samefile(aside)
-    except OSError:
-        return False

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from memidx.drafts import read_own, replace_durably
+from memidx.memory.archives_left import PRIVATE
 
 UNREAD = ".unread"  # beside the copy: <copy>.unread
 MOST = 64 * 1024  # the most a mark is read of (its why: an error's words)
@@ -32,7 +33,7 @@ def first_said(copy: Path, why: str) -> bool:
         if read_own(unread_path(copy), len(mark)) == mark:
             return False
     with contextlib.suppress(OSError):
-        replace_durably(unread_path(copy), mark, "tmp", durable=False)
+        replace_durably(unread_path(copy), mark, "tmp", durable=False, mode=PRIVATE)
     return True
 
 

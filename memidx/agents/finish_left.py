@@ -58,10 +58,8 @@ def finish_all(
 
 
 def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None) -> Finished:
-    from memidx.agents.actions import archive_copy
-    from memidx.agents.archive_left import Torn, Unreadable, take_judged
-    from memidx.agents.archive_left import unreadable as left_unread
-    from memidx.agents.copy_source import CopyUnread
+    from memidx.agents.archive_left import Torn, Unreadable
+    from memidx.agents.copy_parts import file_copy
 
     filed: list[int] = [0]
     torn: list[Torn] = []
@@ -74,16 +72,12 @@ def _finish(config: Config, where: Where, copies: list[Path], tell: Told | None)
             tell(f"{where.agent} session {display(where.session)}: part {number} of {parts} filed")
 
     for copy in copies:  # one that cannot be read stops none of the others
-        text = take_judged(config, where, copy)  # None: finished meanwhile by another
-        if isinstance(text, Torn):  # kept aside and said in the hooks' trace: not archived
-            torn.append(text)
-        elif isinstance(text, Unreadable):
-            unreadable.append(text)
-        elif text is not None:
-            try:
-                archive_copy(config, where, text, copy, progress)
-            except CopyUnread as exc:  # read to its end after its hash: an I/O error since
-                unreadable.append(left_unread(config, where, copy, exc))
+        # from its cuts (memidx.agents.copy_parts): the parts a hook filed are not read again
+        done = file_copy(config, where, copy, progress)  # None: finished meanwhile by another
+        if isinstance(done, Torn):  # kept aside and said in the hooks' trace: not archived
+            torn.append(done)
+        elif isinstance(done, Unreadable):
+            unreadable.append(done)
     archived = len(copies) - len(torn) - len(unreadable)
     return Finished(
         where.agent, where.session, where.project, archived, filed[0], len(torn),

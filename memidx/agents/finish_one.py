@@ -11,13 +11,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from memidx.agents.copy_source import OnDisk, open_copy
-from memidx.agents.session import Where, session_path, session_state
+from memidx.agents.session import Where, session_path
 from memidx.config import Config
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from memidx.agents.copy_cuts import Cuts
 
 # The time a 1 MiB part takes to file (redacted, written, indexed), several times over: a
 # second or two on an idle machine. An event with less left files none.
@@ -36,7 +31,8 @@ def finish_one_part(config: Config, where: Where, deadline: float) -> bool:
     to `deadline` allows (the copy is removed once its last part is filed); whether a copy was
     taken up. Copies torn or unreadable are judged and said as the session's own (take_judged)
     and passed over; a copy whose session is unknown waits for that session."""
-    from memidx.agents.archive_left import copies_left, take_judged
+    from memidx.agents.archive_left import copies_left
+    from memidx.agents.copy_parts import file_rest, taken
     from memidx.agents.copy_unread import said_as_is
     from memidx.agents.finish_left import where_of_copy
 
@@ -52,10 +48,10 @@ def finish_one_part(config: Config, where: Where, deadline: float) -> bool:
                 continue
             if deadline - time.monotonic() < PART_SECONDS + _reading(copy):
                 continue  # a smaller copy may fit
-            found = _resumed(copy)  # its hash is checked as its cuts are found
-            if found is None and isinstance(source := take_judged(config, other, copy), OnDisk):
-                found = source, None
-            if found is not None and _one_part(config, other, *found, copy):
+            found = taken(config, other, copy)  # its hash is checked as its cuts are found
+            if isinstance(found, tuple) and isinstance(
+                file_rest(config, other, *found, copy, most=1), tuple
+            ):
                 return True  # else one that cannot be read: the next is taken
     return False
 
@@ -71,58 +67,3 @@ def _reading(copy: Path) -> float:
     except OSError:
         return 0.0
     return size / READ_BYTES_PER_SECOND
-
-
-def _resumed(copy: Path) -> tuple[OnDisk, Cuts] | None:
-    """`copy` open, with its cuts: those kept beside it when they are its file's, else found
-    now, in one pass that checks its hash too (hashed, then cut, it was read whole twice);
-    None for a copy take_judged is to judge (torn, unreadable, no UTF-8: it says which)."""
-    from memidx.agents.capture import ARCHIVE_PART_BYTES
-    from memidx.agents.copy_cuts import CopyChanged, cuts_of
-    from memidx.agents.copy_source import CopyUnread
-
-    try:
-        source = open_copy(copy)
-    except OSError:
-        return None
-    if source is None:
-        return None
-    try:
-        return source, cuts_of(source, copy, ARCHIVE_PART_BYTES)
-    except (CopyChanged, CopyUnread, UnicodeDecodeError):
-        source.close()
-        return None
-
-
-def _one_part(config: Config, where: Where, source: OnDisk, cuts: Cuts | None, copy: Path) -> bool:
-    """File the first part of `copy` not filed yet; remove the copy once none is left.
-    False for a copy that cannot be read (said) or changed since its cuts."""
-    from memidx.agents.archive_left import end, unreadable
-    from memidx.agents.capture import ARCHIVE_PART_BYTES, embed_later, file_parts
-    from memidx.agents.copy_cuts import CopyChanged, cuts_of, forget, keep
-    from memidx.agents.copy_source import CopyUnread
-
-    state = session_state(config, where)
-    try:
-        cuts = cuts or cuts_of(source, copy, ARCHIVE_PART_BYTES)
-        parts = cuts.rest(source)
-        filed, whole = file_parts(config, where, state, parts, most=1)
-    except CopyChanged:  # written in place since: the next event judges it by its hash
-        forget(copy)
-        return False
-    except UnicodeDecodeError:  # its hash matched: no copy memidx wrote
-        unreadable(config, where, copy, CopyUnread(copy, "its text is no UTF-8"))
-        return False
-    except CopyUnread as exc:  # read to its end after its hash: an I/O error since
-        unreadable(config, where, copy, exc)
-        return False
-    finally:
-        source.close()
-        state.save()
-    if whole:
-        end(copy)
-    else:
-        cuts.done = parts.last  # the first piece not filed
-        keep(copy, cuts, ARCHIVE_PART_BYTES)
-    embed_later(config, filed)
-    return True

@@ -176,8 +176,11 @@ class SessionState:
                     self.data[name] = (known + fresh)[-MAX_KEYS:]
                 else:
                     self.data[name] = change
+        from memidx.memory.archives_left import PRIVATE  # a prompt kept as typed
+
         ensure_folder(self.path.parent)
-        replace_durably(self.path, json.dumps(self.data).encode("utf-8"), "tmp", durable=False)
+        data = json.dumps(self.data).encode("utf-8")
+        replace_durably(self.path, data, "tmp", durable=False, mode=PRIVATE)
 
 
 def _read(path: Path) -> dict[str, object]:

@@ -6,6 +6,7 @@ transcript's parts its session had not filed were lost, and nothing said so. It 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from memidx.agents.archive_left import copies_left, take_judged
 from memidx.agents.copy_source import OnDisk
 from memidx.agents.session import Where
 from memidx.config import Config, load_config
+from memidx.memory.archives_left import archives_left, torn_kept
 from tests.cli.test_agent_hooks import memory
 from tests.cli.test_archives_finished_by_others import left_by
 from tests.helpers import clean_env
@@ -76,6 +78,9 @@ def test_a_copy_written_again_held_by_a_hook_killed_is_put_back(tmp_path: Path) 
     held = killed_judging(config, copy, "written_again")
     assert held[0].startswith(f".{copy.name}.")  # under the draft's name
     assert held[1:] == [f"{copy.name}.torn"]  # the copy's own name: none
+    # status counts it at once: no listing has put it back yet (status sweeps nothing)
+    assert archives_left(config.state_dir) == 1
+    assert copy.with_name(held[0]).exists()
 
     assert copies_left(config) == {("codex", "gone"): [copy]}  # status counts it again
     assert copy.read_text() == TEXT  # the copy written again, whole: to be filed
@@ -94,6 +99,9 @@ def test_the_torn_copy_held_by_a_hook_killed_is_not_put_back(tmp_path: Path) -> 
     copy.write_text("the vmmem sess")  # torn in place
 
     assert len(killed_judging(config, copy, "torn")) == 2  # held, and kept aside
+    # the torn one held is no copy to archive: counted as torn alone, before any listing
+    assert archives_left(config.state_dir) == 0
+    assert torn_kept(config.state_dir) == [copy.with_name(f"{copy.name}.torn")]
 
     assert copies_left(config) == {}  # kept aside: never tried again
     assert sorted(p.name for p in copy.parent.iterdir()) == [f"{copy.name}.torn", "gone.json"]
@@ -107,9 +115,25 @@ def test_a_copy_held_by_a_live_hook_is_left_to_it(tmp_path: Path) -> None:
         try:
             held = copy.with_name(f".{copy.name}.{live.pid}.held")
             copy.rename(held)
+            assert archives_left(config.state_dir) == 1  # to come back under its name
 
             assert copies_left(config) == {}
 
             assert held.read_text() == TEXT and not copy.exists()
         finally:
             live.kill()
+
+
+def test_status_counts_a_held_copy_once(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    copy = left_by(config, "codex", "gone", TEXT)
+    held = copy.with_name(f".{copy.name}.99999999.held")  # a hook gone since (no such pid)
+    os.link(copy, held)  # and the copy back under its name meanwhile: one copy, not two
+
+    assert repo.memidx("status", "--json").json()["archives_left"] == 1
+    copy.unlink()
+    shown = repo.memidx("status", "--json").json()
+    assert (shown["archives_left"], shown["archives_torn"]) == (1, [])  # still one to archive
+    assert "1 transcript to archive" in repo.memidx("status").out
+    assert held.exists()  # status moves nothing: the next listing puts it back

@@ -1,0 +1,152 @@
+"""A copy its own session's next events (actions.finish_archive) or `memidx agent
+finish-archives` file is filed from its cuts (memidx.agents.copy_parts), as the hooks of other
+sessions file it: each hashed it, cut it whole and read again each part filed before, a 256
+MiB copy read three times at each event of its session (~1.8 s of a hook's deadline) before
+its next part. The parts filed are the whole-copy cutter's, each once, none skipped."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from memidx.agents import actions, capture
+from memidx.agents.copy_cuts import cuts_path
+from memidx.agents.finish_left import finish_all
+from memidx.agents.session import Where
+from memidx.config import Config, load_config
+from memidx.haystack.frames import Record
+from memidx.haystack.indexing import Filed
+from tests.cli.test_agent_hooks import memory
+from tests.cli.test_archive_parts_resumed import Filing, random_text
+from tests.cli.test_archives_finished_by_others import left_by
+
+OWN = Where("codex", "s-own", "/tmp/proj")
+
+
+class GaveUp(Exception):
+    """The hook cut off at its deadline while it filed."""
+
+
+def cut_off_after(monkeypatch: pytest.MonkeyPatch, filing: Filing, parts: list[int]) -> None:
+    """Each event files `parts[0]` parts anew, then is cut off (parts[0] taken once met)."""
+    filed = capture.file
+
+    def file(config: Config, record: Record, *, hurried: bool) -> Filed:
+        if parts and parts[0] == 0:
+            parts.pop(0)
+            raise GaveUp
+        if parts:
+            parts[0] -= 1
+        return filed(config, record, hurried=hurried)
+
+    monkeypatch.setattr(capture, "file", file)
+
+
+def own_event(config: Config, filing: Filing) -> bool:
+    """One hook event of OWN's session (cut off, or not); whether a copy was left to it."""
+    filing.read = 0
+    try:
+        return actions.finish_archive(config, OWN) is not None
+    except GaveUp:
+        return True
+
+
+def test_its_sessions_events_read_only_the_parts_not_filed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    filing, cuts_off = Filing(monkeypatch), list[int]()
+    cut_off_after(monkeypatch, filing, cuts_off)
+    for seed in range(6):  # one copy after another: each finished before the next is left
+        rng = random.Random(seed)
+        text, limit = random_text(rng, rng.randint(30, 150)), rng.randint(40, 400)
+        monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", limit)
+        expected = capture.transcript_parts(text, limit)
+        copy = left_by(config, "codex", OWN.session, text)
+        filing.records.clear()
+        cuts_off[:] = [rng.randint(0, 3) for _ in expected]
+
+        read: list[int] = []
+        while copy.exists():
+            assert own_event(config, filing)
+            read.append(filing.read)
+
+        assert [r.text for r in filing.records] == expected, seed  # each once, none skipped
+        assert not cuts_path(copy).exists()
+        # the first event reads the copy whole (its hash, its cuts); each later one the parts
+        # it files and the one it was cut off in, never the copy again, nor a part filed
+        assert max(read[1:], default=0) <= 4 * (limit + 1), (seed, len(text.encode()), read)
+
+
+def test_parts_its_sessions_events_file_are_the_whole_copys_cuts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    rng = random.Random(7)
+    text, limit = random_text(rng, 120), 150
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", limit)
+    expected = capture.transcript_parts(text, limit)
+    copy = left_by(config, "codex", OWN.session, text)
+    filing = Filing(monkeypatch)
+    cut_off_after(monkeypatch, filing, [1, 0, 2, 1, 3] * len(expected))
+
+    while copy.exists():
+        assert own_event(config, filing)
+
+    assert [r.text for r in filing.records] == expected  # each once, none skipped
+    tags = [[t for t in r.tags if t.startswith("part-")] for r in filing.records]
+    assert tags == [capture.part_tag(n, len(expected)) for n in range(1, len(expected) + 1)]
+    assert not own_event(config, filing)  # none left
+
+
+def test_finish_archives_reads_only_what_a_hook_cut_off_did_not_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    text = "".join(f"vmmem line {n}\n" for n in range(40))
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
+    expected = capture.transcript_parts(text, 100)
+    copy = left_by(config, "codex", OWN.session, text)
+    filing = Filing(monkeypatch)
+    cut_off_after(monkeypatch, filing, [2])
+    assert own_event(config, filing)  # two parts filed, cut off in the third
+    filing.read = 0
+
+    [done] = finish_all(config)
+
+    assert (done.transcripts, done.parts) == (1, len(expected) - 2)
+    assert [r.text for r in filing.records] == expected
+    assert filing.read == len(text) - len("".join(expected[:2]))  # the rest, once
+    assert not copy.exists() and not cuts_path(copy).exists()
+
+
+def test_a_copy_whose_bytes_changed_since_its_cuts_is_judged_by_its_hash_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    text = "".join(f"vmmem line {n}\n" for n in range(40))
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
+    copy = left_by(config, "codex", OWN.session, text)
+    filing = Filing(monkeypatch)
+    cut_off_after(monkeypatch, filing, [1])
+    assert own_event(config, filing) and cuts_path(copy).exists()
+    # torn in place past its first part, size and times as they were (a power loss): its
+    # cuts say the file is the same, its bytes are not
+    before, torn = copy.stat(), text.replace("line 30", "LOST 30").encode()
+    with copy.open("r+b") as out:
+        out.write(torn)
+    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+    kept = json.loads(cuts_path(copy).read_text())
+    kept["identity"][-1] = copy.stat().st_ctime_ns
+    cuts_path(copy).write_text(json.dumps(kept))
+
+    assert actions.finish_archive(config, OWN) is None  # no part of it filed
+
+    assert not [r for r in filing.records if "LOST" in r.text]
+    assert copy.with_name(f"{copy.name}.torn").read_bytes() == torn  # kept aside, said
+    assert not copy.exists() and not cuts_path(copy).exists()
+    assert "its copy is torn" in config.agent_hook_error_path.read_text()
