@@ -13,6 +13,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
+from memidx.memory.share_failures import for_good
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
 # merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
@@ -126,7 +127,8 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
     """`git()`, share's fetch or push of `remote`; GitError, `kept` (what stays for the next
     share) in its hint, when it ran past network_timeout (stopped, with what it started), or
     failed where it would have asked for a password, a passphrase or to trust the remote's
-    host (see _network): trying again mends neither."""
+    host (see _network), or for another reason trying again cannot mend (share_failures):
+    trying again mends none of these."""
     try:
         done = git()
     except NoAnswer:
@@ -150,6 +152,14 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
             f"{kept}; let git in without asking: a credential helper (git config "
             f"credential.helper), a key in your ssh-agent, the host in known_hosts (git {what} "
             f"{remote} asks you once), then make sync again",
+        )
+    failed = for_good(done.stderr) if done.returncode != 0 else None
+    if failed is not None:  # tried again, it fails the same way: said at once
+        kind, said = failed
+        todo = kind.todo.format(what=what, remote=remote)
+        raise GitError(
+            f"the remote '{remote}' {kind.what} (git {what} failed: {said})",
+            f"{kept}; {todo}, then make sync again",
         )
     return done
 
