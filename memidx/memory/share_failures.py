@@ -60,7 +60,7 @@ KINDS: tuple[tuple[tuple[str, ...], ForGood], ...] = (
         ForGood(
             "could not be pushed to: git could not sign the push (push.gpgSign)",
             "let gpg sign without asking (its agent holding the key's passphrase: sign once in "
-            "a terminal), or set push.gpgSign to if-asked for this clone",
+            "a terminal), or git config push.gpgSign false for this clone",
         ),
     ),
 )

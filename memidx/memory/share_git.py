@@ -32,6 +32,7 @@ LOOKS = (
 
 # the gits that reach the remote: each bounded (network_timeout), none ever asking (see _network)
 NETWORK = frozenset({"fetch", "push"})
+SIGNED = frozenset({"commit-tree"})  # share's merge commit, -S under commit.gpgSign
 # git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's (BatchMode, or no
 # terminal) for a host it would have asked to trust, and for a key's passphrase or a password
 # it would have asked (`git@host: Permission denied (publickey).`: it was tried 5 times, then
@@ -59,6 +60,7 @@ def run_git(
             if done is None:
                 raise NoAnswer(args[0])
         else:
+            env = untranslated(os.environ)
             done = subprocess.run(
                 ["git", *args],
                 cwd=config.root,
@@ -66,7 +68,7 @@ def run_git(
                 text=True,
                 check=False,
                 input=given,
-                env=untranslated(os.environ),
+                env=_no_pinentry(env) if args[0] in SIGNED else env,
             )
     except OSError as exc:  # no git on PATH, or the clone's folder gone (the child's cwd)
         raise cannot_run(config.root, exc) from exc
@@ -107,12 +109,21 @@ def _network(config: Config) -> dict[str, str]:
         "SSH_ASKPASS_REQUIRE": "never",
         "GCM_INTERACTIVE": "never",
     }
+    env = _no_pinentry(env)
     named = _named(config)
     if not (env.get("GIT_ASKPASS") or "core.askpass" in named):
         env["GIT_ASKPASS"] = ""
     if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or named - {"core.askpass"}):
         env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     return env
+
+
+def _no_pinentry(env: dict[str, str]) -> dict[str, str]:
+    """`env` without GPG_TTY, the terminal gpg's pinentry asks a key's passphrase at
+    (push.gpgSign, commit.gpgSign): it asked there with share's git run with none, and share
+    waited network_timeout for a passphrase no one typed (an agent's session), then said to
+    check the network. gpg fails at once instead, unless its agent holds the passphrase."""
+    return {name: value for name, value in env.items() if name != "GPG_TTY"}
 
 
 def _named(config: Config) -> set[str]:
