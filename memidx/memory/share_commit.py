@@ -20,6 +20,13 @@ def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
     argv = (*argv, "-m", message)
     made = run_git(config, *argv)
+    if made.returncode != 0 and sign:  # gpg failed (no key, or a passphrase none can type)
+        raise GitError(
+            f"git could not sign share's merge commit (commit.gpgSign: {reason(made)}), {UNDONE}",
+            "nothing is lost: this clone's commits stay here, for the next make sync; let gpg "
+            "sign without asking (its agent holding the key's passphrase: sign once in a "
+            "terminal), or git config commit.gpgSign false for this clone, then make sync again",
+        )
     if made.returncode != 0:
         raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")
     return made.stdout.strip()

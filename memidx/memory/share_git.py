@@ -13,6 +13,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
+from memidx.memory.share_failures import for_good
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
 # merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
@@ -31,6 +32,7 @@ LOOKS = (
 
 # the gits that reach the remote: each bounded (network_timeout), none ever asking (see _network)
 NETWORK = frozenset({"fetch", "push"})
+SIGNED = frozenset({"commit-tree"})  # share's merge commit, -S under commit.gpgSign
 # git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's (BatchMode, or no
 # terminal) for a host it would have asked to trust, and for a key's passphrase or a password
 # it would have asked (`git@host: Permission denied (publickey).`: it was tried 5 times, then
@@ -58,6 +60,7 @@ def run_git(
             if done is None:
                 raise NoAnswer(args[0])
         else:
+            env = untranslated(os.environ)
             done = subprocess.run(
                 ["git", *args],
                 cwd=config.root,
@@ -65,7 +68,7 @@ def run_git(
                 text=True,
                 check=False,
                 input=given,
-                env=untranslated(os.environ),
+                env=_no_pinentry(env) if args[0] in SIGNED else env,
             )
     except OSError as exc:  # no git on PATH, or the clone's folder gone (the child's cwd)
         raise cannot_run(config.root, exc) from exc
@@ -106,12 +109,21 @@ def _network(config: Config) -> dict[str, str]:
         "SSH_ASKPASS_REQUIRE": "never",
         "GCM_INTERACTIVE": "never",
     }
+    env = _no_pinentry(env)
     named = _named(config)
     if not (env.get("GIT_ASKPASS") or "core.askpass" in named):
         env["GIT_ASKPASS"] = ""
     if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or named - {"core.askpass"}):
         env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     return env
+
+
+def _no_pinentry(env: dict[str, str]) -> dict[str, str]:
+    """`env` without GPG_TTY, the terminal gpg's pinentry asks a key's passphrase at
+    (push.gpgSign, commit.gpgSign): it asked there with share's git run with none, and share
+    waited network_timeout for a passphrase no one typed (an agent's session), then said to
+    check the network. gpg fails at once instead, unless its agent holds the passphrase."""
+    return {name: value for name, value in env.items() if name != "GPG_TTY"}
 
 
 def _named(config: Config) -> set[str]:
@@ -126,7 +138,8 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
     """`git()`, share's fetch or push of `remote`; GitError, `kept` (what stays for the next
     share) in its hint, when it ran past network_timeout (stopped, with what it started), or
     failed where it would have asked for a password, a passphrase or to trust the remote's
-    host (see _network): trying again mends neither."""
+    host (see _network), or for another reason trying again cannot mend (share_failures):
+    trying again mends none of these."""
     try:
         done = git()
     except NoAnswer:
@@ -150,6 +163,14 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
             f"{kept}; let git in without asking: a credential helper (git config "
             f"credential.helper), a key in your ssh-agent, the host in known_hosts (git {what} "
             f"{remote} asks you once), then make sync again",
+        )
+    failed = for_good(done.stderr) if done.returncode != 0 else None
+    if failed is not None:  # tried again, it fails the same way: said at once
+        kind, said = failed
+        todo = kind.todo.format(what=what, remote=remote)
+        raise GitError(
+            f"the remote '{remote}' {kind.what} (git {what} failed: {said})",
+            f"{kept}; {todo}, then make sync again",
         )
     return done
 

@@ -62,6 +62,7 @@ QUERY_PATH_NEVER = ("memidx.git", "memidx.index.sync", "memidx.index.sources", "
 PURE = [
     "memidx.agents.hook_output",
     "memidx.errors",
+    "memidx.memory.share_failures",
     "memidx.frozen",
     "memidx.hashes",
     "memidx.text",

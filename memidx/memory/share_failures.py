@@ -1,0 +1,94 @@
+"""Which failures of `memidx share`'s fetch or push trying again cannot mend, read from git's
+words (share runs git in English: share_git.untranslated).
+
+A remote that refuses the credentials git gave it, names no repository where its URL points,
+or whose host name does not resolve (a typo, or no network at all) fails the same way each
+time: share tried each fetch 5 times, so a person with an askpass program saw its dialog 5
+times, and was told 3 s later to "check the network". A push git could not sign (gpg failed:
+push.gpgSign) fails so too. Anything else (a timeout, `the remote end hung up unexpectedly`, a
+connection reset, a ref lock) may pass and is tried again as before. Only git's and ssh's own
+lines are read, never the `remote:` lines a server's hook prints: its words are its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ForGood:
+    """A failure trying again cannot mend: what it is (after "the remote '<name>' ") and what
+    the person does about it (before "then make sync again")."""
+
+    what: str
+    todo: str
+
+
+_CHECK_URL = "git remote get-url {remote}; git remote set-url {remote} URL"
+# (the words git or ssh print, what that means, what to do), the first found wins
+KINDS: tuple[tuple[tuple[str, ...], ForGood], ...] = (
+    (
+        ("Authentication failed", "HTTP Basic: Access denied", "returned error: 401"),
+        ForGood(
+            "refused the credentials git gave it",
+            "mend them where git gets them (your credential helper, askpass program or token; "
+            "git {what} {remote} shows it)",
+        ),
+    ),
+    (
+        ("returned error: 403",),
+        ForGood(
+            "refused access to the repository",
+            "ask for access, or check the credentials git gives it (git {what} {remote})",
+        ),
+    ),
+    (
+        ("does not appear to be a git repository", "Repository not found", "returned error: 404"),
+        ForGood(
+            "names no repository git can reach",
+            f"check its URL and your access to it ({_CHECK_URL})",
+        ),
+    ),
+    (
+        ("Could not resolve host", "Could not resolve proxy"),
+        ForGood(
+            "is on a host whose name does not resolve (no network, or a wrong name)",
+            f"check the network and the host in its URL ({_CHECK_URL})",
+        ),
+    ),
+    (
+        ("gpg failed to sign", "failed to sign the push certificate"),
+        ForGood(
+            "could not be pushed to: git could not sign the push (push.gpgSign)",
+            "let gpg sign without asking (its agent holding the key's passphrase: sign once in "
+            "a terminal), or git config push.gpgSign false for this clone",
+        ),
+    ),
+)
+
+
+def for_good(stderr: str) -> tuple[ForGood, str] | None:
+    """The failure trying again cannot mend that git's `stderr` tells of, with git's line that
+    tells it (ending in a full stop; `Repository not found.` lines of a server's are told by
+    git's own `repository '...' not found`), or None: it may pass."""
+    for words, kind in KINDS:
+        for line in own(stderr).splitlines():
+            if any(word.lower() in line.lower() for word in words) or _not_found(line, kind):
+                return kind, line if line.endswith(".") else f"{line}."
+    return None
+
+
+def _not_found(line: str, kind: ForGood) -> bool:
+    """git's line for an HTTP remote with no repository at its URL (`fatal: repository
+    'https://host/x.git/' not found`)."""
+    return (
+        kind is KINDS[2][1]
+        and line.startswith("fatal: repository '")
+        and line.endswith("' not found")
+    )
+
+
+def own(stderr: str) -> str:
+    """git's and ssh's own lines of `stderr`, stripped: not those a server's hook printed
+    (`remote: ...`), whose words (`fetch first`, `Authentication failed`) are its own."""
+    lines = (line.strip() for line in stderr.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("remote:"))

@@ -1,0 +1,105 @@
+"""Which of git's words tell a failure trying again cannot mend (share_failures.for_good),
+in git's and ssh's real words; a server hook's own lines (`remote: ...`) never count."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.memory.share_failures import for_good, own
+
+NOT_READ = "Please make sure you have the correct access rights\nand the repository exists."
+
+
+@pytest.mark.parametrize(
+    ("stderr", "what", "line"),
+    [
+        (
+            "remote: Invalid username or password.\n"
+            "fatal: Authentication failed for 'https://github.com/a/b.git/'",
+            "refused the credentials git gave it",
+            "fatal: Authentication failed for 'https://github.com/a/b.git/'.",
+        ),
+        (
+            "remote: HTTP Basic: Access denied\nfatal: Authentication failed for 'x'",
+            "refused the credentials git gave it",
+            "fatal: Authentication failed for 'x'.",
+        ),
+        (
+            "remote: Permission to a/b.git denied to c.\n"
+            "fatal: unable to access 'https://github.com/a/b.git/': The requested URL "
+            "returned error: 403",
+            "refused access to the repository",
+            "fatal: unable to access 'https://github.com/a/b.git/': The requested URL returned "
+            "error: 403.",
+        ),
+        (
+            "remote: Repository not found.\n"
+            "fatal: repository 'https://github.com/a/b.git/' not found",
+            "names no repository git can reach",
+            "fatal: repository 'https://github.com/a/b.git/' not found.",
+        ),
+        (
+            "ERROR: Repository not found.\n"
+            f"fatal: Could not read from remote repository.\n\n{NOT_READ}",
+            "names no repository git can reach",
+            "ERROR: Repository not found.",
+        ),
+        (
+            f"fatal: '/srv/x.git' does not appear to be a git repository\n"
+            f"fatal: Could not read from remote repository.\n\n{NOT_READ}",
+            "names no repository git can reach",
+            "fatal: '/srv/x.git' does not appear to be a git repository.",
+        ),
+        (
+            "fatal: unable to access 'https://h.example/x.git/': Could not resolve host: h.example",
+            "is on a host whose name does not resolve (no network, or a wrong name)",
+            "fatal: unable to access 'https://h.example/x.git/': Could not resolve host: "
+            "h.example.",
+        ),
+        (
+            "ssh: Could not resolve hostname h: Temporary failure in name resolution\n"
+            f"fatal: Could not read from remote repository.\n\n{NOT_READ}",
+            "is on a host whose name does not resolve (no network, or a wrong name)",
+            "ssh: Could not resolve hostname h: Temporary failure in name resolution.",
+        ),
+        (
+            "error: gpg failed to sign the data\nfatal: failed to sign the push certificate",
+            "could not be pushed to: git could not sign the push (push.gpgSign)",
+            "error: gpg failed to sign the data.",
+        ),
+    ],
+)
+def test_a_failure_for_good_is_told_with_gits_line(stderr: str, what: str, line: str) -> None:
+    told = for_good(stderr)
+
+    assert told is not None
+    assert (told[0].what, told[1]) == (what, line)
+
+
+@pytest.mark.parametrize(
+    "stderr",
+    [
+        f"kex_exchange_identification: Connection closed by remote host\n"
+        f"fatal: Could not read from remote repository.\n\n{NOT_READ}",
+        "fatal: the remote end hung up unexpectedly",
+        "ssh: connect to host h port 22: Connection timed out\n"
+        "fatal: Could not read from remote repository.",
+        "fatal: unable to access 'https://h/x.git/': Failed to connect to h port 443 after "
+        "130000 ms: Connection timed out",
+        "error: RPC failed; curl 56 Recv failure: Connection reset by peer\nfatal: early EOF",
+        "fatal: unable to access 'https://h/x.git/': The requested URL returned error: 502",
+        "error: cannot lock ref 'refs/memidx/fetched/main': Unable to create "
+        "'/r/.git/refs/memidx/fetched/main.lock': File exists.",
+        # a server hook's words are its own: the push is judged by git's lines alone
+        "remote: fatal: Authentication failed for the ticket system\n"
+        " ! [remote rejected] main -> main (pre-receive hook declined)",
+    ],
+)
+def test_a_failure_that_may_pass_is_not_for_good(stderr: str) -> None:
+    assert for_good(stderr) is None
+
+
+def test_own_leaves_a_hooks_lines_out() -> None:
+    said = "remote: fetch first\n ! [remote rejected] main -> main (pre-receive hook declined)\n"
+
+    assert own(said) == "! [remote rejected] main -> main (pre-receive hook declined)"
