@@ -141,7 +141,7 @@ def _loop(
                 continue
             failed = 0
             last = time.monotonic()
-            reply = STALLED if workers.stalled(last) else ACK
+            reply = STALLED if workers.stalled(last) or workers.full() else ACK
             try:
                 conn.sendall(reply)  # at once, however many wait: this server is alive
             except OSError:

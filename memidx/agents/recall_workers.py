@@ -55,6 +55,12 @@ STARVED = 0.5
 # it as soon as the ACK arrives, so only one stopped in between (its agent suspended) is late;
 # its wait counts as no answer, so it turns no hook away, and only delays the next one.
 READ_WAIT = 0.5
+# Hooks acknowledged and waiting for an answering thread, at most (each holds a descriptor of
+# the server's): past it a hook is turned away (STALLED) to recall in its own process. Probes
+# count too (a waiting hook's look every PROBE_EVERY s is a connection queued behind the
+# answers): 20 hooks at once, waiting up to ~2 s (p95 at a load of 8-10), queue ~20 + 200.
+# Unbounded, a flood (or a slow answer) grew it to the descriptor limit (1,024): EMFILE.
+MAX_WAITING = 256
 TRACE_NAME = "recall server"  # who failed, in the agent hooks' trace
 # Seconds between two traces of the same kind (a recall's own error, the queue full): a
 # corrupt index failed every prompt, and each said so, pushing older lines out of the trace
@@ -148,6 +154,14 @@ class Workers:
             and now - (a.began if (a := given.get(thread.ident or 0)) else now) <= STUCK
             for thread in self.threads
         )
+
+    def full(self) -> bool:
+        """Whether MAX_WAITING hooks wait for an answering thread: the next is turned away
+        (recall_loop), and that traced (once each TRACE_EVERY s)."""
+        if self.waiting.qsize() < MAX_WAITING:
+            return False
+        self.trace(f"{MAX_WAITING} hooks waited for an answer: those after are turned away", "full")
+        return True
 
     def close(self, stuck: bool) -> None:
         """Have the threads answer the hooks already acknowledged, then end; when an answer is

@@ -8,14 +8,17 @@ calls, whose own recall is given too."""
 from __future__ import annotations
 
 import shutil
+import socket
 import sqlite3
 import tempfile
+import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from memidx.agents import recall_client
+from memidx.agents import recall_client, recall_server, recall_workers
 from memidx.agents.recall import Recall
 from memidx.config import Config
 from tests.cli.test_recall_stall import (
@@ -26,6 +29,7 @@ from tests.cli.test_recall_stall import (
     loaded,
     never_kill,
     no_start,
+    prompted,
     served,
 )
 
@@ -81,3 +85,49 @@ def test_a_recalls_own_error_is_traced_once_and_each_hook_recalls_itself(
     lines = traced(config, "a recall failed: DatabaseError")
     assert len(lines) == 1, lines
     assert "database disk image is malformed" in lines[0]
+
+
+class Waiting(Traced):
+    """Traced, its answers held; `began` is set as the first begins."""
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(config)
+        self.began = threading.Event()
+        self.held.clear()
+
+    def recall(self, prompt: str, seen: object) -> Recall:
+        self.began.set()
+        return super().recall(prompt, seen)
+
+
+def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks waiting for an answering thread were queued without a bound: a flood (or
+    a slow answer) grew the queue, a descriptor each, to the process's limit. Past
+    MAX_WAITING, each is turned away at once (and recalls in its own process), traced once;
+    the hooks within it are answered."""
+    loaded(monkeypatch)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", LONG)  # held, never stalled
+    monkeypatch.setattr(recall_workers, "MAX_WAITING", 3)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    recaller = Waiting(config)
+    with served(config, recaller), ExitStack() as hooks:
+        hooks.enter_context(prompted(config))  # the one being answered
+        assert recaller.began.wait(LONG)
+        within = [hooks.enter_context(prompted(config)) for _ in range(3)]
+        firsts: list[bytes] = []
+        for _ in range(10):  # the flood
+            flooding = hooks.enter_context(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            flooding.settimeout(LONG / 2)
+            flooding.connect(str(path))
+            firsts.append(flooding.recv(1))
+        block, took = hook(config, LONG)
+        recaller.held.set()
+        answers = [recall_server.read_line(conn) for conn in within]
+
+    assert firsts == [recall_server.STALLED] * 10
+    assert block == HERE and took < LONG / 2, took
+    assert all(answer.endswith(b"\n") and b"error" not in answer for answer in answers), answers
+    assert len(traced(config, "3 hooks waited for an answer")) == 1
