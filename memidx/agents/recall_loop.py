@@ -17,11 +17,13 @@ from pathlib import Path
 
 from memidx.agents.recall_server import (
     ACK,
+    ACK_WAIT,
     BACKLOG,
     CLOSING,
     MAX_REQUESTS,
     PID_NAME,
     STALLED,
+    SUSPECT_AFTER,
     config_key,
     named_in_pid,
     server_folder,
@@ -42,8 +44,14 @@ CODE_CHECK = 9.0
 ACCEPT_WAIT = 1.0  # seconds an accept waits; its socket and pid file are looked at after each
 CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
 # An accept that fails (no descriptor left: each hook waiting its turn holds one) is tried again
-# ACCEPT_PAUSE s later, ACCEPT_FAILURES times in a row (~5 s) before the server gives up
-ACCEPT_PAUSE, ACCEPT_FAILURES = 0.05, 100
+# ACCEPT_PAUSE s later, for ACCEPT_RETRY_FOR s in a row at most before the server gives up (and
+# closes, traced, for the next prompt to start another). Meanwhile hooks connect and are not
+# acknowledged: two that find it so SUSPECT_AFTER (1 s) apart end it as wedged, untraced. The
+# first is marked ACK_WAIT (0.3 s) after the first failure at the earliest; so the retries
+# end within half of the 0.7 s left, the sleep's late wake under load and the close in the rest.
+# Retried for ~5 s (100 times), the server was ended as wedged while it waited for a descriptor.
+ACCEPT_PAUSE = 0.05
+ACCEPT_RETRY_FOR = (SUSPECT_AFTER - ACK_WAIT) / 2
 
 
 def serve_on(
@@ -109,7 +117,7 @@ def _loop(
     never answers."""
     workers = Workers(recaller, key)
     last = checked = time.monotonic()
-    failed = 0  # accepts failed in a row
+    failed, first_failed = 0, 0.0  # accepts failed in a row, and when the first of them did
     spare = _spare()
     try:
         for _ in range(MAX_REQUESTS):
@@ -132,10 +140,13 @@ def _loop(
                 continue
             except OSError as exc:  # out of descriptors (EMFILE), a connection aborted: not
                 # the server's end, which took every hook it acknowledged with it
-                if (failed := failed + 1) > ACCEPT_FAILURES:
+                at = time.monotonic()
+                first_failed = at if failed == 0 else first_failed
+                failed += 1
+                if (took := at - first_failed) >= ACCEPT_RETRY_FOR:
                     _free(spare)  # the trace's: none may be left (EMFILE)
                     spare = None
-                    workers.trace(f"its socket failed {failed} times in a row: {exc}")
+                    workers.trace(f"its socket failed {failed} times in {took:.2f} s: {exc}")
                     return
                 time.sleep(ACCEPT_PAUSE)  # a descriptor freed as an answer ends
                 continue

@@ -7,6 +7,8 @@ calls, whose own recall is given too."""
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 import socket
 import sqlite3
@@ -15,11 +17,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
-from memidx.agents import recall_client, recall_server, recall_workers
-from memidx.agents.recall import Recall
+from memidx.agents import recall_client, recall_loop, recall_server, recall_workers
+from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
 from tests.cli.test_recall_stall import (
     HERE,
@@ -131,3 +135,80 @@ def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
     assert block == HERE and took < LONG / 2, took
     assert all(answer.endswith(b"\n") and b"error" not in answer for answer in answers), answers
     assert len(traced(config, "3 hooks waited for an answer")) == 1
+
+
+class Clock:
+    """time for recall_loop: monotonic() is the test's, and sleep() moves it on."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class NoDescriptor:
+    """A listening socket whose accepts fail (EMFILE) until the clock reaches `until`, then
+    find no hook waiting (their timeout)."""
+
+    def __init__(self, clock: Clock, until: float) -> None:
+        self.clock, self.until = clock, until
+
+    def accept(self) -> tuple[socket.socket, object]:
+        if self.clock.now < self.until:
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+        self.clock.sleep(0.05)  # its timeout
+        raise TimeoutError
+
+    def settimeout(self, seconds: float) -> None:
+        pass
+
+
+def run_loop(config: Config, monkeypatch: pytest.MonkeyPatch, until: float) -> tuple[float, bool]:
+    """The server's loop on a socket out of descriptors until `until` on the test's clock,
+    ended by its pid file no longer its own once the accepts find none waiting: when it
+    ended on that clock, and whether it gave up on its socket itself."""
+    clock = Clock()
+    monkeypatch.setattr(
+        recall_loop, "time", SimpleNamespace(monotonic=clock.monotonic, sleep=clock.sleep)
+    )
+    recovered: list[bool] = []
+    socket_ = NoDescriptor(clock, until)
+
+    def ours() -> bool:
+        recovered.append(clock.now >= until)
+        return recovered.count(True) < 2  # one quiet accept, then it is no longer ours
+
+    recaller = cast(Recaller, Traced(config))
+    loop = recall_loop._loop  # pyright: ignore[reportPrivateUsage]
+    loop(cast(socket.socket, socket_), recaller, 1e9, "key", ours)
+    return clock.now, not any(recovered[-1:])
+
+
+def test_a_server_out_of_descriptors_gives_up_before_a_hook_would_end_it_as_wedged(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its failed accepts were tried again for ~5 s, while hooks that found it unacknowledging
+    twice, SUSPECT_AFTER (1 s) apart, ended it as wedged: untraced, and its descriptors' want
+    looked like a hang. It gives up (traced) before a second hook could find it so: within
+    SUSPECT_AFTER - ACK_WAIT of its first failure, on a clock the test moves."""
+    ended, gave_up = run_loop(config, monkeypatch, until=float("inf"))
+
+    assert gave_up
+    assert ended < recall_server.SUSPECT_AFTER - recall_server.ACK_WAIT, ended
+    assert len(traced(config, "its socket failed")) == 1
+
+
+def test_a_server_out_of_descriptors_just_within_its_retries_goes_on(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The boundary's other side: accepts that fail until just before ACCEPT_RETRY_FOR has
+    passed are waited out, and the server goes on (untraced)."""
+    until = recall_loop.ACCEPT_RETRY_FOR - recall_loop.ACCEPT_PAUSE / 2
+    ended, gave_up = run_loop(config, monkeypatch, until=until)
+
+    assert not gave_up and ended >= until
+    assert traced(config, "its socket failed") == []
