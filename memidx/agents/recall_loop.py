@@ -28,11 +28,14 @@ from memidx.agents.recall_server import (
     named_in_pid,
     server_folder,
 )
-from memidx.agents.recall_workers import Workers
+from memidx.agents.recall_workers import TRACE_EVERY, TRACE_NAME, Workers, said
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.index.failures import fallback_trace, record_failure
 from memidx.paths import file_identity
 from memidx.sockets import clear_starting, starting_name, unlink_own
+from memidx.state_folder import ensure_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,6 +55,9 @@ CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hoo
 # Retried for ~5 s (100 times), the server was ended as wedged while it waited for a descriptor.
 ACCEPT_PAUSE = 0.05
 ACCEPT_RETRY_FOR = (SUSPECT_AFTER - ACK_WAIT) / 2
+# When a server last traced that it cannot load its model (model_failed); one that loads it
+# removes it
+MODEL_FAILED = "recall.model-failed"
 
 
 def serve_on(
@@ -63,7 +69,12 @@ def serve_on(
     from memidx.agents.recall import Recaller
 
     recaller = Recaller(config, warm=True)
-    recaller.embedder()  # load the model before the first request needs it
+    try:
+        recaller.embedder()  # load the model before the first request needs it
+    except Exception as exc:  # a damaged model, a piece of onnxruntime missing: hooks recall
+        model_failed(config, exc)  # in their own process; said in the trace, not only the log
+        raise
+    (server_folder(config) / MODEL_FAILED).unlink(missing_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         listen(server, path)
         bound = file_identity(path)
@@ -74,6 +85,29 @@ def serve_on(
             _loop(server, recaller, idle, config_key(config), owner(path, server_folder(config)))
         finally:
             unlink_own(path, bound)
+
+
+def model_failed(config: Config, exc: Exception) -> None:
+    """Say in the agent hooks' trace (`memidx status`) that the server cannot load its model,
+    and what to do: once each TRACE_EVERY s (MODEL_FAILED's time), not at each server the
+    hooks start (one in START_GRACE s while prompts come), each failing the same way."""
+    from memidx.remedies import model_install
+
+    mark = server_folder(config) / MODEL_FAILED
+    with contextlib.suppress(OSError):
+        ensure_folder(mark.parent)
+        if 0 <= time.time() - mark.stat().st_mtime < TRACE_EVERY:  # (a clock set back: traced)
+            return
+    with contextlib.suppress(OSError):
+        mark.touch()
+    why = str(exc) if isinstance(exc, MemidxError) else f"{said(exc)} (run `{model_install()}`)"
+    path = config.agent_hook_error_path
+    record_failure(
+        path,
+        TRACE_NAME,
+        f"cannot load its model, so hooks recall in their own process: {why}",
+        fallback=fallback_trace(config.root, path),
+    )
 
 
 def owner(path: Path, folder: Path) -> Callable[[], bool]:

@@ -25,6 +25,7 @@ import pytest
 from memidx.agents import recall_client, recall_loop, recall_server, recall_workers
 from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
+from memidx.errors import ModelError
 from tests.cli.test_recall_stall import (
     HERE,
     LONG,
@@ -212,3 +213,61 @@ def test_a_server_out_of_descriptors_just_within_its_retries_goes_on(
 
     assert not gave_up and ended >= until
     assert traced(config, "its socket failed") == []
+
+
+def model_config(root: Path) -> Config:
+    """A memory whose packaged model is not where its configuration says (an empty folder):
+    it cannot be loaded."""
+    (root / "models").mkdir()
+    return Config(
+        root=root, index_path=root / ".memidx" / "index.sqlite", models_path=root / "models"
+    )
+
+
+def served_briefly(config: Config) -> None:
+    """recall_loop.serve_on as `memidx agent serve` runs it: ModelError out of it."""
+    path = recall_server.socket_path(config)
+    assert path is not None
+    with pytest.raises(ModelError):
+        recall_loop.serve_on(config, path, 0.1)
+
+
+def test_a_server_that_cannot_load_its_model_says_so_in_status_once(tmp_path: Path) -> None:
+    """A model that fails to load (damaged, not installed) was said only in the server's log,
+    `recall-server.log`, at each server the hooks started (one each 10 s): `memidx status`
+    showed nothing. It is the agent hooks' last failure, with what to do, once for the
+    servers started after it; a server that loads its model forgets it."""
+    from memidx.cli.status_output import agent_line
+    from memidx.index.failures import last_failure
+
+    config = model_config(tmp_path)
+    served_briefly(config)
+    served_briefly(config)
+
+    failure = last_failure(config.agent_hook_error_path)
+    assert failure is not None
+    line = agent_line(failure)
+    assert "recall server: cannot load its model, so hooks recall in their own process" in line
+    assert "memidx model install" in line, line
+    assert len(traced(config, "cannot load its model")) == 1
+
+
+def test_a_model_that_fails_to_load_with_no_memidx_error_names_the_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A piece of onnxruntime missing raises what onnxruntime raises: its line still says
+    what to do."""
+
+    def broken(config: Config, *, warm: bool = False) -> object:
+        raise ImportError("libonnxruntime_providers_shared.so: cannot open shared object file")
+
+    monkeypatch.setattr("memidx.agents.recall.query_embedder", broken)
+    config = model_config(tmp_path)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    with pytest.raises(ImportError):
+        recall_loop.serve_on(config, path, 0.1)
+
+    lines = traced(config, "cannot load its model")
+    assert len(lines) == 1 and "ImportError: libonnxruntime" in lines[0]
+    assert "install`)" in lines[0], lines
