@@ -17,20 +17,25 @@ from pathlib import Path
 
 from memidx.agents.recall_server import (
     ACK,
+    ACK_WAIT,
     BACKLOG,
     CLOSING,
     MAX_REQUESTS,
     PID_NAME,
     STALLED,
+    SUSPECT_AFTER,
     config_key,
     named_in_pid,
     server_folder,
 )
-from memidx.agents.recall_workers import Workers
+from memidx.agents.recall_workers import TRACE_EVERY, TRACE_NAME, Workers, said
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.index.failures import fallback_trace, record_failure
 from memidx.paths import file_identity
 from memidx.sockets import clear_starting, starting_name, unlink_own
+from memidx.state_folder import ensure_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,8 +47,17 @@ CODE_CHECK = 9.0
 ACCEPT_WAIT = 1.0  # seconds an accept waits; its socket and pid file are looked at after each
 CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
 # An accept that fails (no descriptor left: each hook waiting its turn holds one) is tried again
-# ACCEPT_PAUSE s later, ACCEPT_FAILURES times in a row (~5 s) before the server gives up
-ACCEPT_PAUSE, ACCEPT_FAILURES = 0.05, 100
+# ACCEPT_PAUSE s later, for ACCEPT_RETRY_FOR s in a row at most before the server gives up (and
+# closes, traced, for the next prompt to start another). Meanwhile hooks connect and are not
+# acknowledged: two that find it so SUSPECT_AFTER (1 s) apart end it as wedged, untraced. The
+# first is marked ACK_WAIT (0.3 s) after the first failure at the earliest; so the retries
+# end within half of the 0.7 s left, the sleep's late wake under load and the close in the rest.
+# Retried for ~5 s (100 times), the server was ended as wedged while it waited for a descriptor.
+ACCEPT_PAUSE = 0.05
+ACCEPT_RETRY_FOR = (SUSPECT_AFTER - ACK_WAIT) / 2
+# When a server last traced that it cannot load its model (model_failed); one that loads it
+# removes it
+MODEL_FAILED = "recall.model-failed"
 
 
 def serve_on(
@@ -55,7 +69,12 @@ def serve_on(
     from memidx.agents.recall import Recaller
 
     recaller = Recaller(config, warm=True)
-    recaller.embedder()  # load the model before the first request needs it
+    try:
+        recaller.embedder()  # load the model before the first request needs it
+    except Exception as exc:  # a damaged model, a piece of onnxruntime missing: hooks recall
+        model_failed(config, exc)  # in their own process; said in the trace, not only the log
+        raise
+    (server_folder(config) / MODEL_FAILED).unlink(missing_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         listen(server, path)
         bound = file_identity(path)
@@ -66,6 +85,29 @@ def serve_on(
             _loop(server, recaller, idle, config_key(config), owner(path, server_folder(config)))
         finally:
             unlink_own(path, bound)
+
+
+def model_failed(config: Config, exc: Exception) -> None:
+    """Say in the agent hooks' trace (`memidx status`) that the server cannot load its model,
+    and what to do: once each TRACE_EVERY s (MODEL_FAILED's time), not at each server the
+    hooks start (one in START_GRACE s while prompts come), each failing the same way."""
+    from memidx.remedies import model_install
+
+    mark = server_folder(config) / MODEL_FAILED
+    with contextlib.suppress(OSError):
+        ensure_folder(mark.parent)
+        if 0 <= time.time() - mark.stat().st_mtime < TRACE_EVERY:  # (a clock set back: traced)
+            return
+    with contextlib.suppress(OSError):
+        mark.touch()
+    why = str(exc) if isinstance(exc, MemidxError) else f"{said(exc)} (run `{model_install()}`)"
+    path = config.agent_hook_error_path
+    record_failure(
+        path,
+        TRACE_NAME,
+        f"cannot load its model, so hooks recall in their own process: {why}",
+        fallback=fallback_trace(config.root, path),
+    )
 
 
 def owner(path: Path, folder: Path) -> Callable[[], bool]:
@@ -109,7 +151,7 @@ def _loop(
     never answers."""
     workers = Workers(recaller, key)
     last = checked = time.monotonic()
-    failed = 0  # accepts failed in a row
+    failed, first_failed = 0, 0.0  # accepts failed in a row, and when the first of them did
     spare = _spare()
     try:
         for _ in range(MAX_REQUESTS):
@@ -132,16 +174,19 @@ def _loop(
                 continue
             except OSError as exc:  # out of descriptors (EMFILE), a connection aborted: not
                 # the server's end, which took every hook it acknowledged with it
-                if (failed := failed + 1) > ACCEPT_FAILURES:
+                at = time.monotonic()
+                first_failed = at if failed == 0 else first_failed
+                failed += 1
+                if (took := at - first_failed) >= ACCEPT_RETRY_FOR:
                     _free(spare)  # the trace's: none may be left (EMFILE)
                     spare = None
-                    workers.trace(f"its socket failed {failed} times in a row: {exc}")
+                    workers.trace(f"its socket failed {failed} times in {took:.2f} s: {exc}")
                     return
                 time.sleep(ACCEPT_PAUSE)  # a descriptor freed as an answer ends
                 continue
             failed = 0
             last = time.monotonic()
-            reply = STALLED if workers.stalled(last) else ACK
+            reply = STALLED if workers.stalled(last) or workers.full() else ACK
             try:
                 conn.sendall(reply)  # at once, however many wait: this server is alive
             except OSError:

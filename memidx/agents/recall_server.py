@@ -47,6 +47,10 @@ ACK = b"\x06"  # the server's first byte on each connection, at once: it is aliv
 # times, on the 2 cores here at a load of 7-8, were acknowledged in p50 1-3 ms, p99 18-138 ms,
 # max 20-140 ms (4 runs); and the hook still has time to recall in its own process after it.
 ACK_WAIT = 0.3
+# A server that did not acknowledge a hook in ACK_WAIT twice, SUSPECT_AFTER s apart or more,
+# is ended as wedged (recall_wedge): a server's own waits without accepting (recall_loop's
+# retries of a failed accept) end well within SUSPECT_AFTER - ACK_WAIT.
+SUSPECT_AFTER = 1.0
 NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and never acknowledged
 # What the server sends instead of ACK, and the answer's error each makes: its answering thread
 # has been on one prompt for recall_workers.STALLED_AFTER s (a stuck read, a deadlock), or it is

@@ -23,16 +23,16 @@ import time
 from pathlib import Path
 
 from memidx.agents.recall_client import starting
-from memidx.agents.recall_server import PID_NAME, SUSPECT, server_folder
+from memidx.agents.recall_server import PID_NAME, SUSPECT, SUSPECT_AFTER, server_folder
 from memidx.config import Config
 from memidx.portable import OPEN_AS_IS
 from memidx.suspects import mark_or_end
 
-__all__ = ["SUSPECT", "acknowledged", "found_wedged"]
+__all__ = ["SUSPECT", "SUSPECT_AFTER", "acknowledged", "found_wedged"]
 # A server busy with 20 prompts at once acknowledges each within milliseconds (recall_loop):
-# one that did not in ACK_WAIT twice, a second apart or more, is not coming back. Hooks at the
-# same moment (a stall of the machine) mark it once; a mark older than SUSPECT_FOR is forgotten.
-SUSPECT_AFTER = 1.0
+# one that did not in ACK_WAIT twice, SUSPECT_AFTER (1 s) apart or more, is not coming back.
+# Hooks at the same moment (a stall of the machine) mark it once; a mark older than
+# SUSPECT_FOR is forgotten.
 SUSPECT_FOR = 120.0
 GONE_WAIT = 0.2  # seconds for an ended server's lock to go before the hook starts another
 MAX_MARK = 128  # bytes read of a mark or of recall.pid: a pid and two times

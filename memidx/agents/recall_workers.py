@@ -10,6 +10,7 @@ import queue
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import cast
 
 from memidx.agents.recall_server import CONFIG, MAX_REQUEST, STALE, read_line
@@ -54,7 +55,16 @@ STARVED = 0.5
 # it as soon as the ACK arrives, so only one stopped in between (its agent suspended) is late;
 # its wait counts as no answer, so it turns no hook away, and only delays the next one.
 READ_WAIT = 0.5
+# Hooks acknowledged and waiting for an answering thread, at most (each holds a descriptor of
+# the server's): past it a hook is turned away (STALLED) to recall in its own process. Probes
+# count too (a waiting hook's look every PROBE_EVERY s is a connection queued behind the
+# answers): 20 hooks at once, waiting up to ~2 s (p95 at a load of 8-10), queue ~20 + 200.
+# Unbounded, a flood (or a slow answer) grew it to the descriptor limit (1,024): EMFILE.
+MAX_WAITING = 256
 TRACE_NAME = "recall server"  # who failed, in the agent hooks' trace
+# Seconds between two traces of the same kind (a recall's own error, the queue full): a
+# corrupt index failed every prompt, and each said so, pushing older lines out of the trace
+TRACE_EVERY = 600.0
 
 _Look = tuple[float, float]  # when the server looked at an answer, and its thread's wait then
 
@@ -83,6 +93,7 @@ class Workers:
         self.looked: dict[tuple[int, float], _Look] = {}
         self.stop = threading.Event()  # an answer said the server must go (STALE)
         self.closing = False  # the threads were told to end (close)
+        self.traced: dict[str, float] = {}  # a kind of trace: when it was last written
         self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
         for thread in self.threads:
             thread.start()
@@ -144,6 +155,14 @@ class Workers:
             for thread in self.threads
         )
 
+    def full(self) -> bool:
+        """Whether MAX_WAITING hooks wait for an answering thread: the next is turned away
+        (recall_loop), and that traced (once each TRACE_EVERY s)."""
+        if self.waiting.qsize() < MAX_WAITING:
+            return False
+        self.trace(f"{MAX_WAITING} hooks waited for an answer: those after are turned away", "full")
+        return True
+
     def close(self, stuck: bool) -> None:
         """Have the threads answer the hooks already acknowledged, then end; when an answer is
         stuck, close those hooks' connections at once instead: no thread will answer them."""
@@ -168,7 +187,7 @@ class Workers:
                 # no thread; the hook it failed is let go (its connection closed), and
                 # recalls in its own process
                 answer = {}
-                self.trace(f"an answer failed: {said(exc)}")
+                self.trace(f"an answer failed: {said(exc)}", kind="answer")
             finally:
                 with self.lock:
                     self.answers.pop(me, None)
@@ -188,13 +207,27 @@ class Workers:
                 # ~2 ms: after an upgrade no prompt is answered by the code before it
                 upgraded = code_stamp() != self.running
                 answer = (
-                    {"error": STALE} if upgraded else answer_for(self.recaller, request, self.key)
+                    {"error": STALE}
+                    if upgraded
+                    else answer_for(self.recaller, request, self.key, self.recall_failed)
                 )
                 conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
         return answer
 
-    def trace(self, message: str) -> None:
-        """A line in the memory's agent hooks' trace, which `memidx status` shows."""
+    def recall_failed(self, exc: Exception) -> None:
+        """Trace a recall's own error (a corrupt or locked index), answered as an error."""
+        self.trace(f"a recall failed: {said(exc)}; hooks recall in their own process", "recall")
+
+    def trace(self, message: str, kind: str | None = None) -> None:
+        """A line in the memory's agent hooks' trace, which `memidx status` shows; of a
+        `kind`, one each TRACE_EVERY s at most (a failure every prompt hits)."""
+        if kind is not None:
+            now = time.monotonic()
+            with self.lock:
+                last = self.traced.get(kind)
+                if last is not None and now - last < TRACE_EVERY:
+                    return
+                self.traced[kind] = now
         path = self.recaller.config.agent_hook_error_path
         record_failure(
             path, TRACE_NAME, message, fallback=fallback_trace(self.recaller.config.root, path)
@@ -209,8 +242,14 @@ def said(exc: BaseException) -> str:
         return type(exc).__name__
 
 
-def answer_for(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
-    """The answer to a hook's request `data` (an error's, for a request that is none)."""
+def answer_for(
+    recaller: Recaller,
+    data: bytes,
+    key: str,
+    failed: Callable[[Exception], None] | None = None,
+) -> dict[str, object]:
+    """The answer to a hook's request `data` (an error's, for a request that is none, or a
+    recall that failed: told to `failed`, a newer index aside, which only closes the server)."""
     if len(data) > MAX_REQUEST:
         return {"error": "request too large"}
     try:
@@ -219,7 +258,14 @@ def answer_for(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
             return {"error": STALE}
         prompt = str(request.get("prompt", ""))
         seen = [str(s) for s in cast(list[object], request.get("seen") or [])]
+    except Exception as exc:  # noqa: BLE001  # a bad request: the hook's, not the server's
+        return {"error": said(exc)}
+    try:
         done = recaller.recall(prompt, seen)
-    except Exception as exc:  # noqa: BLE001  # outlives a bad request, not a newer index
-        return {"error": STALE if isinstance(exc, NewerIndex) else said(exc)}
+    except Exception as exc:  # noqa: BLE001  # outlives a bad index, not a newer one
+        if isinstance(exc, NewerIndex):
+            return {"error": STALE}
+        if failed is not None:  # answered an error all the same: the hook recalls itself
+            failed(exc)
+        return {"error": said(exc)}
     return {"block": done.block, "keys": list(done.keys)}
