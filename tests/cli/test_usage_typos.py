@@ -41,3 +41,12 @@ def test_a_typo_of_a_search_option_keeps_the_search_hint(repo: NotesRepo) -> Non
     assert run.err.startswith("usage: memidx search "), run.err
     assert "(did you mean --json?)" in run.err
     assert "goes after `--`: memidx search -- -fPIC" in run.err
+
+
+def test_agent_help_says_which_agent_install_takes_when_none_is_named(repo: NotesRepo) -> None:
+    """`memidx agent install` with no agent installs Claude Code's hooks: neither the help
+    nor the README said so (a new user left the agent out and got .claude/ files)."""
+    run = repo.memidx_process("agent", "--help")
+
+    assert run.code == 0
+    assert "the agent (claude-code when none is named;" in " ".join(run.out.split())
