@@ -41,3 +41,36 @@ def test_every_field_of_status_json_is_in_the_readme(repo: NotesRepo) -> None:
     nested = [f"{key}.{one}" for key, fields in objects.items() for one in fields
               if not named(one, SECTION)]  # fmt: skip
     assert nested == []
+
+
+_FROM = README.index("Every `--json` output carries its `schema`")
+SCHEMAS = README[_FROM : README.index("## Promises, and the tests that check them", _FROM)]
+
+
+def keys(data: object) -> set[str]:
+    """Every key of every object in `data`, at any depth."""
+    if isinstance(data, dict):
+        found = {str(key) for key in cast(dict[object, object], data)}
+        return found.union(*(keys(value) for value in cast(dict[object, object], data).values()))
+    if isinstance(data, list):
+        return set[str]().union(*(keys(value) for value in cast(list[object], data)))
+    return set()
+
+
+def test_every_field_of_hooks_agents_ingest_and_reconcile_json_is_in_the_readme(
+    repo: NotesRepo,
+) -> None:
+    """memidx.hooks/1 (`stage`, `chains`), memidx.agents/1 (`scope`) and the `records` of
+    ingest, sync and reconcile (`segments`, `scanned`, `indexed`) were named nowhere."""
+    repo.note("wsl.md", "WSL eats all the RAM", "Cap vmmem with memory=4GB in .wslconfig.")
+    repo.commit()
+
+    outputs = [
+        repo.memidx_process(*argv).json()
+        for argv in (["ingest", "--json"], ["sync", "--json"], ["reconcile", "--json"],
+                     ["hooks", "status", "--json"], ["agent", "status", "--json"])
+    ]  # fmt: skip
+
+    unnamed = {str(data["schema"]): sorted(one for one in keys(data) if not named(one, SCHEMAS))
+               for data in outputs}  # fmt: skip
+    assert unnamed == {str(data["schema"]): [] for data in outputs}
