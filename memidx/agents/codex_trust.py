@@ -78,6 +78,8 @@ def distrust_switch(user: Path, root: Path) -> Switch:
     level, key = said_level(user, root)  # a worktree's main tree's mark too: it was not said
     marked = f"the project{_of(key, root)}"
     why = f'{marked} is marked trust_level = "{UNTRUSTED}" there' if level == UNTRUSTED else ""
+    # not yet trusted: the file holds no word of the hooks, and said no more than its name
+    why = why or f"{marked} is not trusted there yet, so Codex reads no .codex/ of it"
     return Switch(user, lambda _text: True, within=root / ".codex", why=why)
 
 

@@ -167,6 +167,11 @@ def hooks_state(doc: Json, mark: str) -> list[str]:
     return [f"hooks: {', '.join(events)}" + gone(argvs)]
 
 
+# status names the agent and scope in it (memidx/cli/agent_command.py): a bare `memidx agent
+# install` installs Claude Code's hooks, whichever agent's file the line was of
+REINSTALL = "run `memidx agent install` again from your memory's clone"
+
+
 def gone(argvs: Sequence[Sequence[str]]) -> str:
     """What to say when memidx's entries run a memidx that is not there: one by absolute path
     whose clone was moved or deleted (the agent's every call of them fails), or a portable one
@@ -179,10 +184,7 @@ def gone(argvs: Sequence[Sequence[str]]) -> str:
             continue
         program = (argv or [""])[0]
         if Path(program).is_absolute() and not Path(program).exists():
-            return (
-                f" (they run {program}, which no longer exists: run `memidx agent install` "
-                "again from your memory's clone)"
-            )
+            return f" (they run {program}, which no longer exists: {REINSTALL})"
     return ""
 
 

@@ -225,8 +225,8 @@ def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[st
         else ("removed memidx from" if remove else "installed into")
     )
     for one in outcomes:
-        if not one.changed:
-            lines.append(f"unchanged: {one.path}")
+        if not one.changed:  # an uninstall's file that is not there: it read as one that was
+            lines.append(f"unchanged: {one.path}" + " (no such file)" * (not one.path.exists()))
             continue
         backup = f" (backup: {one.backup})" if one.backup else ""
         lines.append(f"{verb} {one.path}{backup}")

@@ -80,7 +80,8 @@ def run_hook_arguments(arguments: Sequence[str], directory: Path | None = None) 
     if len(arguments) == 2 and not any(a.startswith("-") for a in arguments):
         return run_hook(arguments[0], arguments[1], directory)
     agent, event = [*arguments, "?", "?"][:2]
-    line = f"takes an agent and an event, not: {shlex.join(arguments)}"
+    given = shlex.join(arguments) if arguments else "none"  # it said "not: " with nothing after
+    line = f"takes an agent and an event (memidx agent hook <agent> <event>), given: {given}"
     _trace(None, agent, event, line, directory)
     return _finish(_nothing(agent, event))
 

@@ -149,7 +149,7 @@ def _status(args: argparse.Namespace) -> int:
             "schema": "memidx.agents/1", "healthy": not broken,
             "files": [
                 {"agent": name, "scope": scope, "path": str(state.path),
-                 "installed": _installed(state), "unreadable": state.unreadable,
+                 "installed": _installed(state, name, scope), "unreadable": state.unreadable,
                  "hooks_off": None if state.hooks_off is None else str(state.hooks_off),
                  "hooks_skipped": [{"hook": hook, "file": str(path)}
                                    for hook, path in state.hooks_skipped]}
@@ -158,7 +158,7 @@ def _status(args: argparse.Namespace) -> int:
         }, indent=2))  # fmt: skip
     for name, scope, state in [] if args.json else found:
         said: list[str] = []
-        for item in _installed(state):  # the agent's switch right after memidx's hooks
+        for item in _installed(state, name, scope):  # the agent's switch after memidx's hooks
             said.append(item)
             if item.startswith("hooks: "):
                 said.extend(off_notes(state))
@@ -188,11 +188,17 @@ def off_notes(state: FileState) -> list[str]:
     return said
 
 
-def _installed(state: FileState) -> list[str]:
-    """The file's `installed` entry, as before `unreadable` was its own field."""
+def _installed(state: FileState, agent: str, scope: str) -> list[str]:
+    """The file's `installed` entry, as before `unreadable` was its own field; the install it
+    says to run again names the file's agent and scope (it said `memidx agent install`, which
+    installs Claude Code's hooks in the project, for a Codex or a user file too)."""
+    from memidx.agents.entries import REINSTALL
+
     if state.unreadable is not None:
         return [f"unreadable: {state.unreadable}"]
-    return [*state.installed]
+    flag = " --scope user" if scope == "user" and agent != "hermes" else ""
+    again = REINSTALL.replace("install`", f"install {agent}{flag}`")
+    return [item.replace(REINSTALL, again) for item in state.installed]
 
 
 def _warn_unless_reached(config: Config) -> None:

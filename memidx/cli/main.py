@@ -148,7 +148,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     if extra and args.command == "check":
         args.files = [*args.files, *extra]
     elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        parser.unrecognized(args.command, extra)
     return args
 
 
@@ -161,7 +161,8 @@ def _refuse_missing(directory: Path | None) -> None:
     """-C must name a folder: never a new memory by a typo. A path is well formed, so one
     naming nothing is an error (1), as MEMIDX_ROOT's and show's refs are, not a usage error."""
     if directory is not None and not directory.is_dir():
-        raise ConfigError(f"-C {directory}: no such folder", "give the memory's folder")
+        said = "a file, not a folder" if directory.exists() else "no such folder"  # (a file too)
+        raise ConfigError(f"-C {directory}: {said}", "give the memory's folder")
 
 
 def _config(command: str, directory: Path | None) -> Config:

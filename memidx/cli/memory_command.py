@@ -38,8 +38,9 @@ def memory(args: argparse.Namespace, directory: Path | None) -> int:
 
 def use(folder: Path, *, if_unset: bool = False) -> int:
     """Record the memory around `folder` as the user's memory."""
-    if not folder.is_dir():
-        raise ConfigError(f"{folder}: no such folder", "give the folder of your memory's clone")
+    if not folder.is_dir():  # a file was said to be "no such folder" too
+        said = "a file, not a folder" if folder.exists() else "no such folder"
+        raise ConfigError(f"{folder}: {said}", "give the folder of your memory's clone")
     refuse_bare(folder.resolve(), f"memory use names {folder}", "give")
     root, _ = find_root(folder)
     if not is_memory(root):

@@ -15,7 +15,7 @@ EXIT_CODES = """exit codes:
   130 interrupted"""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     parser = Parser(
         prog="memidx",
         description="Shared memory for coding agents: search and maintain the index of notes/ "

@@ -41,6 +41,7 @@ def _agent_commands(commands: Commands) -> None:
         nargs="?",
         choices=("claude-code", "codex", "gemini", "cursor", "hermes"),
         default=None,  # claude-code, but for finish-archives: every agent
+        help="the agent (claude-code when none is named; finish-archives: every agent)",
     )
     p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
     p.add_argument("--scope", choices=("user", "project"), default=None,  # None: project

@@ -113,6 +113,8 @@ def _read_source(name: str) -> str:
             return _read_bounded(source, name, TEXT_LIMIT, SPLIT_HINT).decode("utf-8")
     except FileNotFoundError as exc:
         raise UsageError(f"{name}: no such file", "give a transcript file or - for stdin") from exc
+    except IsADirectoryError as exc:  # it was "cannot read it as UTF-8 text ([Errno 21] ...)"
+        raise UsageError(f"{name}: a folder, not a file", "give a transcript file or -") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise MemidxError(
             f"{name}: cannot read it as UTF-8 text ({exc})", "check the file"

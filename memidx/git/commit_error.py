@@ -50,7 +50,8 @@ def commit_error(stderr: str, paths: Sequence[str], undone: str | None = None) -
     if "Please tell me who you are" in stderr or "empty ident" in stderr:
         return GitError(
             f"git has no author identity, so {undone}",
-            'set one: git config user.name "Your Name" && git config user.email you@example.com',
+            'set one: git config user.name "Your Name" && git config user.email you@example.com'
+            ", then try again",  # a remember's note is kept: the same remember commits it
         )
     last = stderr.splitlines()[-1] if stderr else "git failed"
     return GitError(f"{undone}: {last}", "git's words; fix what they name, then try again")

@@ -269,9 +269,9 @@ def test_status_says_when_the_hooks_run_a_memidx_that_is_gone(project: Path) -> 
 
     status = memidx_agent(project, "status")
 
-    gone = (
+    gone = (  # the install to run names the agent and scope: a bare one installs another's
         " (they run /gone/clone/.venv/bin/memidx, which no longer exists: run `memidx agent "
-        "install` again from your memory's clone)"
+        "install claude-code --scope user` again from your memory's clone)"
     )
     assert re.search(rf"{re.escape(str(settings))}: hooks: [A-Za-z, ]+{re.escape(gone)}\n", status)
     assert f"{mcp}: MCP server memidx{gone}\n" in status

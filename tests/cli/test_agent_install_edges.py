@@ -226,7 +226,9 @@ def test_status_says_when_codex_has_switched_its_hooks_off(user_home: Path) -> N
 
     line, off = status_of(project, hooks)
 
-    assert off == str(user) and line.endswith(f"installed, but hooks are switched off in {user}")
+    # the project is not trusted yet either, which Codex's precedence puts first: named too
+    not_yet = " (the project is not trusted there yet, so Codex reads no .codex/ of it)"
+    assert off == str(user) and line.endswith(f"switched off in {user}{not_yet}"), line
     if shutil.which("codex"):
         listed = codex("features", "list").stdout.splitlines()
         assert [row.split() for row in listed if row.startswith("hooks ")] == [

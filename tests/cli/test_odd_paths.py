@@ -249,7 +249,8 @@ def test_gemini_starts_memidx_mcp_from_a_clone_at_an_odd_path(
     (venv / "bin" / "memidx").rename(venv / "bin" / "moved")
     [line] = [x for x in memidx_agent(project, "status").splitlines() if str(settings) in x]
     gone = f"(they run {venv / 'bin' / 'memidx'}, which no longer exists: run `memidx agent"
-    assert line.endswith(f"{gone} install` again from your memory's clone)"), line
+    # a bare `memidx agent install` there installed Claude Code's hooks in the project
+    assert line.endswith(f"{gone} install gemini --scope user` again from your memory's clone)")
     (venv / "bin" / "moved").rename(venv / "bin" / "memidx")
     memidx_agent(project, "uninstall", "gemini", "--scope", "user")
     assert "mcpServers" not in json.loads(settings.read_text() if settings.exists() else "{}")
