@@ -16,7 +16,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from memidx.frozen import Value
-from memidx.index.trace_trim import MAX_TRACE, drop_draft, still_at, trimmed
+from memidx.index.trace_trim import MAX_TRACE, drop_draft, drop_left_draft, still_at, trimmed
 from memidx.locations import user_trace_dir
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, lock_open
 from memidx.state_folder import ensure_folder
@@ -198,6 +198,7 @@ def clear_unchanged(marks: Marks) -> None:
     for path, mark in marks:
         if mark is not None:
             _remove_unchanged(path, mark)
+        drop_left_draft(path)  # a killed trim's, its trace gone: no line comes to take it
 
 
 def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
