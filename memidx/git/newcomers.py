@@ -138,12 +138,14 @@ def read_proc(path: str) -> bytes:
 
 
 def young(pid: str) -> bool:
-    """Whether process `pid` started within the last RECENT seconds (False once it ended)."""
+    """Whether process `pid` started within the last RECENT seconds (False once it ended, and
+    for a start read past now, a tick of rounding aside: clock skew or a bad read of /proc is
+    no git about to commit, and taken for one, a remember waited its whole bound for it)."""
     now = _ticks_now()
     if now is None:
         return False
     started = process_started(pid)
-    return started is not None and int(started) >= now - RECENT * clock_ticks()
+    return started is not None and now - RECENT * clock_ticks() <= int(started) <= now + 1
 
 
 def _ticks_now() -> float | None:
