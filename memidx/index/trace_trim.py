@@ -108,15 +108,14 @@ def drop_left_draft(path: Path) -> None:
     """Remove the draft a trim of the trace `path` killed midway left when that trace is gone:
     drop_draft comes only with the trace's next line, which may never come (the trace removed
     by a sync that could not lock it, or by hand), and it stayed for good. Only memidx's own:
-    a file of its draft's name, this user's, not written for LEFT_AGE seconds (no live trim's,
-    which would have its trace); never a link, a folder, or another user's file."""
+    a file of its draft's name, owned as its folder is, not written for LEFT_AGE seconds (no
+    live trim's, which would have its trace); never a link, a folder, or another's file."""
     draft = draft_of(path)
     try:
         if os.path.lexists(path):  # its next line's drop_draft takes it, under the lock
             return
-        found = draft.lstat()
-        owner = os.geteuid() if hasattr(os, "geteuid") else found.st_uid
-        if not S_ISREG(found.st_mode) or found.st_uid != owner:
+        found = draft.lstat()  # a trim gives its draft the trace's owner: its folder's
+        if not S_ISREG(found.st_mode) or found.st_uid != path.parent.stat().st_uid:
             return
         if time.time() - found.st_mtime < LEFT_AGE:
             return
