@@ -69,6 +69,11 @@ class Config(Value):
         return self.state_dir / "agent-hook-error.log"
 
     @property
+    def pull_error_path(self) -> Path:
+        """The trace of late pulls memidx could not put HEAD back for (read by `memidx status`)."""
+        return self.state_dir / "pull-error.log"
+
+    @property
     def embed_error_path(self) -> Path:
         """The trace of the last failed background embed (read by `memidx status`)."""
         return self.state_dir / "embed-error.log"

@@ -92,7 +92,7 @@ def write_status(out: TextIO, status: Status) -> None:
     failure = status.hook_failure
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
-    rows += _agent_rows(status)
+    rows += [*_agent_rows(status), *_pull_rows(status)]
     rows.append(("mcp server", _mcp_server(status)))
     rows += [("git hooks", outdated_line(status.hooks_outdated, status.memory))] * bool(
         status.hooks_outdated
@@ -272,6 +272,12 @@ def _mcp_server(status: Status) -> str:
     if server.idle_seconds is not None:
         said.append(f"idle {server.idle_seconds:.0f} s")
     return f"running ({', '.join(said)})"
+
+
+def _pull_rows(status: Status) -> list[tuple[str, str]]:
+    """The last late pull memidx could not put HEAD back for (memidx.git.late_pull)."""
+    pull = status.pull_failure
+    return [] if pull is None else [("git pull", f"{pull.when}: {pull.message}")]
 
 
 def _agent_rows(status: Status) -> list[tuple[str, str]]:

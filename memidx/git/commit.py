@@ -55,6 +55,7 @@ def commit_paths(
     removed: Mapping[str, bytes | None] | None = None,
     undone: str | None = None,
     on: Mapping[str, str] | None = None,
+    unhelped: Callable[[str], None] = lambda _: None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
@@ -69,7 +70,9 @@ def commit_paths(
     still hold exactly those bytes (an edit since is the person's: left, untracked; deleted
     before, a pull's autostash took the deletion and gave it back after a failed commit). Each
     error ends in `undone` (`x.md was not committed`). `on`: blobs the HEAD built on must hold
-    at these paths, else ChangedSince (a person's commit of them since the caller's look)."""
+    at these paths, else ChangedSince (a person's commit of them since the caller's look).
+    `unhelped` hears the line for `memidx status` of a late pull HEAD was not put back for
+    (memidx.git.late_pull: it may fail, and git's own advice would lose the person's work)."""
     from memidx.git.plumbing import Plumbing
 
     repo: Any = Plumbing(config.root)
@@ -101,7 +104,8 @@ def commit_paths(
             if not removed and commit in made and moved:  # a pull before its merge: HEAD put
                 # back (GitBusy), else it fails; nothing built, nothing moved: nothing put back
                 put_back_for_a_pull(root, late, commit, paths, written=written or {},
-                                    literal=literal(paths), ref=moved[0])  # fmt: skip
+                                    literal=literal(paths), ref=moved[0],
+                                    unhelped=unhelped)  # fmt: skip
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
         what, them = ", ".join(map(display, paths)), "it" if len(paths) == 1 else "them"

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from memidx.children import SHELL, run_in_session
@@ -44,6 +44,12 @@ from memidx.git.newcomers import parents, read_proc
 from memidx.git.publish import committers, started
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
+AGAIN = (
+    'if it failed ("untracked working tree files would be overwritten by merge"), nothing of '
+    "yours was touched and memidx's commit stands: run `git pull` again, never the `git reset "
+    "--hard` git advises"
+)
+NOT_PUT_BACK = "its ref's lock held for over 1 s, or HEAD moved since"
 NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, HEAD elsewhere
 # what a git stopped in the midst of its work leaves in the work tree's git folder
 STOPPED = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
@@ -94,23 +100,29 @@ def put_back_for_a_pull(
     written: Mapping[str, bytes],
     literal: Sequence[str],
     ref: str,
+    unhelped: Callable[[str], None] = lambda _: None,
 ) -> None:
     """GitBusy once `ref` (the one memidx moved: refs/heads/<name>, or HEAD when detached) is
     put back from `commit` for a late pull still before its merge (see above); nothing when
     there is none, or when `ref` is not `commit` any more. `written`: the files the move wrote
-    (removed while they hold these bytes); `literal`: `paths` as literal pathspecs."""
+    (removed while they hold these bytes); `literal`: `paths` as literal pathspecs.
+    `unhelped` hears the line for `memidx status` when there is such a pull and nothing was
+    put back for it (it fails as before: the person's only word was git's own advice)."""
     pulls = _pulls_alone(late)
-    if not pulls or not _pulls_alone(committers(root)) or _stopped(root):  # started since, too
+    if not pulls:  # none, or one beside a git of the person's that a put-back would fail
+        if beside := _late_pulls(late):
+            unhelped(_unhelped(beside[0], paths, "another git of the clone ran beside it"))
         return
-    old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
-    put = _put_back(root, ref, commit, old, literal) if old else NOT_BACK
+    old, why = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1"), _in_the_way(root)
+    put = _put_back(root, ref, commit, old, literal) if old and not why else NOT_BACK
     if put == NOT_BACK:
+        why = why or (NOT_PUT_BACK if old else "memidx's commit is its branch's first")
+        unhelped(_unhelped(pulls[0], paths, why))
         return
     if put == ELSEWHERE:  # switched since: the index and the files are the other branch's
         raise GitBusy(
-            f"a git pull of this clone (pid {pulls[0]}) started as memidx committed "
-            f"{', '.join(paths)} and would have failed on it, so memidx put "
-            f"{ref.removeprefix('refs/heads/')} back (HEAD names another branch since)",
+            f"{_started(pulls[0], paths)}, so memidx put {ref.removeprefix('refs/heads/')} "
+            "back (HEAD names another branch since)",
             UNDONE_HINT,
         )
     held = _held(root, old, literal)
@@ -126,10 +138,31 @@ def put_back_for_a_pull(
                 unlink_judged(file, data)
         except OSError:
             continue
-    raise GitBusy(
-        f"a git pull of this clone (pid {pulls[0]}) started as memidx committed "
-        f"{', '.join(paths)} and would have failed on it, so memidx put HEAD back",
-        UNDONE_HINT,
+    raise GitBusy(f"{_started(pulls[0], paths)}, so memidx put HEAD back", UNDONE_HINT)
+
+
+def _in_the_way(root: Path) -> str:
+    """Why nothing may be put back now, "" when nothing is in the way: a git of the person's
+    that started since the look, or one stopped midway."""
+    if not _pulls_alone(committers(root)):  # looked at again right before (see above)
+        return "it went on, or another git of the clone started, meanwhile"
+    return _stopped(root)
+
+
+def _started(pid: str, paths: Sequence[str]) -> str:
+    """What GitBusy says of the pull: whether it read HEAD before the move (it would have
+    failed) or just after (it goes through either way, with git's warning) is not known."""
+    return (
+        f"a git pull of this clone (pid {pid}) started as memidx committed {', '.join(paths)} "
+        "(a pull that read HEAD before that fails on it; one that read it after does not)"
+    )
+
+
+def _unhelped(pid: str, paths: Sequence[str], why: str) -> str:
+    """The line for `memidx status` of a late pull nothing was put back for, and `why`."""
+    return (
+        f"a git pull of this clone (pid {pid}) started as memidx committed {', '.join(paths)}, "
+        f"and HEAD was not put back for it ({why}): {AGAIN}"
     )
 
 
@@ -161,9 +194,14 @@ def _pulls_alone(late: Mapping[str, str]) -> list[str]:
     """The pids of `late` (committers' answer) that are pulls before their merge; [] when
     another is not one (a person's commit, merge, rebase, a pull that began its merge), unless
     it runs under one of them or ended since (see above)."""
-    pulls = [pid for pid, said in late.items() if said.split()[:1] == ["pull"] and _fetching(pid)]
+    pulls = _late_pulls(late)
     others = [(pid, said) for pid, said in late.items() if pid not in pulls]
     return pulls if all(_pulls_own(pid, said, pulls) for pid, said in others) else []
+
+
+def _late_pulls(late: Mapping[str, str]) -> list[str]:
+    """The pids of `late` that are pulls before their merge."""
+    return [pid for pid, said in late.items() if said.split()[:1] == ["pull"] and _fetching(pid)]
 
 
 def _pulls_own(pid: str, said: str, pulls: Sequence[str]) -> bool:
@@ -173,12 +211,16 @@ def _pulls_own(pid: str, said: str, pulls: Sequence[str]) -> bool:
     return not now or now != said.rpartition(" ")[2] or not set(pulls).isdisjoint(parents(pid))
 
 
-def _stopped(root: Path) -> bool:
-    """Whether a git of the clone stopped in the midst of its work (a rebase at a conflict or a
-    `break`, a merge, cherry-pick, revert or `git am`): one that read memidx's HEAD and ended
-    since the look is no git running, and the rebase's end failed on the branch put back."""
+def _stopped(root: Path) -> str:
+    """Why a git of the clone is judged stopped in the midst of its work (a rebase at a
+    conflict or a `break`, a merge, cherry-pick, revert or `git am`), "" when none is: one that
+    read memidx's HEAD and ended since the look is no git running, and the rebase's end failed
+    on the branch put back."""
     found = _git(root, "rev-parse", "--absolute-git-dir")
-    return not found or any((Path(found) / name).exists() for name in STOPPED)
+    if not found:
+        return "git's folder could not be read"
+    names = [name for name in STOPPED if (Path(found) / name).exists()]
+    return f"a git of yours stopped midway: git's folder holds {names[0]}" if names else ""
 
 
 def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:

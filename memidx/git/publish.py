@@ -34,6 +34,7 @@ from pathlib import Path
 
 from memidx.git import invocation
 from memidx.git import move_trace as trace
+from memidx.git.any_command import may_run_any
 from memidx.git.clone_scope import in_work_tree, only_looks
 from memidx.git.head_name import head_names
 from memidx.git.head_watch import moved_file, moved_first
@@ -57,7 +58,6 @@ from memidx.git.newcomers import (
     arrived,
     last_pid,
     lately,
-    may_run_any,
     parents,
     pids,
     read_proc,

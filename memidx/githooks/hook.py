@@ -9,7 +9,13 @@ from pathlib import Path
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError, MissingModule, NewerIndex, missing_module_error
 from memidx.githooks.outdated import AFTER_PULL, outdated_line, outdated_shims
-from memidx.index.failures import fallback_trace, record_failure
+from memidx.index.failures import (
+    clear_unchanged,
+    fallback_trace,
+    record_failure,
+    trace_marks,
+    traces,
+)
 
 STAGES = (
     "post-commit",
@@ -23,6 +29,8 @@ STAGES = (
 # the stages that run in the middle of a git command (HEAD's ref locked, an autostash being
 # applied): no pending note is committed there
 MIDWAY = frozenset({"reference-transaction", "post-index-change"})
+# the stages of a pull's merge or rebase: a late pull's line (memidx.git.late_pull) is done with
+PULLED = frozenset({"post-merge", "post-rewrite"})
 # set by the reference-transaction shim when a stopped cherry-pick, revert or am ended
 ENDED = "MEMIDX_GIT_ENDED"
 
@@ -69,6 +77,8 @@ def _synced(root: Path, stage: str) -> int:
         from memidx.index.following import following
         from memidx.memory.head_sync import sync_to_head
 
+        pulled = traces(root, config.pull_error_path) if stage in PULLED else ()
+        marks = trace_marks(*pulled)  # what a late pull left said before this merge or rebase
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
             print(line)
         # git moved HEAD: a search meanwhile says the index follows. Taken before a pending
@@ -82,6 +92,7 @@ def _synced(root: Path, stage: str) -> int:
             if stage == "post-merge" or (stage == "post-commit" and _merge_made(root)):
                 _forget_again(config)  # a merge finished by `git commit` runs no post-merge
             lines = sync_to_head(config, once=True)  # a wait for room: once per state
+        clear_unchanged(marks)
         for line in lines:
             print(f"memidx: {line}")
     except MemidxError as exc:

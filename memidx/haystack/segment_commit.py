@@ -16,6 +16,7 @@ from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.own_writers import record_own
 from memidx.haystack.purge_foreign import finish_stopped
 from memidx.haystack.writer import GITATTRIBUTES, describe_folder
+from memidx.index.failures import pull_trace
 from memidx.text import counted
 
 TYPE_CHECKING = False
@@ -122,7 +123,8 @@ def _commit_locked(
         written = {refs[0]: GITATTRIBUTES.encode()} if new else None
         # never built again on another branch a `git switch` took HEAD to meanwhile
         try:
-            commit = commit_paths(config, refs, subject, wait=wait, branch=branch, written=written)
+            commit = commit_paths(config, refs, subject, wait=wait, branch=branch, written=written,
+                                  unhelped=pull_trace(config))  # fmt: skip
         except SwitchedAway as away:  # a person's `git switch` beat the move: nothing moved
             raise Beaten(away.message, away.hint) from None
         except GitBusy:  # a late git after the move (StillUnderWay): the try again finds

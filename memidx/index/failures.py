@@ -16,7 +16,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from memidx.frozen import Value
-from memidx.index.trace_trim import MAX_TRACE, drop_draft, still_at, trimmed
+from memidx.index.trace_trim import MAX_TRACE, drop_draft, drop_left_draft, still_at, trimmed
 from memidx.locations import user_trace_dir
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, lock_open
 from memidx.state_folder import ensure_folder
@@ -31,6 +31,8 @@ MAX_MESSAGE = 4096  # characters of a failure's message: its line (UTF-8) fits i
 _TO_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FIFO_WAIT | NO_FOLLOW
 TYPE_CHECKING = False  # not typing's: every git hook imports this module
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memidx.config import Config
 
 
@@ -58,6 +60,18 @@ def traces(root: Path, trace: Path) -> tuple[Path, ...]:
 def hook_traces(config: Config) -> tuple[Path, ...]:
     """The git hooks' trace of the memory `config` names, and its fallback."""
     return traces(config.root, config.hook_error_path)
+
+
+PULL = "git pull"  # the hook name of a late pull's line (memidx.git.late_pull)
+
+
+def pull_trace(config: Config) -> Callable[[str], None]:
+    """Where a late `git pull` memidx could not put HEAD back for is said (memidx.git.late_pull,
+    through commit_paths' `unhelped`): its own trace, which no sync clears (git's hooks' is,
+    by the sync right after memidx's commit); a pull's merge or rebase since clears it."""
+    path = config.pull_error_path
+    fallback = fallback_trace(config.root, path)
+    return lambda said: record_failure(path, PULL, said, fallback=fallback)
 
 
 def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None = None) -> None:
@@ -184,6 +198,7 @@ def clear_unchanged(marks: Marks) -> None:
     for path, mark in marks:
         if mark is not None:
             _remove_unchanged(path, mark)
+        drop_left_draft(path)  # a killed trim's, its trace gone: no line comes to take it
 
 
 def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:

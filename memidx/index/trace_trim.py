@@ -6,13 +6,17 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from pathlib import Path
-from stat import S_IMODE
+from stat import S_IMODE, S_ISREG
 
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, give_back
 
 # bytes a trace may reach: a line that would take it past keeps only its newest half (trimmed)
 MAX_TRACE = 1024 * 1024
+# seconds since a draft was last written past which it is no live trim's: a trim writes its
+# draft (half of MAX_TRACE at most) in milliseconds, holding the trace's lock throughout
+LEFT_AGE = 600.0
 
 
 def trimmed(fd: int, path: Path, adding: int) -> bool:
@@ -98,3 +102,25 @@ def drop_draft(path: Path) -> None:
     live trimmer's."""
     with contextlib.suppress(OSError):  # a folder there (never made by memidx) stays
         draft_of(path).unlink(missing_ok=True)
+
+
+def drop_left_draft(path: Path) -> None:
+    """Remove the draft a trim of the trace `path` killed midway left when that trace is gone:
+    drop_draft comes only with the trace's next line, which may never come (the trace removed
+    by a sync that could not lock it, or by hand), and it stayed for good. Only memidx's own:
+    a file of its draft's name, owned as its folder is, not written for LEFT_AGE seconds (no
+    live trim's, which would have its trace); never a link, a folder, or another's file."""
+    draft = draft_of(path)
+    try:
+        if os.path.lexists(path):  # its next line's drop_draft takes it, under the lock
+            return
+        found = draft.lstat()  # a trim gives its draft the trace's owner: its folder's
+        if not S_ISREG(found.st_mode) or found.st_uid != path.parent.stat().st_uid:
+            return
+        if time.time() - found.st_mtime < LEFT_AGE:
+            return
+        again = draft.lstat()  # the same file still: never one a trim made since
+        if (again.st_ino, again.st_mtime_ns) == (found.st_ino, found.st_mtime_ns):
+            draft.unlink()
+    except OSError:
+        return

@@ -24,13 +24,7 @@ from memidx.errors import GitBusy, MemidxError, SwitchedAway
 from memidx.git.root_gone import root_gone
 from memidx.memory.note_file import free_name
 from memidx.memory.note_state import blob_id, ids_at, the_same_note
-from memidx.memory.pending_notes import (
-    SUBJECT,
-    Committed,
-    PendingNote,
-    commit_pending,
-    keep,
-)
+from memidx.memory.pending_notes import SUBJECT, Committed, PendingNote, commit_pending, keep
 
 
 def written_before(
@@ -161,10 +155,11 @@ def commit_note(config: Config, note: PendingNote, wait: float | None, branch: s
     """commit_paths of the note on `branch`; an unwritten one from its bytes, its file written
     with the move (where nothing is at its path: _check_out)."""
     from memidx.git.commit import commit_paths
+    from memidx.index.failures import pull_trace
 
     data = {note.ref: note.text.encode("utf-8")} if note.unwritten else None
-    subject = SUBJECT + note.title
-    commit = commit_paths(config, [note.ref], subject, wait=wait, branch=branch, written=data)
+    commit = commit_paths(config, [note.ref], SUBJECT + note.title, wait=wait, branch=branch,
+                          written=data, unhelped=pull_trace(config))  # fmt: skip
     if data:
         _check_out(config, note)
     return commit

@@ -107,6 +107,7 @@ def status_data(status: Status) -> dict[str, object]:
         "archives_left": status.archives_left,
         "archives_torn": [str(path) for path in status.archives_torn],
         "hook_failure": _hook_failure(status.hook_failure),
+        "pull_failure": _hook_failure(status.pull_failure),
     }
 
 

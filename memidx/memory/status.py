@@ -69,6 +69,7 @@ class Status:
     embed_cut_off: int | None = None  # the pid of a background embed killed mid-run (0: unknown)
     embed_cut_off_runs: int = 0  # background embeds cut off in a row without embedding anything
     agent_failure: HookFailure | None = None  # agents' hooks fail open: shown, not unhealthy
+    pull_failure: HookFailure | None = None  # a late pull not put back for: shown, not unhealthy
     # of agent hooks that found no memory (a -C naming no folder): one trace for the user
     agent_failure_no_memory: HookFailure | None = None
     agent_trace_no_memory: str = ""
@@ -129,7 +130,10 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     folder, state = (git_dir(config.root) if config.in_git else None), config.state_dir
     status.unwritable, status.git_lock = unwritable(config), _left(config, status, folder)
     status.hook_failure = last_failure(*hook_traces(config))
-    status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
+    status.agent_failure, status.pull_failure = (
+        last_failure(*traces(config.root, config.agent_hook_error_path)),
+        last_failure(*traces(config.root, config.pull_error_path)),
+    )  # fmt: skip
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
         status.agent_failure_no_memory = last_failure(trace)
         status.agent_trace_no_memory = str(trace)

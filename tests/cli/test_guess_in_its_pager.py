@@ -2,7 +2,7 @@
 memidx waits for it while it runs; but a `git lgo` run as `git log` sits in its pager for as
 long as the person reads, and every remember beside it waited its 10 s and answered pending.
 git starts its pager only for a command that reads, unless told to page any (`git -p`)
-(memidx/git/newcomers.py's in_its_pager)."""
+(memidx/git/any_command.py's in_its_pager)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 
@@ -46,3 +47,35 @@ def test_a_process_is_not_young_where_proc_uptime_is_a_container_s(
     assert int(process_start.process_started(sleeper) or 0) > 600 * process_start.clock_ticks()
 
     assert not newcomers.young(sleeper)
+
+
+def _started(start: str, _pid: int | str) -> str:
+    """process_started's answer, whatever the process."""
+    return start
+
+
+@LINUX
+@pytest.mark.parametrize("ahead", [1.0, 3600.0])
+def test_a_process_whose_start_is_read_in_the_future_is_not_young(
+    sleeper: str, monkeypatch: pytest.MonkeyPatch, ahead: float
+) -> None:
+    """A start past the boot clock's now (clock skew, a bad read of /proc) was judged young:
+    an alias's git running a shell was then waited for as one about to commit, for all of
+    memidx's bound."""
+    from memidx.git.any_command import may_run_any
+    from memidx.git.invocation import SHELL_ALIAS
+
+    now = (process_start.uptime() or 0) * process_start.clock_ticks()
+    future = str(int(now + ahead * process_start.clock_ticks()))
+    monkeypatch.setattr(newcomers, "process_started", partial(_started, future))
+
+    assert not newcomers.young(sleeper)
+    assert not may_run_any(SHELL_ALIAS, sleeper)  # not waited for as an alias's shell
+
+
+@LINUX
+def test_a_process_started_now_is_young(sleeper: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = (process_start.uptime() or 0) * process_start.clock_ticks()
+    monkeypatch.setattr(newcomers, "process_started", partial(_started, str(int(now))))
+
+    assert newcomers.young(sleeper)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,43 @@ def test_a_failure_before_many_notices_is_still_the_last_one(tmp_path: Path, not
     found = failures.last_failure(trace)
 
     assert found is not None and found.message == "OSError: disk full"
+
+
+def _orphan(tmp_path: Path, age: float) -> tuple[Path, Path]:
+    """A draft a killed trim left, its trace gone since (removed by a sync that could not lock
+    it, or by hand), last written `age` seconds ago."""
+    trace = tmp_path / "hook-error.log"
+    draft = _left_draft(trace)
+    trace.unlink()
+    when = time.time() - age
+    os.utime(draft, (when, when))
+    return trace, draft
+
+
+def test_a_draft_left_beside_no_trace_goes_with_the_next_sync(tmp_path: Path) -> None:
+    """No line comes to its trace, so drop_draft never ran again: it stayed for good."""
+    trace, draft = _orphan(tmp_path, trace_trim.LEFT_AGE + 60)
+
+    failures.clear_failures(trace)
+
+    assert not draft.exists()
+
+
+@pytest.mark.parametrize("what", ["a live trim's", "a trace there", "a link", "a folder"])
+def test_a_draft_memidx_cannot_prove_its_own_left_stays(tmp_path: Path, what: str) -> None:
+    trace, draft = _orphan(tmp_path, 1 if what == "a live trim's" else trace_trim.LEFT_AGE + 60)
+    if what == "a trace there":  # its next line takes it, under the trace's lock
+        trace.write_text(LINE.format("kept"), encoding="utf-8")
+    elif what in ("a link", "a folder"):  # never memidx's
+        other = tmp_path / "theirs"
+        other.write_text("the person's\n")
+        draft.unlink()
+        if what == "a link":
+            draft.symlink_to(other)
+        else:
+            draft.mkdir()
+
+    trace_trim.drop_left_draft(trace)  # what each sync's end runs for each trace
+
+    assert draft.exists() or draft.is_symlink()
+    assert (tmp_path / "theirs").exists() or what not in ("a link", "a folder")
