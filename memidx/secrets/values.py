@@ -123,6 +123,15 @@ def assigned_value(raw: str) -> str:
             end -= 1
 
 
+def without_full_stop(value: str, secret: Callable[[str], bool]) -> str:
+    """`value` without the full stops that end its sentence (`the token is v4lue.`, read by a
+    keyword rule to its run's end), when what is left is still `secret`: the stop was masked
+    with it. A dot inside a value stays (a JWT's `a.b.c`), and so does one that makes it a
+    secret (`letmein.`, one of the commonest passwords with a sign)."""
+    bare = value.rstrip(".")
+    return bare if bare != value and bare and secret(bare) else value
+
+
 def real_password(value: str) -> bool:
     """Whether a password found in a URL, a command line or a `.netrc` entry is one: not a
     placeholder (`<PASSWORD>`, `password`, `changeme`) nor a reference (`${DB_PASSWORD}`),
