@@ -12,6 +12,7 @@ from memidx.secrets.dashed_names import dashed_name
 from memidx.secrets.identifiers import condition, names_a_secret
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.members import MEMBER, named_member
+from memidx.secrets.numbered_names import numbered_name
 from memidx.secrets.technical import technical, vault_parts
 from memidx.secrets.templates import literal_parts
 from memidx.secrets.weak import common_password
@@ -78,6 +79,8 @@ def looks_secret(value: str, entropy: Callable[[str], float], *, names: bool = T
     if (len(value) < 8 and not weak) or value.startswith("[REDACTED:"):
         return False
     if PLACEHOLDER_WORDS.match(value) or names_a_secret(value) or condition(value):
+        return False
+    if numbered_name(value):  # `passwordHashV2`, `oauth2Token`: code's, digits and all
         return False
     if (parts := vault_parts(value)) is not None:  # `op://Prod/db`, not a literal in it
         return any(looks_secret(part, entropy) for part in parts)
