@@ -206,7 +206,7 @@ def _judged(
         names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
         secret = " " not in value and (
             looks_secret(value, library.entropy(), names=names)
-            or (short and short_below(one_of(short), value))  # `password: |` over `  hunter2`
+            or (bool(short) and short_below(one_of(short), value))  # `password: |` over `hunter2`
         )
         judged[start] = secret
     if secret:
