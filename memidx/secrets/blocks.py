@@ -66,11 +66,18 @@ def values_below(
             continue  # a comment between a key and its value (`password:`, `# rotated`, `v4lue`)
         if not block and ITEM.match(value) and begin - at >= indent + (not listed):
             yield from _items(text, at, begin - at, kind, judged, name=key[2])
-            return  # a list: its items are the value
+            return  # a list: its items are the value, each a short password as on one line
         if begin - at <= indent or (not block and NESTED_KEY.match(value)):
             return  # the block ended, or the key holds a mapping
         yield from _judged(
-            text, begin, begin + len(value), kind, judged, plain=not block, name=key[2], short=True
+            text,
+            begin,
+            begin + len(value),
+            kind,
+            judged,
+            plain=not block,
+            name=key[2],
+            short=key[2],
         )
         if not block:
             return  # a plain value: its first line is all this reads
@@ -111,7 +118,7 @@ def flow_values(
     line `text[start:end]` (`password: {value: x}`): no keyword rule reads into one."""
     key = KEY_FLOW.fullmatch(text, start, end)
     if key is not None and secret_word(key.group(1)):
-        yield from _judged(text, key.start(2), key.end(2), kind, judged, name=key[1])
+        yield from _judged(text, key.start(2), key.end(2), kind, judged, name=key[1], short=key[1])
 
 
 def _items(
@@ -119,14 +126,17 @@ def _items(
 ) -> Iterator[Finding]:
     """The items that look secret of the list whose first item's line begins at `at`, its
     dashes at `column`: each item's text on its dash's line (an item that is a mapping,
-    `- name: x`, is no value; its keys are read on their own lines)."""
+    `- name: x`, is no value; its keys are read on their own lines), a short password as
+    below the key (`password:` over `  - hunter2` was let through)."""
+    short = name
     for begin, stop in item_lines(text, at, column):
         if begin - at != column or not (dash := ITEM.match(text, begin, stop)):
             at = stop + 1
             continue  # a line of the item above, more indented
         value = text[dash.end() : stop].rstrip()
         if value and not NESTED_KEY.match(value):
-            yield from _judged(text, dash.end(), dash.end() + len(value), kind, judged, name=name)
+            end = dash.end() + len(value)
+            yield from _judged(text, dash.end(), end, kind, judged, name=name, short=short)
             name = name if auth_method(name, value) else ""  # after a user's name, a password
         at = stop + 1
 
@@ -164,24 +174,29 @@ def _judged(
     *,
     plain: bool = True,
     name: str = "",
-    short: bool = False,
+    short: str = "",
 ) -> Iterator[Finding]:
     """`text[start:end]` when it looks secret (judged once by where it starts), or each value
     of the flow collection it is (`{value: x}`, `[x, y]`) that does; `plain`: a value not in
     a block, whose comment is no part of it; not a method's name given to `auth`
     (assignments.auth_method: `auth: [AWS4-HMAC-SHA256]` was refused), but for an item after
     one that is none, a user's name (`basic_auth: [admin, Mango-Tiger-17]` was let through);
-    `short`: a scalar of its own below the key, a short password as on the key's line."""
+    `short`: the key's name when a short password is read as on the key's line (a scalar of
+    its own below the key, an item of a list or of a flow sequence: `passwords: [hunter2]`
+    was let through), the entries of a flow mapping having keys of their own."""
     value = COMMENT.sub("", text[start:end], count=1) if plain else text[start:end]
     end = start + len(value)
     if plain and value.startswith("{{") and value.endswith("}}"):
         return  # a template's expression (Ansible's Jinja, Helm's): it names a value, holds none
     if plain and value[:1] in "{[" and value[-1:] in "}]":
+        sequence = short if value[0] == "[" else ""
         for entry in FLOW_ENTRY.finditer(text, start + 1, end - 1):
             scalar = entry.group(1).rstrip()
             if scalar:
                 at = entry.start(1)
-                yield from _judged(text, at, at + len(scalar), kind, judged, name=name)
+                keyed = text.find(":", entry.start(), at) != -1  # `[user: x]`: a mapping's
+                given = "" if keyed else sequence
+                yield from _judged(text, at, at + len(scalar), kind, judged, name=name, short=given)
                 name = name if auth_method(name, scalar) else ""  # `[admin, Mango-Tiger-17]`
         return
     secret = judged.get(start)
@@ -191,8 +206,16 @@ def _judged(
         names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
         secret = " " not in value and (
             looks_secret(value, library.entropy(), names=names)
-            or (short and short_below(name, value))  # `password: |` over `  hunter2`
+            or (bool(short) and short_below(one_of(short), value))  # `password: |` over `hunter2`
         )
         judged[start] = secret
     if secret:
         yield Finding(start, end, kind)
+
+
+PLURALS = ("passwords", "passwds", "pwds", "passphrases")  # a list's key names its items
+
+
+def one_of(name: str) -> str:
+    """A plural password's name as one password's (`passwords:` over `  - hunter2`)."""
+    return name[:-1] if name.lower().endswith(PLURALS) else name

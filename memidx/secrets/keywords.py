@@ -153,7 +153,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     from memidx.secrets.places import every_place
     from memidx.secrets.short import short_passwords
     from memidx.secrets.templates import template_led, templated
-    from memidx.secrets.values import assigned_value
+    from memidx.secrets.values import assigned_value, without_full_stop
 
     kinds: dict[str, str] = {}
     yield from _library_values(line, judge, kinds)
@@ -166,7 +166,11 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     for at, end in short_passwords(line):  # `password: hunter2`, too short to judge
         yield Finding(at, end, KEYWORD_KIND)
     values = ((assigned_value(raw), k) for raw, k in kinds.items() if not templated(line, raw))
-    judged = [(v, k) for v, k in values if judge(v) or _passphrase(line, v)]
+
+    def secret(value: str) -> bool:
+        return judge(value) or _passphrase(line, value)
+
+    judged = [(without_full_stop(v, secret), k) for v, k in values if secret(v)]
     for at, end, kind in every_place(line, judged):
         yield Finding(at, end, kind)
 

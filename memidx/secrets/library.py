@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 
 from memidx.secrets.entropy import shannon
+from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.library_patterns import KEYWORD_WORDS, NEEDED, TOKEN_PATTERNS
 from memidx.secrets.linear import every_match, linear
 
@@ -103,7 +104,7 @@ def _spans(plugin: Any) -> Spans:
             for secret in set(plugin.analyze_string(text)):
                 start = text.find(secret)
                 while start != -1 and secret:
-                    yield start, start + len(secret)
+                    yield start, _signed_end(text, start + len(secret))
                     start = text.find(secret, start + len(secret))
             return
         for library_pattern in denylist:
@@ -117,6 +118,20 @@ def _spans(plugin: Any) -> Spans:
                     yield match.span(whole)
 
     return spans
+
+
+# a JWT's signature (base64url), after the `header.payload.` the library's pattern stops at:
+# its lazy tail matches nothing, so the signature was shown beside the mask
+SIGNATURE = lazy(r"[A-Za-z0-9_+/=-]*+")
+
+
+def _signed_end(text: str, end: int) -> int:
+    """Where a JWT the library found up to `end` ends: past its signature, or before its
+    last `.` when none follows (a sentence's full stop, or an unsigned token's, no secret)."""
+    if text[end - 1 : end] != ".":
+        return end
+    signed = SIGNATURE.match(text, end)
+    return signed.end() if signed and signed.end() > end else end - 1
 
 
 RULE_SETS = (  # the keyword plugin's rules for each kind of file: memidx reads notes of any

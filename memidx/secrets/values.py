@@ -12,6 +12,7 @@ from memidx.secrets.dashed_names import dashed_name
 from memidx.secrets.identifiers import condition, names_a_secret
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.members import MEMBER, named_member
+from memidx.secrets.numbered_names import numbered_name
 from memidx.secrets.technical import technical, vault_parts
 from memidx.secrets.templates import literal_parts
 from memidx.secrets.weak import common_password
@@ -79,6 +80,8 @@ def looks_secret(value: str, entropy: Callable[[str], float], *, names: bool = T
         return False
     if PLACEHOLDER_WORDS.match(value) or names_a_secret(value) or condition(value):
         return False
+    if numbered_name(value):  # `passwordHashV2`, `oauth2Token`: code's, digits and all
+        return False
     if (parts := vault_parts(value)) is not None:  # `op://Prod/db`, not a literal in it
         return any(looks_secret(part, entropy) for part in parts)
     if technical(value) or (names and dashed_name(value)):  # `aws-iam-identity-center`
@@ -121,6 +124,15 @@ def assigned_value(raw: str) -> str:
         end = cut - 1
         while end and value[end - 1] in AROUND:
             end -= 1
+
+
+def without_full_stop(value: str, secret: Callable[[str], bool]) -> str:
+    """`value` without the full stops that end its sentence (`the token is v4lue.`, read by a
+    keyword rule to its run's end), when what is left is still `secret`: the stop was masked
+    with it. A dot inside a value stays (a JWT's `a.b.c`), and so does one that makes it a
+    secret (`letmein.`, one of the commonest passwords with a sign)."""
+    bare = value.rstrip(".")
+    return bare if bare != value and bare and secret(bare) else value
 
 
 def real_password(value: str) -> bool:

@@ -2,12 +2,14 @@
 (main e6ddfeb): the oracle tests/unit/test_secret_judged_once.py compares the new pass with,
 on generated texts. It judges each value in each window again, and searches the whole line for
 each secret value it found, with the library's own entropy: slow on hostile pastes, exact.
-The readers of values added since (template_led) are read here as in the new pass."""
+The readers of values added since (template_led) are read here as in the new pass, and a
+sentence's full stop after a value is left out as there (values.without_full_stop)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from memidx.secrets import library
@@ -19,7 +21,12 @@ from memidx.secrets.patterns import BASIC, BEARER, Finding
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
 from memidx.secrets.short import short_passwords
 from memidx.secrets.templates import template_led
-from memidx.secrets.values import assigned_value, looks_secret, real_password
+from memidx.secrets.values import (
+    assigned_value,
+    looks_secret,
+    real_password,
+    without_full_stop,
+)
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -116,6 +123,7 @@ def assigned(text: str) -> Iterable[Finding]:
         for raw, kind in kinds.items():
             value = assigned_value(raw)
             if looks_secret(value, entropy):
+                value = without_full_stop(value, partial(looks_secret, entropy=entropy))
                 for hit in occurrences(line, value, kind):
                     yield Finding(start + hit.start, start + min(hit.end, shut), kind)
 

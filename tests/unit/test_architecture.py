@@ -118,6 +118,7 @@ PURE = [
     "memidx.secrets.encoded",
     "memidx.secrets.calls",
     "memidx.secrets.identifiers",
+    "memidx.secrets.numbered_names",
     "memidx.secrets.netrc",
     "memidx.secrets.markup",
     "memidx.secrets.quotes",

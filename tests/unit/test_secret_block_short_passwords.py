@@ -69,3 +69,46 @@ def test_a_short_password_below_its_key_is_refused(text: str, secret: str) -> No
 )
 def test_other_short_values_below_a_key_pass(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("password:\n  - hunter2\n", ["hunter2"]),
+        ("passwords:\n  - hunter2\n  - s3cret!\n", ["hunter2", "s3cret!"]),
+        ("db:\n  password:\n    - abc123\n", ["abc123"]),
+        ("- password:\n  - hunter2\n", ["hunter2"]),  # a list item's key, its list at its column
+        ('password:\n  - "hunter2"\n', ['"hunter2"']),
+        ("PGPASSWORD:\n  - 12345678\n", ["12345678"]),
+        ("passwords: [hunter2, s3cret!]\n", ["hunter2", "s3cret!"]),
+        ('passwords: ["hunter2", "s3cret!"]\n', ['"hunter2"', '"s3cret!"']),
+        ("password: [hunter2]\n", ["hunter2"]),
+        ("password:\n  [hunter2, abc123]\n", ["hunter2", "abc123"]),
+        ("password:\n  - [hunter2]\n", ["hunter2"]),
+        ("user_passwords:\n  - hunter2  # the old one\n", ["hunter2"]),
+    ],
+)
+def test_a_short_password_in_a_list_below_its_key_is_refused(text: str, secrets: list[str]) -> None:
+    """A list's items and a flow sequence's entries given to a password's key are read as a
+    scalar below it is (short.short_below): each was judged from 8 characters on."""
+    assert found(text) == secrets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\n  - string\n  - required\n",  # words
+        "passwords: [string, required]\n",
+        "password:\n  - xxxx1\n  - ${DB_PASSWORD}\n",  # a placeholder, a reference
+        "password:\n  - sha256\n  - 8080\n",  # an algorithm, a port
+        "password: [user: hunter2]\n",  # a mapping's entry: its own key names it
+        "password: {value: abc123}\n",
+        "tokens: [abc123]\n",  # no person's password: judged from 8 characters
+        "password_rules:\n  - min8\n",
+        "max_password:\n  - 1000\n",  # a count
+        "pass:\n  - test_1\n",  # a test's name
+        "auth:\n  - admin\n  - hunter2\n",  # no password's name
+    ],
+)
+def test_other_short_values_in_a_list_below_a_key_pass(text: str) -> None:
+    assert found(text) == []

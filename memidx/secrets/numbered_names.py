@@ -1,0 +1,59 @@
+"""A value that is a name of code with digits in it, not a password (pure).
+
+Code names a new version of a thing with its number (`passwordHashV2`, `getSecretV3`,
+`userTokenV2`, `db_password_v2`) and a technical thing with its own (`oauth2Token`,
+`sha256Secret`, `s3SecretKey`). Given to a secret's key (`password = passwordHashV2`,
+`secret => getSecretV3`), each was refused as a secret: a digit among letters of both cases
+has a password's entropy, and identifiers.names_a_secret read letters alone. Such a name is
+read as that function reads one once its digits are taken off, but only where each run of
+digits is a version's after a word (`V2`, `_v3`) or a technical word's of three letters or
+more (technical.technical: `oauth2`, `sha256`, `base64`; a few services', `s3`, `ec2`): a
+password swaps digits in elsewhere (`Tr0ub4dor&3`, `aB3xK9mQ2`, `Summer2024`, `hunter2`,
+`userToken2`), and stays judged. A name whose words name no secret stays judged too, as
+without digits (`correctHorseV2`, as `correctHorseBattery`, a passphrase).
+"""
+
+from __future__ import annotations
+
+from memidx.secrets.identifiers import names_a_secret
+from memidx.secrets.lazy_pattern import lazy
+from memidx.secrets.technical import technical
+
+# a name's pieces: a word and the digits after it (`oauth2`, `Token`, `V2`, `SECRET`), `_`
+PIECE = lazy(r"_|[A-Z]?[a-z]++[0-9]*+|[A-Z]++(?![a-z])[0-9]*+")
+DIGITS = "0123456789"
+# services named with a digit that technical's vocabulary holds no number for
+SERVICES = frozenset({"s3", "ec2", "x509", "b64"})
+VERSION = lazy(r"[Vv][0-9]{1,3}")
+
+
+def numbered_name(value: str) -> bool:
+    """Whether `value`, with digits, is a name of code (see the module), not a password."""
+    if len(value) > 64 or not value[:1].isalpha() or not any(c in DIGITS for c in value):
+        return False
+    pieces = [piece[0] for piece in PIECE.finditer(value)]
+    if "".join(pieces) != value:
+        return False  # a sign, or digits no word stands before
+    kept: list[str] = []
+    for piece in pieces:
+        word = piece.rstrip(DIGITS)
+        if word == piece:
+            kept.append(piece)
+        elif VERSION.fullmatch(piece) and _after_a_word(kept):
+            if kept[-1] == "_":
+                kept.pop()  # `db_password_v2`: the version and its `_`
+        elif piece.lower() in SERVICES or (len(word) >= 3 and technical(piece.lower())):
+            kept.append(word)  # `oauth2Token` read as `oauthToken`
+        else:
+            return False  # `hunter2`, `B3`, `Token2`, `py4k`: a password's digits
+    name = "".join(kept).strip("_")
+    if not name or "__" in name:
+        return False
+    return names_a_secret(name)
+
+
+def _after_a_word(kept: list[str]) -> bool:
+    """Whether a version stands after a word of the name (`passwordHashV2`, `db_password_v2`),
+    not first nor after a single letter (`V0yarSecret`, `aV2`: a random string's)."""
+    word = kept[-2] if kept[-1:] == ["_"] and len(kept) > 1 else (kept[-1] if kept else "")
+    return len(word) >= 2
