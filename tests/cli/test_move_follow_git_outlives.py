@@ -16,6 +16,7 @@ import pytest
 from memidx.children import SHELL
 from tests.git_shims import shim_env
 from tests.helpers import clean_env, started_memory
+from tests.move_shell import shell_ended
 
 pytestmark = pytest.mark.skipif(
     SHELL is None or not Path("/proc/self/stat").is_file(), reason="the move's shell, /proc"
@@ -53,16 +54,12 @@ def test_the_git_a_killed_memidx_left_running_writes_no_note_over_a_later_edit(
     done = subprocess.run(argv, cwd=repo.root, env=env, input=body.encode(),
                           capture_output=True, check=False)  # fmt: skip
     assert done.returncode == -9, done.stderr.decode()  # killed as its git ran
-    git_dir = repo.root / ".git"
-    for _ in range(400):  # the shell runs on (its own session): its end lets the lock go
-        if not (git_dir / "index.lock").exists():
-            break
-        time.sleep(0.05)
-    assert not (git_dir / "index.lock").exists(), "the move's shell let the lock go"
+    shell_ended(repo.root)  # the shell runs on (its own session): its end lets the lock go
     notes = [p for p in (repo.root / "notes").rglob("*.md") if "deploy" in p.name]
     assert len(notes) == 1, notes
     with notes[0].open("ab") as file:  # saved once the remember was done, as far as git tells
         file.write(SAVED)
+    git_dir = repo.root / ".git"
     for _ in range(400):  # the slow git's end
         if not list(git_dir.glob("memidx-follow-index-*")):
             break

@@ -16,7 +16,7 @@ import pytest
 from memidx.config import load_config
 from memidx.haystack.frames import frame, new_record
 from memidx.haystack.writer import Writer
-from tests.helpers import FakeEmbedder, NotesRepo, clean_env
+from tests.helpers import FakeEmbedder, NotesRepo, Run, clean_env
 
 MEMIDX = str(Path(sys.executable).parent / "memidx")
 
@@ -106,15 +106,36 @@ def test_a_record_over_the_size_limit_is_refused_before_writing(indexed: NotesRe
     assert not list((indexed.root / "notes" / "haystack").glob("*/*.krd"))
 
 
+def _searched(repo: NotesRepo, word: str) -> tuple[float, Run]:
+    """The seconds of a search process for `word`, and its run."""
+    start = time.perf_counter()
+    run = repo.memidx_process("search", "--json", "--mode", "bm25", word)
+    return time.perf_counter() - start, run
+
+
+# A search of 48k hits in one long body (FTS5's snippet() slows down with every match: a
+# window is cut from it instead) against a search with none, started the same way just before:
+# 1.3 times idle. Its bound was 5 s of wall clock: searches took up to 6.9 s in 4 of 20 runs
+# with four such tests and four busy loops on 2 cores (0.15 s idle).
+MAX_OVER_NONE, PAIRS = 4.0, 3
+
+
 def test_search_in_a_long_transcript_stays_fast(indexed: NotesRepo) -> None:
     text = ("the agent said wombat and then wombat again. " * 40 + "\n") * 600  # ~1 MB, 48k hits
     path = indexed.root.parent / "long.txt"
     path.write_text(text)
     assert indexed.memidx_process("archive-transcript", str(path), MEMIDX_FSYNC="0").code == 0
-    start = time.perf_counter()
-    found = indexed.memidx_process("search", "--json", "--mode", "bm25", "wombat")
-    assert time.perf_counter() - start < 5
-    hit = found.json()["hits"][0]
+    ratios: list[float] = []
+    runs: list[Run] = []
+    for _ in range(PAIRS):  # another pair only when the last was over the bound
+        none, _ = _searched(indexed, "zebra")
+        spent, found = _searched(indexed, "wombat")
+        ratios.append(spent / none)
+        runs.append(found)
+        if min(ratios) <= MAX_OVER_NONE:
+            break
+    assert min(ratios) <= MAX_OVER_NONE, [round(ratio, 1) for ratio in ratios]
+    hit = runs[-1].json()["hits"][0]
     assert hit["kind"] == "transcript" and "**wombat**" in hit["snippet"]
 
 
