@@ -13,7 +13,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
-from memidx.memory.share_failures import for_good
+from memidx.memory.share_failures import for_good, own
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
 # merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
@@ -180,7 +180,7 @@ def _asked(done: Done) -> str:
     full stop; "" for none."""
     if done.returncode == 0:
         return ""
-    for line in done.stderr.splitlines():
+    for line in own(done.stderr).splitlines():  # a hook's `remote: Permission denied (...)`
         if any(words in line for words in ASKED):
             said = line.strip()
             return said if said.endswith(".") else f"{said}."

@@ -234,3 +234,21 @@ def test_a_push_another_clone_beat_is_tried_again_whatever_a_hook_printed(
     assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
     assert "theirs.md" in two.git("ls-files", "notes/")
 
+
+def test_a_remote_hook_saying_permission_denied_is_not_taken_for_a_question(
+    tmp_path: Path,
+) -> None:
+    """ssh's `Permission denied (publickey)` is where it would have asked; a remote hook's
+    `remote: Permission denied (...)` was read so too: "asks for a password"."""
+    remote, two = ahead(tmp_path)
+    hook = remote.root / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'Permission denied (main is protected)' >&2\nexit 1\n")
+    hook.chmod(0o755)
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    assert errors(err).startswith(
+        "memidx: error: git push failed: ! [remote rejected] main -> main (pre-receive hook "
+        "declined)"
+    ), err
