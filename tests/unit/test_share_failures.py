@@ -132,7 +132,10 @@ def test_own_leaves_a_hooks_lines_out() -> None:
             "error: failed to push some refs to '/r.git'",
             False,
         ),
-        ("fatal: unable to access 'https://h/x.git/': The requested URL returned error: 502", False),
+        (
+            "fatal: unable to access 'https://h/x.git/': The requested URL returned error: 502",
+            False,
+        ),
     ],
 )
 def test_moved_reads_git_s_lines_for_the_refs_alone(stderr: str, another_clone: bool) -> None:
