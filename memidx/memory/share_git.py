@@ -152,6 +152,8 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
         # a push's time is its pre-push hook's too (one that runs the tests): named, else the
         # person looked at the network alone
         hook = "" if what == "fetch" else " and what your pre-push hook runs"
+        if what == "push" and _signs_pushes(config):  # gpg waiting on a pinentry's window
+            hook += " and gpg signing it (push.gpgSign: a passphrase it asks in a window?)"
         raise GitError(
             f"git {what} of the remote '{remote}' did not end in {seconds} s, so memidx stopped "
             f"it; {undone}",
@@ -177,6 +179,12 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
             f"{kept}; {todo}, then make sync again",
         )
     return done
+
+
+def _signs_pushes(config: Config) -> bool:
+    """Whether git signs share's push (push.gpgSign true, or if-asked)."""
+    said = run_git(config, "config", "push.gpgSign").stdout.strip().lower()
+    return said not in ("", "false", "no", "off", "0")
 
 
 def _asked(done: Done) -> str:

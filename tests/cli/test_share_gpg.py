@@ -208,3 +208,25 @@ def test_a_merge_commit_gpg_never_signs_is_stopped_in_network_timeout(tmp_path: 
     assert ended_soon(tmp_path / "sleeper.pid")  # gpg stopped with git
     assert (state(two), two.git("ls-remote", "origin", "refs/heads/main")) == (before, remote)
     assert seconds < network.BOUND
+
+
+def test_a_signed_push_gpg_never_signs_names_the_signing(tmp_path: Path) -> None:
+    """A push gpg never signs (a pinentry window no one answers) is stopped at network_timeout
+    as ever: the hint named the network and the pre-push hook alone, not the signing."""
+    remote, two = ahead(tmp_path)
+    remote.git("config", "receive.certNonceSeed", "memidx tests")  # takes signed pushes
+    two.git("config", "gpg.program", str(sleeper(tmp_path)))
+    two.git("config", "user.signingKey", "4F37313A7A5FB167")
+    two.git("config", "push.gpgSign", "true")
+    before = remote.git("rev-parse", "main")
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    assert errors(err).startswith(
+        "memidx: error: git push of the remote 'origin' did not end in 2 s, so memidx stopped it"
+    ), err
+    assert "and gpg signing it (push.gpgSign: a passphrase it asks in a window?)" in err, err
+    assert ended_soon(tmp_path / "sleeper.pid")
+    assert remote.git("rev-parse", "main") == before
+    assert two.git("rev-list", "--count", "origin/main..main").strip() == "1"  # kept
