@@ -31,7 +31,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
 from memidx.memory.share_check import fetched_of, merge_in_progress
-from memidx.memory.share_failures import own
+from memidx.memory.share_failures import moved
 from memidx.memory.share_fetch import fetch
 from memidx.memory.share_git import answered
 from memidx.memory.share_git import reason as _reason
@@ -46,12 +46,6 @@ FETCH_TRIES = 5
 DEADLINE = 300.0
 FIRST_PAUSE = 0.2  # seconds, doubling, at most MAX_PAUSE, with full jitter
 MAX_PAUSE = 10.0
-# A push refused because the remote moved: another clone pushed first ([rejected], fetch
-# first), or while the remote was updating its ref (a race on its ref lock: "failed to update
-# ref"). Not "failed to push some refs", which git prints under every refusal: a remote's hook
-# that declines (a protected branch) declines again, and trying again only hides why; nor
-# the words of its own it prints (`remote: ... fetch first`): git's own lines are read.
-REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to update ref")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +117,7 @@ def share(
         pushed = answered(config, push, "push", remote, _kept(renamed))
         if pushed.returncode == 0:
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
-        if not any(marker in own(pushed.stderr) for marker in REJECTED):
+        if not moved(pushed.stderr):  # another clone's push, else it fails again
             raise GitError(f"git push failed: {_reason(pushed)}", f"{_kept(renamed)}; {_AGAIN}")
         failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")

@@ -6,9 +6,14 @@ from __future__ import annotations
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.memory.share_check import Merge, upstream_of
-from memidx.memory.share_git import reason, run_git
+from memidx.memory.share_git import NoAnswer, reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"  # share says it when it stops
+_SIGN_HINT = (
+    "nothing is lost: this clone's commits stay here, for the next make sync; let gpg sign "
+    "without asking (its agent holding the key's passphrase: sign once in a terminal), or git "
+    "config commit.gpgSign false for this clone"
+)
 
 
 def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
@@ -19,13 +24,20 @@ def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
     argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
     argv = (*argv, "-m", message)
-    made = run_git(config, *argv)
+    try:
+        made = run_git(config, *argv)
+    except NoAnswer:  # gpg waited on a pinentry no one answered (a desktop's window)
+        raise GitError(
+            f"git did not sign share's merge commit in {config.network_timeout} s (commit.gpgSign: "
+            "gpg waited, maybe for a passphrase it asks in a window), so memidx stopped it; "
+            f"{UNDONE}",
+            f"{_SIGN_HINT}, or give it longer (network_timeout in [tool.memidx], or "
+            "MEMIDX_NETWORK_TIMEOUT), then make sync again",
+        ) from None
     if made.returncode != 0 and sign:  # gpg failed (no key, or a passphrase none can type)
         raise GitError(
             f"git could not sign share's merge commit (commit.gpgSign: {reason(made)}), {UNDONE}",
-            "nothing is lost: this clone's commits stay here, for the next make sync; let gpg "
-            "sign without asking (its agent holding the key's passphrase: sign once in a "
-            "terminal), or git config commit.gpgSign false for this clone, then make sync again",
+            f"{_SIGN_HINT}, then make sync again",
         )
     if made.returncode != 0:
         raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")

@@ -69,9 +69,15 @@ KINDS: tuple[tuple[tuple[str, ...], ForGood], ...] = (
 def for_good(stderr: str) -> tuple[ForGood, str] | None:
     """The failure trying again cannot mend that git's `stderr` tells of, with git's line that
     tells it (ending in a full stop; `Repository not found.` lines of a server's are told by
-    git's own `repository '...' not found`), or None: it may pass."""
+    git's own `repository '...' not found`), or None: it may pass, or the remote answered for
+    each ref (git's ` ! [...]` lines: reached, so read there, see moved), whatever other
+    lines say: a pre-push hook's warning (`Could not resolve host: ci.example.com`) under a
+    push another clone's beat stopped share at once, said as a host that does not resolve."""
+    lines = own(stderr).splitlines()
+    if any(line.startswith(REFUSED) for line in lines):
+        return None
     for words, kind in KINDS:
-        for line in own(stderr).splitlines():
+        for line in lines:
             if any(word.lower() in line.lower() for word in words) or _not_found(line, kind):
                 return kind, line if line.endswith(".") else f"{line}."
     return None
@@ -84,6 +90,28 @@ def _not_found(line: str, kind: ForGood) -> bool:
         kind is KINDS[2][1]
         and line.startswith("fatal: repository '")
         and line.endswith("' not found")
+    )
+
+
+# git's line for a ref the remote refused: ` ! [rejected]        main -> main (fetch first)`,
+# ` ! [remote rejected] main -> main (pre-receive hook declined)`
+REFUSED = ("! [rejected]", "! [remote rejected]")
+# A push refused because the remote moved: another clone pushed first ([rejected]: fetch first,
+# non-fast-forward), or while the remote was updating its ref (a race on its ref lock: `[remote
+# rejected] ... (failed to update ref)`). Not "failed to push some refs", which git prints under
+# every refusal: a remote's hook that declines (a protected branch) declines again, and trying
+# again only hides why.
+MOVED = ("fetch first", "non-fast-forward", "failed to update ref")
+
+
+def moved(stderr: str) -> bool:
+    """Whether git's lines for the refs of a failed push say the remote moved (see MOVED): only
+    those, never the words a remote's hook (`remote: ... fetch first`) or the person's pre-push
+    hook prints (a hook that said `fetch first` had share push again for 5 minutes, the hook
+    run each time)."""
+    refused = (line for line in own(stderr).splitlines() if line.startswith(REFUSED))
+    return any(
+        line.startswith(REFUSED[0]) or any(words in line for words in MOVED) for line in refused
     )
 
 

@@ -13,7 +13,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
-from memidx.memory.share_failures import for_good
+from memidx.memory.share_failures import for_good, own
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
 # merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
@@ -32,7 +32,10 @@ LOOKS = (
 
 # the gits that reach the remote: each bounded (network_timeout), none ever asking (see _network)
 NETWORK = frozenset({"fetch", "push"})
-SIGNED = frozenset({"commit-tree"})  # share's merge commit, -S under commit.gpgSign
+# share's merge commit, -S under commit.gpgSign: bounded too (network_timeout), with no
+# terminal, as a signed push is: a pinentry gpg's agent shows in a window (a desktop's), where
+# no one answers (an agent's session), held share and the clone's commit lock for ever
+SIGNED = frozenset({"commit-tree"})
 # git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's (BatchMode, or no
 # terminal) for a host it would have asked to trust, and for a key's passphrase or a password
 # it would have asked (`git@host: Permission denied (publickey).`: it was tried 5 times, then
@@ -45,22 +48,23 @@ Git = Callable[[], Done]
 
 
 class NoAnswer(Exception):
-    """A git fetch or push ran past network_timeout: it and its process group were stopped."""
+    """A git fetch, push or signed commit-tree ran past network_timeout: it and its process
+    group were stopped."""
 
 
 def run_git(
     config: Config, *args: str, given: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """git `args` in the clone, `given` on its input (else none); NoAnswer for a fetch or a
-    push that ran past network_timeout."""
+    """git `args` in the clone, `given` on its input (else none); NoAnswer for a fetch, a
+    push or a signed commit-tree that ran past network_timeout."""
     try:
-        if args[0] in NETWORK:
+        if args[0] in NETWORK or (args[0] in SIGNED and "-S" in args):
             argv, seconds = ["git", *args], config.network_timeout
-            done = run_bounded(argv, config.root, _network(config), seconds, given)
+            env = _network(config) if args[0] in NETWORK else _no_pinentry(untranslated(os.environ))
+            done = run_bounded(argv, config.root, env, seconds, given)
             if done is None:
                 raise NoAnswer(args[0])
         else:
-            env = untranslated(os.environ)
             done = subprocess.run(
                 ["git", *args],
                 cwd=config.root,
@@ -68,7 +72,7 @@ def run_git(
                 text=True,
                 check=False,
                 input=given,
-                env=_no_pinentry(env) if args[0] in SIGNED else env,
+                env=untranslated(os.environ),
             )
     except OSError as exc:  # no git on PATH, or the clone's folder gone (the child's cwd)
         raise cannot_run(config.root, exc) from exc
@@ -148,6 +152,8 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
         # a push's time is its pre-push hook's too (one that runs the tests): named, else the
         # person looked at the network alone
         hook = "" if what == "fetch" else " and what your pre-push hook runs"
+        if what == "push" and _signs_pushes(config):  # gpg waiting on a pinentry's window
+            hook += " and gpg signing it (push.gpgSign: a passphrase it asks in a window?)"
         raise GitError(
             f"git {what} of the remote '{remote}' did not end in {seconds} s, so memidx stopped "
             f"it; {undone}",
@@ -175,12 +181,18 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
     return done
 
 
+def _signs_pushes(config: Config) -> bool:
+    """Whether git signs share's push (push.gpgSign true, or if-asked)."""
+    said = run_git(config, "config", "push.gpgSign").stdout.strip().lower()
+    return said not in ("", "false", "no", "off", "0")
+
+
 def _asked(done: Done) -> str:
     """The line of a failed `done` where git or ssh would have asked (ASKED), ending in a
     full stop; "" for none."""
     if done.returncode == 0:
         return ""
-    for line in done.stderr.splitlines():
+    for line in own(done.stderr).splitlines():  # a hook's `remote: Permission denied (...)`
         if any(words in line for words in ASKED):
             said = line.strip()
             return said if said.endswith(".") else f"{said}."

@@ -16,6 +16,7 @@ import pytest
 
 import tests.cli.test_share_network as network
 from tests.cli.test_share_network import ahead, askpass, errors, http_remote, share_run
+from tests.helpers import NotesRepo
 
 KEPT = "nothing is lost: this clone's commits stay here, for the next memidx share"
 
@@ -178,3 +179,76 @@ def test_a_fetch_that_may_pass_is_still_tried_again(tmp_path: Path, said: str) -
     assert code == 1, err
     assert count(runs) == 5, err
     assert errors(err).startswith("memidx: error: 5 tries in "), err
+
+
+def pre_push(two: NotesRepo, body: str) -> Path:
+    """A pre-push hook of the person's in `two` running `body`; its runs counted in the file
+    returned."""
+    runs = two.root.parent / "pre-push-runs"
+    hook = two.root / ".git" / "hooks" / "pre-push"
+    hook.write_text(f"#!/bin/sh\necho run >> '{runs}'\n{body}")
+    hook.chmod(0o755)
+    return runs
+
+
+def test_a_push_the_persons_pre_push_hook_refuses_is_tried_once(tmp_path: Path) -> None:
+    """A pre-push hook that refuses in words a race's say (`fetch first`): share took them for
+    another clone's push and pushed again for 5 minutes, the hook (the tests) run each time."""
+    remote, two = ahead(tmp_path)
+    runs = pre_push(two, "echo 'the tests failed; fetch first, then rebase' >&2\nexit 1\n")
+    before = remote.git("rev-parse", "main")
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    assert count(runs) == 1, err
+    assert "trying again" not in err, err
+    assert errors(err).startswith("memidx: error: git push failed: error: failed to push"), err
+    assert remote.git("rev-parse", "main") == before
+    assert two.git("rev-list", "--count", "origin/main..main").strip() == "1"  # kept
+
+
+def test_a_push_another_clone_beat_is_tried_again_whatever_a_hook_printed(
+    tmp_path: Path,
+) -> None:
+    """Another clone pushes while two's push runs (from two's pre-push hook, its first run),
+    and the hook warns in words of a failure for good (`Could not resolve host`): share
+    stopped at once, saying two's remote was on a host that does not resolve."""
+    remote, two = ahead(tmp_path)
+    one = NotesRepo(tmp_path / "one", init=False)
+    one.note("theirs.md", "Theirs", "a note one pushes while two pushes")
+    one.commit("one's note")
+    once = tmp_path / "pushed-once"
+    runs = pre_push(
+        two,
+        "echo 'warning: Could not resolve host: ci.example.com (the CI check skipped)' >&2\n"
+        f"[ -e '{once}' ] && exit 0\ntouch '{once}'\n"
+        f"unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\ngit -C '{one.root}' push -q origin main\n",
+    )
+
+    code, err, _ = share_run(two)
+
+    assert code == 0, err
+    assert count(runs) == 2, err
+    assert "the remote moved (another clone pushed): trying again" in err, err
+    assert remote.git("rev-parse", "main") == two.git("rev-parse", "main")
+    assert "theirs.md" in two.git("ls-files", "notes/")
+
+
+def test_a_remote_hook_saying_permission_denied_is_not_taken_for_a_question(
+    tmp_path: Path,
+) -> None:
+    """ssh's `Permission denied (publickey)` is where it would have asked; a remote hook's
+    `remote: Permission denied (...)` was read so too: "asks for a password"."""
+    remote, two = ahead(tmp_path)
+    hook = remote.root / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'Permission denied (main is protected)' >&2\nexit 1\n")
+    hook.chmod(0o755)
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    assert errors(err).startswith(
+        "memidx: error: git push failed: ! [remote rejected] main -> main (pre-receive hook "
+        "declined)"
+    ), err

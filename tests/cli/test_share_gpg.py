@@ -23,7 +23,7 @@ import pytest
 import tests.cli.test_share_network as network
 from tests.cli.test_share_for_good import count
 from tests.cli.test_share_in_the_way import behind, state
-from tests.cli.test_share_network import ahead, errors, share_run
+from tests.cli.test_share_network import ahead, ended_soon, errors, share_run, sleeper
 from tests.helpers import NotesRepo
 
 KEPT = "nothing is lost: this clone's commits stay here, for the next memidx share"
@@ -180,3 +180,53 @@ def test_gpgs_pinentry_never_asks_at_the_terminal_gpg_tty_names(
     assert code == 1, err
     assert "git could not sign" in errors(err) and setting in errors(err), err
     assert seconds < network.BOUND
+
+
+def test_a_merge_commit_gpg_never_signs_is_stopped_in_network_timeout(tmp_path: Path) -> None:
+    """gpg waiting on a pinentry no one answers (a desktop's window, in an agent's session):
+    share's merge commit-tree waited for ever, holding the clone's commit lock. It is stopped
+    as a push is (network_timeout: 2 s here), gpg with it, nothing merged."""
+    two = behind(tmp_path, diverged=True)
+    waiting = sleeper(tmp_path)  # writes its pid, then sleeps 300 s without a word
+    two.git("config", "gpg.program", str(waiting))
+    two.git("config", "user.signingKey", "4F37313A7A5FB167")
+    two.git("config", "commit.gpgSign", "true")
+    remote = two.git("ls-remote", "origin", "refs/heads/main")
+    before = state(two)
+
+    code, err, seconds = share_run(two)
+
+    assert code == 1, err
+    assert errors(err) == (
+        "memidx: error: git did not sign share's merge commit in 2 s (commit.gpgSign: gpg "
+        "waited, maybe for a passphrase it asks in a window), so memidx stopped it; nothing "
+        f"was merged, pulled or pushed ({KEPT}; let gpg sign without asking (its agent holding "
+        "the key's passphrase: sign once in a terminal), or git config commit.gpgSign false "
+        "for this clone, or give it longer (network_timeout in [tool.memidx], or "
+        "MEMIDX_NETWORK_TIMEOUT), then memidx share again)"
+    ), err
+    assert ended_soon(tmp_path / "sleeper.pid")  # gpg stopped with git
+    assert (state(two), two.git("ls-remote", "origin", "refs/heads/main")) == (before, remote)
+    assert seconds < network.BOUND
+
+
+def test_a_signed_push_gpg_never_signs_names_the_signing(tmp_path: Path) -> None:
+    """A push gpg never signs (a pinentry window no one answers) is stopped at network_timeout
+    as ever: the hint named the network and the pre-push hook alone, not the signing."""
+    remote, two = ahead(tmp_path)
+    remote.git("config", "receive.certNonceSeed", "memidx tests")  # takes signed pushes
+    two.git("config", "gpg.program", str(sleeper(tmp_path)))
+    two.git("config", "user.signingKey", "4F37313A7A5FB167")
+    two.git("config", "push.gpgSign", "true")
+    before = remote.git("rev-parse", "main")
+
+    code, err, _ = share_run(two)
+
+    assert code == 1, err
+    assert errors(err).startswith(
+        "memidx: error: git push of the remote 'origin' did not end in 2 s, so memidx stopped it"
+    ), err
+    assert "and gpg signing it (push.gpgSign: a passphrase it asks in a window?)" in err, err
+    assert ended_soon(tmp_path / "sleeper.pid")
+    assert remote.git("rev-parse", "main") == before
+    assert two.git("rev-list", "--count", "origin/main..main").strip() == "1"  # kept

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.memory.share_failures import for_good, own
+from memidx.memory.share_failures import for_good, moved, own
 
 NOT_READ = "Please make sure you have the correct access rights\nand the repository exists."
 
@@ -93,6 +93,11 @@ def test_a_failure_for_good_is_told_with_gits_line(stderr: str, what: str, line:
         # a server hook's words are its own: the push is judged by git's lines alone
         "remote: fatal: Authentication failed for the ticket system\n"
         " ! [remote rejected] main -> main (pre-receive hook declined)",
+        # the remote answered for each ref (another clone's push won): a pre-push hook's
+        # warning is not git's failure
+        "warning: Could not resolve host: ci.example.com (the CI check skipped)\n"
+        "To https://h/x.git\n ! [rejected]        main -> main (fetch first)\n"
+        "error: failed to push some refs to 'https://h/x.git'",
     ],
 )
 def test_a_failure_that_may_pass_is_not_for_good(stderr: str) -> None:
@@ -103,3 +108,35 @@ def test_own_leaves_a_hooks_lines_out() -> None:
     said = "remote: fetch first\n ! [remote rejected] main -> main (pre-receive hook declined)\n"
 
     assert own(said) == "! [remote rejected] main -> main (pre-receive hook declined)"
+
+
+@pytest.mark.parametrize(
+    ("stderr", "another_clone"),
+    [
+        (" ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs", True),
+        (" ! [rejected]        main -> main (non-fast-forward)", True),
+        (
+            "remote: error: cannot lock ref 'refs/heads/main': is at 1f95 but expected f5ff\n"
+            " ! [remote rejected] main -> main (failed to update ref)",
+            True,
+        ),
+        (" ! [remote rejected] main -> main (pre-receive hook declined)", False),
+        # a remote hook's words, and the person's pre-push hook's, are not git's
+        (
+            "remote: main is protected; fetch first\n"
+            " ! [remote rejected] main -> main (pre-receive hook declined)",
+            False,
+        ),
+        (
+            "the tests failed; fetch first, then rebase (non-fast-forward)\n"
+            "error: failed to push some refs to '/r.git'",
+            False,
+        ),
+        (
+            "fatal: unable to access 'https://h/x.git/': The requested URL returned error: 502",
+            False,
+        ),
+    ],
+)
+def test_moved_reads_git_s_lines_for_the_refs_alone(stderr: str, another_clone: bool) -> None:
+    assert moved(stderr) is another_clone
