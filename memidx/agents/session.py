@@ -71,13 +71,18 @@ def prune_sessions(config: Config, agent: str, now: float) -> None:
     of its own while the first still ran, and both injected the same hit. A session with a
     transcript a hook cut off left to archive (archive_left) keeps its state too: it holds
     the parts filed and the session's id and project, which `memidx agent finish-archives`
-    needs (`memidx status` counts such copies and names that command). Never raises."""
+    needs (`memidx status` counts such copies and names that command). What holds a person's
+    words there is made the user's alone (memidx.agents.session_modes). Never raises."""
     import os
+
+    from memidx.agents.session_modes import holds_words, make_private
 
     folder = _sessions(config, agent)
     limit = now - KEEP_DAYS * 86_400
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
+            if holds_words(entry.name):  # one an older memidx wrote 0644 (session_modes)
+                make_private(entry)
             name = Path(entry.name)
             if name.suffix not in (".json", ".lock") or not entry.is_file(follow_symlinks=False):
                 continue

@@ -5,6 +5,7 @@ where the secrets at its cuts sit), its unread mark (`<copy>.unread`) and its se
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -21,7 +22,7 @@ from memidx.agents.finish_one import finish_one_part
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import load_config
 from memidx.hashes import sha256_hex
-from tests.cli.test_agent_hooks import memory
+from tests.cli.test_agent_hooks import hook, memory
 from tests.cli.test_archives_finished_by_others import left_by
 
 HERE = Where("codex", "s-here", "/tmp/proj")  # the session whose events finish the others'
@@ -68,3 +69,44 @@ def test_what_is_kept_beside_a_copy_is_the_users_alone(
         if path.suffix != ".lock"  # empty: what holds a session's state while it is written
     }
     assert modes == dict.fromkeys(modes, oct(0o600))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_what_an_older_memidx_left_readable_is_made_the_users_alone_at_a_session_start(
+    tmp_path: Path,
+) -> None:
+    """Written 0644 before memidx wrote them 0600, and never written again (a session not
+    taken up again keeps its state 30 days, a copy waiting its cuts; a torn copy stays until
+    the person deletes it; an unread mark is said once): each session start makes them 0600.
+    What is not memidx's, or a link, is left as it is; the owner's own bits stay."""
+    repo = memory(tmp_path)
+    config = load_config(repo.root)
+    gone = Where("claude-code", "s-old", "/tmp/proj")
+    state = session_path(config, gone.agent, gone.session)
+    state.parent.mkdir(parents=True)
+    state.write_text(json.dumps({codex.PROMPT: "export API_TOKEN=sk-live-vmmem"}))
+    text = b"the vmmem transcript, unredacted\n"
+    copy, closed = left_path(config, gone, sha256_hex(text)), left_path(config, gone, "f" * 64)
+    copy.write_bytes(text)
+    closed.write_bytes(b"the vmmem copy the person made read-only\n")
+    mine = [state, copy, cuts_path(copy), unread_path(copy), copy.with_name(f"{copy.name}.torn")]
+    for path in mine[2:]:
+        path.write_text("the vmmem words")
+    outside = tmp_path / "outside.txt"  # not memidx's: a link to it is not followed
+    outside.write_text("the person's own file")
+    stranger = state.with_name("notes.txt")  # no name of memidx's
+    stranger.write_text("the person's own file")
+    link = state.with_name("s-link.json")
+    link.symlink_to(outside)
+    for path in [*mine, outside, stranger]:
+        path.chmod(0o644)
+    closed.chmod(0o444)
+
+    done, _ = hook(repo, "SessionStart", {"session_id": "s-new", "cwd": "/tmp"})
+
+    assert done.returncode == 0, done.stderr
+    modes = {path.name: oct(stat.S_IMODE(path.stat().st_mode)) for path in mine}
+    assert modes == dict.fromkeys(modes, oct(0o600))
+    assert stat.S_IMODE(closed.stat().st_mode) == 0o400  # its owner's bits as they were
+    assert stat.S_IMODE(outside.stat().st_mode) == stat.S_IMODE(stranger.stat().st_mode) == 0o644
+    assert json.loads(state.read_text()) == {codex.PROMPT: "export API_TOKEN=sk-live-vmmem"}
