@@ -105,7 +105,8 @@ def model_failed(config: Config, exc: Exception) -> None:
     record_failure(
         path,
         TRACE_NAME,
-        f"cannot load its model, so hooks recall in their own process: {why}",
+        f"cannot load its model, and a hook's own recall needs it too, so no prompt is "
+        f"recalled until it loads: {why}",
         fallback=fallback_trace(config.root, path),
     )
 

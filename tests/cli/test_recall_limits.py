@@ -26,6 +26,7 @@ from memidx.agents import recall_client, recall_loop, recall_server, recall_work
 from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
 from memidx.errors import ModelError
+from memidx.frozen import replace
 from tests.cli.test_recall_stall import (
     HERE,
     LONG,
@@ -247,7 +248,7 @@ def test_a_server_that_cannot_load_its_model_says_so_in_status_once(tmp_path: Pa
     failure = last_failure(config.agent_hook_error_path)
     assert failure is not None
     line = agent_line(failure)
-    assert "recall server: cannot load its model, so hooks recall in their own process" in line
+    assert "recall server: cannot load its model" in line
     assert "memidx model install" in line, line
     assert len(traced(config, "cannot load its model")) == 1
 
@@ -271,3 +272,26 @@ def test_a_model_that_fails_to_load_with_no_memidx_error_names_the_install(
     lines = traced(config, "cannot load its model")
     assert len(lines) == 1 and "ImportError: libonnxruntime" in lines[0]
     assert "install`)" in lines[0], lines
+
+
+def test_a_model_that_cannot_load_is_not_said_to_leave_hooks_their_own_recall(
+    tmp_path: Path,
+) -> None:
+    """The server's line said `so hooks recall in their own process`: a hook's own recall
+    loads the same model and fails as the server did (ModelError, nothing injected, as a
+    prompt to a memory whose model is not installed showed). The line says no prompt is
+    recalled until the model loads."""
+    from memidx.agents.recall import Recaller as Own  # the hook's, unpatched here
+    from memidx.config import load_config
+    from tests.helpers import started_memory
+
+    root = started_memory(tmp_path).root
+    (tmp_path / "models").mkdir()
+    config = replace(load_config(root), models_path=tmp_path / "models")
+    served_briefly(config)
+
+    with pytest.raises(ModelError):
+        Own(config).recall("how does the first note of this memory start", ())
+    lines = traced(config, "cannot load its model")
+    assert len(lines) == 1 and "recall in their own process" not in lines[0], lines
+    assert "so no prompt is recalled until it loads" in lines[0], lines
