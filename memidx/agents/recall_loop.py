@@ -187,7 +187,9 @@ def _loop(
                 continue
             failed = 0
             last = time.monotonic()
-            reply = STALLED if workers.stalled(last) or workers.full() else ACK
+            # full: CLOSING (it takes no more, and answers those it took), never STALLED,
+            # which a waiting hook's look took for a stuck answer and gave up its place
+            reply = STALLED if workers.stalled(last) else CLOSING if workers.full() else ACK
             try:
                 conn.sendall(reply)  # at once, however many wait: this server is alive
             except OSError:

@@ -57,7 +57,7 @@ STARVED = 0.5
 # its wait counts as no answer, so it turns no hook away, and only delays the next one.
 READ_WAIT = 0.5
 # Hooks acknowledged and waiting for an answering thread, at most (each holds a descriptor of
-# the server's): past it a hook is turned away (STALLED) to recall in its own process. Probes
+# the server's): past it a hook is turned away (CLOSING) to recall in its own process. Probes
 # count too (a waiting hook's look every PROBE_EVERY s is a connection queued behind the
 # answers): 20 hooks at once, waiting up to ~2 s (p95 at a load of 8-10), queue ~20 + 200.
 # Unbounded, a flood (or a slow answer) grew it to the descriptor limit (1,024): EMFILE.

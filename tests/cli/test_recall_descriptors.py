@@ -68,7 +68,7 @@ def test_a_flood_past_the_descriptor_limit_is_turned_away_not_failed(config: Con
     """MAX_WAITING (256) was above what a server under a lower limit can hold: 400 hooks at
     once at 256 (macOS's default) took every descriptor, and 94 recalls failed, the index
     unopenable (EMFILE), traced as `check the permissions and the mount of its folder`. The
-    bound leaves the server what it needs: the hooks past it are turned away (STALLED) and
+    bound leaves the server what it needs: the hooks past it are turned away (CLOSING) and
     recall in their own process; every hook acknowledged is answered."""
     path = recall_server.socket_path(config)
     assert path is not None
@@ -96,7 +96,7 @@ def test_a_flood_past_the_descriptor_limit_is_turned_away_not_failed(config: Con
 
     failed = [a for a in answers if not a.endswith(b"\n") or b'"error"' in a]
     assert failed == [], failed[:3]
-    assert set(firsts) == {recall_server.ACK, recall_server.STALLED}, set(firsts)
+    assert set(firsts) == {recall_server.ACK, recall_server.CLOSING}, set(firsts)
 
 
 @pytest.mark.parametrize(

@@ -133,10 +133,39 @@ def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
         recaller.held.set()
         answers = [recall_server.read_line(conn) for conn in within]
 
-    assert firsts == [recall_server.STALLED] * 10
+    assert firsts == [recall_server.CLOSING] * 10
     assert block == HERE and took < LONG / 2, took
     assert all(answer.endswith(b"\n") and b"error" not in answer for answer in answers), answers
     assert len(traced(config, "3 hooks waited for an answer")) == 1
+
+
+
+def test_a_hook_waiting_its_turn_keeps_it_when_the_bound_is_reached(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past MAX_WAITING the server said STALLED to every connection, a waiting hook's look
+    (recall_client._answering, every PROBE_EVERY s) too: it took the busy server for a stuck
+    one, gave up its place near the front and recalled in its own process, with every other
+    hook waiting then (the looks fill the queue first: 20 hooks make 100 a second). The
+    server says CLOSING (it takes no more, and answers those it took): a new hook is turned
+    away, a waiting one keeps waiting."""
+    loaded(monkeypatch)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", LONG)  # held, never stalled
+    monkeypatch.setattr(recall_workers, "MAX_WAITING", 3)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    recaller = Waiting(config)
+    with served(config, recaller), ExitStack() as hooks:
+        hooks.enter_context(prompted(config))  # the one being answered
+        assert recaller.began.wait(LONG)
+        for _ in range(3):  # the bound reached
+            hooks.enter_context(prompted(config))
+        answering = recall_client._answering(path, LONG / 2)  # pyright: ignore[reportPrivateUsage]
+        block, took = hook(config, LONG)
+        recaller.held.set()
+
+    assert answering
+    assert block == HERE and took < LONG / 2, took
 
 
 class Clock:
