@@ -139,7 +139,6 @@ def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
     assert len(traced(config, "3 hooks waited for an answer")) == 1
 
 
-
 def test_a_hook_waiting_its_turn_keeps_it_when_the_bound_is_reached(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
