@@ -105,7 +105,8 @@ def model_failed(config: Config, exc: Exception) -> None:
     record_failure(
         path,
         TRACE_NAME,
-        f"cannot load its model, so hooks recall in their own process: {why}",
+        f"cannot load its model, and a hook's own recall needs it too, so no prompt is "
+        f"recalled until it loads: {why}",
         fallback=fallback_trace(config.root, path),
     )
 
@@ -186,7 +187,9 @@ def _loop(
                 continue
             failed = 0
             last = time.monotonic()
-            reply = STALLED if workers.stalled(last) or workers.full() else ACK
+            # full: CLOSING (it takes no more, and answers those it took), never STALLED,
+            # which a waiting hook's look took for a stuck answer and gave up its place
+            reply = STALLED if workers.stalled(last) else CLOSING if workers.full() else ACK
             try:
                 conn.sendall(reply)  # at once, however many wait: this server is alive
             except OSError:

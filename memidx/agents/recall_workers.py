@@ -19,6 +19,7 @@ from memidx.errors import NewerIndex
 from memidx.frozen import Value
 from memidx.index.failures import fallback_trace, record_failure
 from memidx.portable import hung_up
+from memidx.portable_limits import open_files
 from memidx.run_queue import run_queue_wait, runnable
 
 TYPE_CHECKING = False
@@ -56,11 +57,16 @@ STARVED = 0.5
 # its wait counts as no answer, so it turns no hook away, and only delays the next one.
 READ_WAIT = 0.5
 # Hooks acknowledged and waiting for an answering thread, at most (each holds a descriptor of
-# the server's): past it a hook is turned away (STALLED) to recall in its own process. Probes
+# the server's): past it a hook is turned away (CLOSING) to recall in its own process. Probes
 # count too (a waiting hook's look every PROBE_EVERY s is a connection queued behind the
 # answers): 20 hooks at once, waiting up to ~2 s (p95 at a load of 8-10), queue ~20 + 200.
 # Unbounded, a flood (or a slow answer) grew it to the descriptor limit (1,024): EMFILE.
 MAX_WAITING = 256
+# Descriptors the server keeps for itself besides those of the hooks waiting: 11 at rest (the
+# model, its socket, log and lock), ~5 an answer (the index, its WAL and shared memory, the
+# vectors), the trace, the spare. Under a lower limit (256 on macOS) the bound is lowered to
+# leave them: 400 hooks at once at 256 made 94 recalls fail, the index unopenable (EMFILE).
+RESERVED = 64
 TRACE_NAME = "recall server"  # who failed, in the agent hooks' trace
 # Seconds between two traces of the same kind (a recall's own error, the queue full): a
 # corrupt index failed every prompt, and each said so, pushing older lines out of the trace
@@ -94,6 +100,8 @@ class Workers:
         self.stop = threading.Event()  # an answer said the server must go (STALE)
         self.closing = False  # the threads were told to end (close)
         self.traced: dict[str, float] = {}  # a kind of trace: when it was last written
+        # hooks waiting at most: MAX_WAITING, or what the descriptor limit leaves (RESERVED)
+        self.most = max(1, min(MAX_WAITING, open_files(MAX_WAITING + RESERVED) - RESERVED))
         self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
         for thread in self.threads:
             thread.start()
@@ -156,11 +164,11 @@ class Workers:
         )
 
     def full(self) -> bool:
-        """Whether MAX_WAITING hooks wait for an answering thread: the next is turned away
-        (recall_loop), and that traced (once each TRACE_EVERY s)."""
-        if self.waiting.qsize() < MAX_WAITING:
+        """Whether `most` hooks (MAX_WAITING) wait for an answering thread: the next is turned
+        away (recall_loop), and that traced (once each TRACE_EVERY s)."""
+        if self.waiting.qsize() < self.most:
             return False
-        self.trace(f"{MAX_WAITING} hooks waited for an answer: those after are turned away", "full")
+        self.trace(f"{self.most} hooks waited for an answer: those after are turned away", "full")
         return True
 
     def close(self, stuck: bool) -> None:

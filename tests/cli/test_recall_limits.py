@@ -26,6 +26,7 @@ from memidx.agents import recall_client, recall_loop, recall_server, recall_work
 from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
 from memidx.errors import ModelError
+from memidx.frozen import replace
 from tests.cli.test_recall_stall import (
     HERE,
     LONG,
@@ -132,10 +133,38 @@ def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
         recaller.held.set()
         answers = [recall_server.read_line(conn) for conn in within]
 
-    assert firsts == [recall_server.STALLED] * 10
+    assert firsts == [recall_server.CLOSING] * 10
     assert block == HERE and took < LONG / 2, took
     assert all(answer.endswith(b"\n") and b"error" not in answer for answer in answers), answers
     assert len(traced(config, "3 hooks waited for an answer")) == 1
+
+
+def test_a_hook_waiting_its_turn_keeps_it_when_the_bound_is_reached(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past MAX_WAITING the server said STALLED to every connection, a waiting hook's look
+    (recall_client._answering, every PROBE_EVERY s) too: it took the busy server for a stuck
+    one, gave up its place near the front and recalled in its own process, with every other
+    hook waiting then (the looks fill the queue first: 20 hooks make 100 a second). The
+    server says CLOSING (it takes no more, and answers those it took): a new hook is turned
+    away, a waiting one keeps waiting."""
+    loaded(monkeypatch)
+    monkeypatch.setattr(recall_workers, "STALLED_AFTER", LONG)  # held, never stalled
+    monkeypatch.setattr(recall_workers, "MAX_WAITING", 3)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    recaller = Waiting(config)
+    with served(config, recaller), ExitStack() as hooks:
+        hooks.enter_context(prompted(config))  # the one being answered
+        assert recaller.began.wait(LONG)
+        for _ in range(3):  # the bound reached
+            hooks.enter_context(prompted(config))
+        answering = recall_client._answering(path, LONG / 2)  # pyright: ignore[reportPrivateUsage]
+        block, took = hook(config, LONG)
+        recaller.held.set()
+
+    assert answering
+    assert block == HERE and took < LONG / 2, took
 
 
 class Clock:
@@ -247,7 +276,7 @@ def test_a_server_that_cannot_load_its_model_says_so_in_status_once(tmp_path: Pa
     failure = last_failure(config.agent_hook_error_path)
     assert failure is not None
     line = agent_line(failure)
-    assert "recall server: cannot load its model, so hooks recall in their own process" in line
+    assert "recall server: cannot load its model" in line
     assert "memidx model install" in line, line
     assert len(traced(config, "cannot load its model")) == 1
 
@@ -271,3 +300,26 @@ def test_a_model_that_fails_to_load_with_no_memidx_error_names_the_install(
     lines = traced(config, "cannot load its model")
     assert len(lines) == 1 and "ImportError: libonnxruntime" in lines[0]
     assert "install`)" in lines[0], lines
+
+
+def test_a_model_that_cannot_load_is_not_said_to_leave_hooks_their_own_recall(
+    tmp_path: Path,
+) -> None:
+    """The server's line said `so hooks recall in their own process`: a hook's own recall
+    loads the same model and fails as the server did (ModelError, nothing injected, as a
+    prompt to a memory whose model is not installed showed). The line says no prompt is
+    recalled until the model loads."""
+    from memidx.agents.recall import Recaller as Own  # the hook's, unpatched here
+    from memidx.config import load_config
+    from tests.helpers import started_memory
+
+    root = started_memory(tmp_path).root
+    (tmp_path / "models").mkdir()
+    config = replace(load_config(root), models_path=tmp_path / "models")
+    served_briefly(config)
+
+    with pytest.raises(ModelError):
+        Own(config).recall("how does the first note of this memory start", ())
+    lines = traced(config, "cannot load its model")
+    assert len(lines) == 1 and "recall in their own process" not in lines[0], lines
+    assert "so no prompt is recalled until it loads" in lines[0], lines

@@ -1,7 +1,8 @@
 """memidx runs on Windows as well as POSIX: every operating-system-specific call is in
-memidx/portable.py, memidx/children.py (starting processes) or memidx/portable_signals.py
-(signals), which have a fallback for each. This test reads every other module (with ast, so
-function-level imports count) and fails on a POSIX-only module, function or constant."""
+memidx/portable.py, memidx/children.py (starting processes), memidx/portable_signals.py
+(signals) or memidx/portable_limits.py (resource limits), which have a fallback for each.
+This test reads every other module (with ast, so function-level imports count) and fails on
+a POSIX-only module, function or constant."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "memidx"
 PORTABLE = PACKAGE / "portable.py"
 CHILDREN = PACKAGE / "children.py"  # starting processes: moved out of portable.py, same rule
 SIGNALS = PACKAGE / "portable_signals.py"  # moved out of portable.py, same rule
-PORTABLES = (PORTABLE, CHILDREN, SIGNALS)
+LIMITS = PACKAGE / "portable_limits.py"  # the process's resource limits: same rule
+PORTABLES = (PORTABLE, CHILDREN, SIGNALS, LIMITS)
 
 # Modules that do not exist on Windows.
 POSIX_MODULES = frozenset(

@@ -1,0 +1,26 @@
+"""The process's limits, wherever it runs: POSIX's resource limits, and a fallback where the
+system has none (Windows). Beside memidx/portable.py, by the same rule (tests/unit/
+test_portability.py): every operating-system-specific call is in one of these modules."""
+
+from __future__ import annotations
+
+
+def open_files(wanted: int) -> int:
+    """How many descriptors this process may hold, its soft limit raised toward `wanted` first
+    (as far as its hard limit allows): a server holds one per client waiting its turn, and
+    where the limit is low (256 by default on macOS, or `ulimit -n` in the agent's shell) its
+    clients took them all. `wanted` where the system sets no such limit (Windows)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows only
+        return wanted
+    kind, unlimited = resource.RLIMIT_NOFILE, resource.RLIM_INFINITY
+    soft, hard = resource.getrlimit(kind)
+    if soft != unlimited and soft < wanted:
+        raised = wanted if hard == unlimited else min(wanted, hard)
+        try:
+            resource.setrlimit(kind, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):  # above what the system allows (macOS: OPEN_MAX)
+            pass
+    return wanted if soft == unlimited else soft
