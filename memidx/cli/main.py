@@ -148,7 +148,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     if extra and args.command == "check":
         args.files = [*args.files, *extra]
     elif extra:
-        parser.unrecognized(args.command, extra)
+        parser.unrecognized(args, extra)
     return args
 
 
