@@ -34,7 +34,7 @@ class Parser(argparse.ArgumentParser):
         told to put it after `--`)."""
         if message.startswith(UNRECOGNIZED):
             self.refuse(message.removeprefix(UNRECOGNIZED).split())
-        self._fail(message + self._close_choice(message))
+        self._fail(message + close_choice(message))
 
     def unrecognized(self, args: argparse.Namespace, words: Sequence[str]) -> NoReturn:
         """The usage error for words that no option takes, said by the parser of the command
@@ -83,11 +83,6 @@ class Parser(argparse.ArgumentParser):
         typo = next((w.split("=", 1)[0] for w in words if w.startswith("--")), None)
         return _close(typo, known)
 
-    def _close_choice(self, message: str) -> str:
-        """` (did you mean search?)` for an invalid choice close to a real one."""
-        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
-        return _close(found[1], re.findall(r"'([^']*)'", found[2])) if found else ""
-
     def _takes_files(self) -> bool:
         return any(not a.option_strings and a.dest in FILE_ARGUMENTS for a in self._actions)
 
@@ -115,3 +110,11 @@ def _close(word: str | None, known: Sequence[str]) -> str:
     """` (did you mean <name>?)` when `word` is close to one of `known` (and not it)."""
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.7) if word else []
     return f" (did you mean {close[0]}?)" if close and close[0] != word else ""
+
+
+def close_choice(message: str) -> str:
+    """` (did you mean search?)` for argparse's invalid choice close to a real one. The choices
+    are quoted up to Python 3.12.7 and 3.13.0 (`'search', 'show'`), bare from 3.12.8 and 3.13.1
+    (`search, show`): read as quoted only, a typo named no command there."""
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    return _close(found[1], [one.strip("'") for one in found[2].split(", ")]) if found else ""

@@ -13,7 +13,7 @@ from tests.helpers import NotesRepo
     [
         (["status", "--jsn"], "memidx status: error: unrecognized arguments: --jsn (did you mean --json?)"),  # noqa: E501
         (["agent", "install", "codex", "--scpoe", "user"], "arguments: --scpoe user (did you mean --scope?)"),  # noqa: E501
-        (["serch", "file", "lock"], "invalid choice: 'serch' (choose from 'search', "),
+        (["serch", "file", "lock"], "invalid choice: 'serch' (choose from "),
         (["memory", "shw"], "(did you mean show?)"),
     ],
 )  # fmt: skip
