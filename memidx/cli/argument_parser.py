@@ -45,6 +45,16 @@ class Parser(argparse.ArgumentParser):
             path.append(chosen)
         path[-1].refuse(words, path[:1])  # memidx's own (`memory`'s --json is `show`'s)
 
+    def refuse_misplaced(self, args: argparse.Namespace, words: Sequence[str]) -> None:
+        """For `check`, whose other words are file names: the usage error for an option of it
+        given before its name (`memidx --update-baseline check secrets` checked a file named
+        `--update-baseline` and updated nothing, exit 0). Its parser reads every option it
+        has, so one left over stood before it; a file named like an option was one anyway."""
+        command = _chosen(self, args)
+        before = [*takewhile(lambda word: word != "--", words)]
+        if command is not None and (misplaced := command._misplaced(before, ())):
+            argparse.ArgumentParser.error(command, f"{UNRECOGNIZED}{' '.join(words)}{misplaced}")
+
     def refuse(self, words: Sequence[str], outer: Sequence[Parser] = ()) -> NoReturn:
         """`unrecognized arguments: ...`, saying where an option of this command or of an
         `outer` one goes when a word is one (`memidx --json status`: it said `did you mean

@@ -86,3 +86,21 @@ def test_a_typo_after_a_nested_command_is_told_by_that_command(repo: NotesRepo) 
     )
     assert use.code == 2 and use.err.startswith("usage: memidx memory use "), use.err
     assert use.err.endswith("memidx memory use: error: unrecognized arguments: --json\n"), use.err
+
+
+def test_an_option_of_check_before_it_is_no_file_name(repo: NotesRepo) -> None:
+    """`memidx --update-baseline check secrets` checked a file named `--update-baseline` (the
+    words check leaves over are file names) and updated no baseline, exit 0; a file name that
+    begins with `-` after its options is still one."""
+    misplaced = repo.memidx_process("--update-baseline", "check", "secrets")
+    (repo.root / "-odd.md").write_text(
+        "# Odd\n\nA note with an odd name, in plain English words.\n"
+    )
+    files = repo.memidx_process("check", "english", "--remedy", "x", "-odd.md")
+
+    assert misplaced.code == 2, misplaced
+    assert misplaced.err.endswith(
+        "(--update-baseline is an option of `memidx check`: it goes after `check`)\n"
+    ), misplaced.err
+    assert not (repo.root / ".memidx-secrets-baseline").exists()
+    assert files.code == 0, files
