@@ -133,7 +133,7 @@ def _scope(args: argparse.Namespace) -> str:
 def _status(args: argparse.Namespace) -> int:
     """What of memidx's each agent file holds; 1 when a file could not be read (a problem found,
     as a check's), after every file is reported."""
-    from memidx.agents.install import SCOPES
+    from memidx.agents.install import SCOPES, project_root
     from memidx.agents.installers import AGENTS, config_files, states_all, with_hooks_off
 
     found: list[tuple[str, str, FileState]] = []
@@ -144,12 +144,14 @@ def _status(args: argparse.Namespace) -> int:
                 if all(state.path != seen.path for _, _, seen in found):
                     found.append((name, scope, state))
     broken = sum(state.unreadable is not None for _, _, state in found)
+    project = project_root(_cwd(args))
     if args.json:
         print(json.dumps({
             "schema": "memidx.agents/1", "healthy": not broken,
             "files": [
                 {"agent": name, "scope": scope, "path": str(state.path),
-                 "installed": _installed(state, name, scope), "unreadable": state.unreadable,
+                 "installed": _installed(state, name, scope, project),
+                 "unreadable": state.unreadable,
                  "hooks_off": None if state.hooks_off is None else str(state.hooks_off),
                  "hooks_skipped": [{"hook": hook, "file": str(path)}
                                    for hook, path in state.hooks_skipped]}
@@ -158,7 +160,7 @@ def _status(args: argparse.Namespace) -> int:
         }, indent=2))  # fmt: skip
     for name, scope, state in [] if args.json else found:
         said: list[str] = []
-        for item in _installed(state, name, scope):  # the agent's switch after memidx's hooks
+        for item in _installed(state, name, scope, project):  # the switch after the hooks
             said.append(item)
             if item.startswith("hooks: "):
                 said.extend(off_notes(state))
@@ -188,16 +190,21 @@ def off_notes(state: FileState) -> list[str]:
     return said
 
 
-def _installed(state: FileState, agent: str, scope: str) -> list[str]:
+def _installed(state: FileState, agent: str, scope: str, project: Path) -> list[str]:
     """The file's `installed` entry, as before `unreadable` was its own field; the install it
     says to run again names the file's agent and scope (it said `memidx agent install`, which
-    installs Claude Code's hooks in the project, for a Codex or a user file too)."""
+    installs Claude Code's hooks in the project, for a Codex or a user file too), and, for a
+    project's file, the project to run it in (it said "from your memory's clone", which put
+    the hooks in the clone's own project and left this one's running a memidx that is gone)."""
     from memidx.agents.entries import REINSTALL
 
     if state.unreadable is not None:
         return [f"unreadable: {state.unreadable}"]
-    flag = " --scope user" if scope == "user" and agent != "hermes" else ""
-    again = REINSTALL.replace("install`", f"install {agent}{flag}`")
+    if scope == "user":
+        flag = "" if agent == "hermes" else " --scope user"
+        again = REINSTALL.replace("install`", f"install {agent}{flag}`")
+    else:  # a project install names no clone's path: any memidx, run in the project
+        again = f"run `memidx agent install {agent}` again in {project}"
     return [item.replace(REINSTALL, again) for item in state.installed]
 
 

@@ -146,9 +146,10 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
     args, extra = (parser := build_parser()).parse_known_args(argv)
     if extra and args.command == "check":
+        parser.refuse_misplaced(args, extra)
         args.files = [*args.files, *extra]
     elif extra:
-        parser.unrecognized(args.command, extra)
+        parser.unrecognized(args, extra)
     return args
 
 

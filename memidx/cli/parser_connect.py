@@ -17,8 +17,10 @@ def connection_commands(commands: Commands) -> None:
     _user_memory_command(commands)
 
 
-def json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
-    p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+def json_flag(
+    p: argparse.ArgumentParser, what: str = "the result", default: object = False
+) -> None:
+    p.add_argument("--json", action="store_true", default=default, help=f"print {what} as JSON")
 
 
 def _agent_commands(commands: Commands) -> None:
@@ -85,7 +87,9 @@ def _user_memory_command(commands: Commands) -> None:
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     show = actions.add_parser("show", help="which memory answers here, and why (the default)")
-    json_flag(show)
+    # none of its own when not given: `memory --json show` printed the people's text (a
+    # sub-command's default replaces what its parent's options set)
+    json_flag(show, default=argparse.SUPPRESS)
     use = actions.add_parser("use", help="record PATH as your memory (in the user configuration)")
     use.add_argument("folder", metavar="PATH", help="the folder of a memidx memory (a clone)")
     use.add_argument(

@@ -13,7 +13,7 @@ from tests.helpers import NotesRepo
     [
         (["status", "--jsn"], "memidx status: error: unrecognized arguments: --jsn (did you mean --json?)"),  # noqa: E501
         (["agent", "install", "codex", "--scpoe", "user"], "arguments: --scpoe user (did you mean --scope?)"),  # noqa: E501
-        (["serch", "file", "lock"], "invalid choice: 'serch' (choose from 'search', "),
+        (["serch", "file", "lock"], "invalid choice: 'serch' (choose from "),
         (["memory", "shw"], "(did you mean show?)"),
     ],
 )  # fmt: skip
@@ -50,3 +50,57 @@ def test_agent_help_says_which_agent_install_takes_when_none_is_named(repo: Note
 
     assert run.code == 0
     assert "the agent (claude-code when none is named;" in " ".join(run.out.split())
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--json", "status"], "memidx status: error: unrecognized arguments: --json (--json is an option of `memidx status`: it goes after `status`)\n"),  # noqa: E501
+        (["--js", "status"], "arguments: --js (--js is an option of `memidx status`: it goes after `status`)\n"),  # noqa: E501
+        (["--limit=3", "search", "lock"], "arguments: --limit=3 (--limit=3 is an option of `memidx search`: it goes after `search`)\n"),  # noqa: E501
+        (["status", "-C", "."], "memidx status: error: unrecognized arguments: -C . (-C is an option of `memidx`: it goes before `status`)\n"),  # noqa: E501
+    ],
+)  # fmt: skip
+def test_an_option_in_the_wrong_place_is_told_where_it_goes(
+    repo: NotesRepo, argv: list[str], said: str
+) -> None:
+    """`memidx --json status` said `unrecognized arguments: --json (did you mean --json?)`:
+    the option it named was the one typed, given before the command, where only memidx's own
+    options are read; `memidx status -C .` named no place for `-C` at all."""
+    run = repo.memidx_process(*argv)
+
+    assert run.code == 2, run.err
+    assert run.err.endswith(said), run.err
+    assert "did you mean" not in run.err and "-fPIC" not in run.err, run.err
+
+
+def test_a_typo_after_a_nested_command_is_told_by_that_command(repo: NotesRepo) -> None:
+    """`memidx memory show --jsn` got `memidx memory`'s usage; `memory use PATH --json` was told
+    `did you mean --json?`, the word it had typed."""
+    show = repo.memidx_process("memory", "show", "--jsn")
+    use = repo.memidx_process("memory", "use", str(repo.root), "--json")
+
+    assert show.code == 2 and show.err.startswith("usage: memidx memory show "), show.err
+    assert show.err.endswith(
+        "memidx memory show: error: unrecognized arguments: --jsn (did you mean --json?)\n"
+    )
+    assert use.code == 2 and use.err.startswith("usage: memidx memory use "), use.err
+    assert use.err.endswith("memidx memory use: error: unrecognized arguments: --json\n"), use.err
+
+
+def test_an_option_of_check_before_it_is_no_file_name(repo: NotesRepo) -> None:
+    """`memidx --update-baseline check secrets` checked a file named `--update-baseline` (the
+    words check leaves over are file names) and updated no baseline, exit 0; a file name that
+    begins with `-` after its options is still one."""
+    misplaced = repo.memidx_process("--update-baseline", "check", "secrets")
+    (repo.root / "-odd.md").write_text(
+        "# Odd\n\nA note with an odd name, in plain English words.\n"
+    )
+    files = repo.memidx_process("check", "english", "--remedy", "x", "-odd.md")
+
+    assert misplaced.code == 2, misplaced
+    assert misplaced.err.endswith(
+        "(--update-baseline is an option of `memidx check`: it goes after `check`)\n"
+    ), misplaced.err
+    assert not (repo.root / ".memidx-secrets-baseline").exists()
+    assert files.code == 0, files
