@@ -34,6 +34,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.index.failures import fallback_trace, record_failure
 from memidx.paths import file_identity
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW
 from memidx.sockets import clear_starting, starting_name, unlink_own
 from memidx.state_folder import ensure_folder
 
@@ -74,7 +75,8 @@ def serve_on(
     except Exception as exc:  # a damaged model, a piece of onnxruntime missing: hooks recall
         model_failed(config, exc)  # in their own process; said in the trace, not only the log
         raise
-    (server_folder(config) / MODEL_FAILED).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # a folder of that name must not end every server
+        (server_folder(config) / MODEL_FAILED).unlink(missing_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         listen(server, path)
         bound = file_identity(path)
@@ -98,8 +100,12 @@ def model_failed(config: Config, exc: Exception) -> None:
         ensure_folder(mark.parent)
         if 0 <= time.time() - mark.stat().st_mtime < TRACE_EVERY:  # (a clock set back: traced)
             return
-    with contextlib.suppress(OSError):
-        mark.touch()
+    with contextlib.suppress(OSError):  # a link there is not followed (touch() made its target)
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NO_FOLLOW | NO_FIFO_WAIT, 0o600)
+        try:
+            os.write(fd, b"1\n")  # its time of change is the mark
+        finally:
+            os.close(fd)
     why = str(exc) if isinstance(exc, MemidxError) else f"{said(exc)} (run `{model_install()}`)"
     path = config.agent_hook_error_path
     record_failure(

@@ -323,3 +323,35 @@ def test_a_model_that_cannot_load_is_not_said_to_leave_hooks_their_own_recall(
     lines = traced(config, "cannot load its model")
     assert len(lines) == 1 and "recall in their own process" not in lines[0], lines
     assert "so no prompt is recalled until it loads" in lines[0], lines
+
+
+def test_the_model_failed_mark_follows_no_link(tmp_path: Path) -> None:
+    """The mark was made with Path.touch(), which follows a link: one left there made a file
+    where it pointed, outside memidx's folder."""
+    config = model_config(tmp_path)
+    mark = recall_server.server_folder(config) / recall_loop.MODEL_FAILED
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    outside = tmp_path / "outside.txt"
+    mark.symlink_to(outside)
+
+    served_briefly(config)
+
+    assert not outside.exists()
+    assert len(traced(config, "cannot load its model")) == 1
+
+
+def test_a_server_whose_model_loads_is_not_ended_by_a_folder_where_its_mark_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that loads its model forgets the failure mark; a folder of that name (no
+    file memidx wrote) made the unlink raise, so every server ended as its model loaded."""
+    monkeypatch.setattr("memidx.agents.recall.Recaller.embedder", lambda self: object())
+    config = model_config(tmp_path)
+    mark = recall_server.server_folder(config) / recall_loop.MODEL_FAILED
+    mark.mkdir(parents=True)
+    path = recall_server.socket_path(config)
+    assert path is not None
+
+    recall_loop.serve_on(config, path, 0.1)  # idle 0.1 s, then ends as a server does
+
+    assert mark.is_dir()
