@@ -71,7 +71,7 @@ def _writer_gone(writer: Path) -> bool:
     if sys.platform == "win32":  # pragma: no cover - no prepare there (no shell), no flock
         return False
     try:
-        looked = os.open(writer, OPEN_AS_IS)
+        looked = os.open(writer, OPEN_AS_IS | os.O_WRONLY)  # NFS: flock's LOCK_EX needs it
     except OSError:
         return False
     try:
