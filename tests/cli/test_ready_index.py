@@ -63,6 +63,27 @@ def test_a_hook_s_git_variables_do_not_send_the_copy_to_another_repository(
     assert not (other.root / ".git" / "index").exists()  # the other repository untouched
 
 
+def _killed_git_gone(git_dir: Path) -> None:
+    """Wait (10 s at most) until the git killed with memidx has ended: `kill -9 $PPID $$` ends
+    memidx first, and under load the test's next prepare ran while that git still held WRITER."""
+    import fcntl
+    import time
+
+    try:
+        held = os.open(git_dir / WRITER, os.O_WRONLY)
+    except FileNotFoundError:
+        return
+    try:
+        for _ in range(1000):
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                time.sleep(0.01)
+    finally:
+        os.close(held)
+
+
 def _killed_at_its_lock(tmp_path: Path) -> str:
     """A PATH whose `git`, run as a reset on READY, makes READY's lock and is killed (SIGKILL)
     with the memidx that started it before it renames that lock; every other git the real one."""
@@ -96,6 +117,7 @@ def test_a_lock_a_killed_prepare_left_on_the_copy_goes_at_the_next_prepare(
     killed = subprocess.run(argv, env=env, capture_output=True, check=False)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert (git_dir / LOCK).exists()  # left, as a git killed there leaves it
+    _killed_git_gone(git_dir)
 
     prepared = prepare(repo.root, git_dir, args, new, [])
 
@@ -183,6 +205,7 @@ def test_a_lock_left_by_a_git_killed_before_memidx_wrote_its_pid_goes_too(
                             capture_output=True, check=False)  # fmt: skip
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert (git_dir / LOCK).exists()  # left, as a git killed there leaves it
+    _killed_git_gone(git_dir)
 
     prepared = prepare(repo.root, git_dir, args, new, [])
 
