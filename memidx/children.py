@@ -68,6 +68,20 @@ def run_in_session(argv: list[str], cwd: Path, errors: BinaryIO) -> int:
     return done.returncode
 
 
+def start_holding(argv: list[str], cwd: Path, env: Mapping[str, str], held: int) -> int:
+    """Run `argv` in `cwd` to its end, its output dropped, the open file `held` (and the flock
+    on it) inherited by it on POSIX, so that it holds that lock while it runs, memidx killed
+    or not (memidx.git.ready_lock); its exit status. Windows: not inherited."""
+    import subprocess
+
+    quiet = subprocess.DEVNULL
+    passed = (held,) if sys.platform != "win32" else ()
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=quiet, stderr=quiet, pass_fds=passed)
+    with suppress(OSError):  # its pid, for a person who looks
+        os.write(held, str(child.pid).encode())
+    return child.wait()
+
+
 GRACE = 2.0  # seconds a stopped child's process group has to end on SIGTERM before SIGKILL
 
 

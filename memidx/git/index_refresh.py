@@ -122,23 +122,29 @@ def stat_less(git_dir: Path, pathspecs: Sequence[str]) -> bool:
 
 def _entry_ctime(data: bytes, path: bytes) -> int | None:
     """The ctime (seconds and nanoseconds as one number) of the index entry of `path` in an
-    index v2 or v3 `data`; None when no entry of it is found whole (its name's length in its
-    flags, a mode git writes) with either hash (SHA-1, SHA-256), plain or extended."""
+    index v2 or v3 `data`; None when no entry of it is found whole (at an entry's place: 12
+    bytes in, then a multiple of 8; its name's length in its flags, a mode git writes) with
+    either hash (SHA-1, SHA-256), plain or extended, or when more than one is: the tail of a
+    longer name read as a SHA-256 entry (`backup/v1_0/<path>`, its name 47 bytes long, in a
+    SHA-1 index) gave that other file's ctime, and a stat-less entry was taken as read."""
+    found: list[int] = []
     at = data.find(path + b"\0", 12)
     while at > 0:
         for hashed, tail in ((20, 2), (32, 2), (20, 4), (32, 4)):
             start = at - tail - hashed - 40
-            flags = int.from_bytes(data[at - tail : at - tail + 2], "big") if start >= 12 else -1
-            mode = int.from_bytes(data[start + 24 : start + 28], "big") if start >= 12 else 0
+            if start < 12 or (start - 12) % 8:
+                continue
+            flags = int.from_bytes(data[at - tail : at - tail + 2], "big")
+            mode = int.from_bytes(data[start + 24 : start + 28], "big")
             extended = (flags & 0x4000) != 0
             if (
                 (flags & 0xFFF) == min(len(path), 0xFFF)
                 and extended == (tail == 4)
                 and (mode in MODES)
             ):
-                return int.from_bytes(data[start : start + 8], "big")
+                found.append(int.from_bytes(data[start : start + 8], "big"))
         at = data.find(path + b"\0", at + 1)
-    return None
+    return found[0] if len(found) == 1 else None
 
 
 def git_version() -> tuple[int, int]:

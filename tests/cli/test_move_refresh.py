@@ -165,3 +165,23 @@ def test_an_entry_s_stat_is_read_from_git_s_index_itself(
     repo.git("update-index", "--cacheinfo", f"100644,{blob},{ref}")  # as the swap leaves it
     assert stat_less(git_dir, spec)
     assert not stat_less(git_dir, [":(literal)notes/ab/agent.md"]) or unreadable
+
+
+def test_the_tail_of_a_longer_name_is_not_read_as_the_entry(tmp_path: Path) -> None:
+    """In a SHA-1 index, `backup/v1_0/<note>` (the note's name 47 bytes long: `0/` its flags
+    read as a name's length) read as a SHA-256 entry at the note's name gave that other file's
+    ctime: the note's stat-less entry (the swap's) was taken as having its stat, left so."""
+    repo = NotesRepo(tmp_path / "memory")
+    ref = "notes/ops/deploy-on-fridays-checklist-rollback.md"[:44] + ".md"
+    assert len(ref) == 47
+    for path in (f"backup/v1_0/{ref}", ref):  # the backup's entry sorts first
+        repo.write(path, "# Deploy\n\nRoll back on Fridays.\n")
+    repo.commit("a note and its backup")
+    blob = repo.git("rev-parse", f"HEAD:{ref}").strip()
+    repo.git("update-index", "--cacheinfo", f"100644,{blob},{ref}")  # as the swap leaves it
+    assert repo.git("diff-files", "--name-only") == f"{ref}\n"
+
+    assert stat_less(repo.root / ".git", [f":(literal){ref}"])
+    stat_given(repo.root, repo.root / ".git", [f":(literal){ref}"])
+
+    assert repo.git("diff-files", "--name-only") == ""  # given its stat

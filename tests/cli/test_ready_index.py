@@ -4,6 +4,7 @@ and not refused for good by a lock a killed git left on it (memidx.git.ready_loc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -62,6 +63,27 @@ def test_a_hook_s_git_variables_do_not_send_the_copy_to_another_repository(
     assert not (other.root / ".git" / "index").exists()  # the other repository untouched
 
 
+def _killed_git_gone(git_dir: Path) -> None:
+    """Wait (10 s at most) until the git killed with memidx has ended: `kill -9 $PPID $$` ends
+    memidx first, and under load the test's next prepare ran while that git still held WRITER."""
+    import fcntl
+    import time
+
+    try:
+        held = os.open(git_dir / WRITER, os.O_WRONLY)
+    except FileNotFoundError:
+        return
+    try:
+        for _ in range(1000):
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                time.sleep(0.01)
+    finally:
+        os.close(held)
+
+
 def _killed_at_its_lock(tmp_path: Path) -> str:
     """A PATH whose `git`, run as a reset on READY, makes READY's lock and is killed (SIGKILL)
     with the memidx that started it before it renames that lock; every other git the real one."""
@@ -95,6 +117,7 @@ def test_a_lock_a_killed_prepare_left_on_the_copy_goes_at_the_next_prepare(
     killed = subprocess.run(argv, env=env, capture_output=True, check=False)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert (git_dir / LOCK).exists()  # left, as a git killed there leaves it
+    _killed_git_gone(git_dir)
 
     prepared = prepare(repo.root, git_dir, args, new, [])
 
@@ -103,17 +126,88 @@ def test_a_lock_a_killed_prepare_left_on_the_copy_goes_at_the_next_prepare(
     assert _ready_holds(repo) == f"{NEW}\n"
 
 
+@pytest.mark.skipif(SHELL is None, reason="flock: POSIX")
 @pytest.mark.parametrize("writer", ["alive", "unknown"])
 def test_a_lock_on_the_copy_whose_git_may_still_run_stays(tmp_path: Path, writer: str) -> None:
-    """Not provably dead: a writer that runs (this test's process, started before the lock),
-    or none named (memidx and its git killed before the pid was written)."""
+    """Not provably gone: a writer that runs (a process that inherited WRITER's lock, as the
+    git memidx starts does, its pid in it), or none named (a lock no memidx of this kind made)."""
+    import fcntl
+
     repo, new, args = _a_commit_to_bring(tmp_path)
     git_dir = repo.root / ".git"
-    if writer == "alive":
-        (git_dir / WRITER).write_text(str(os.getpid()))
+    with contextlib.ExitStack() as stack:
+        if writer == "alive":
+            held = os.open(git_dir / WRITER, os.O_WRONLY | os.O_CREAT, 0o644)
+            fcntl.flock(held, fcntl.LOCK_EX)
+            runs = subprocess.Popen(["sleep", "60"], pass_fds=(held,))
+            stack.callback(runs.wait)
+            stack.callback(runs.kill)
+            os.write(held, str(runs.pid).encode())
+            os.close(held)  # held by the running child alone
+        (git_dir / LOCK).write_bytes(b"DIRC")
+
+        assert prepare(repo.root, git_dir, args, new, []) is None
+
+        assert (git_dir / LOCK).read_bytes() == b"DIRC"
+        assert (git_dir / WRITER).exists() == (writer == "alive")  # kept: it judges the lock
+
+
+def test_the_lock_is_judged_by_the_writer_s_flock_not_the_pid_in_it(tmp_path: Path) -> None:
+    """The lock is judged by WRITER's flock, not the pid in it (a pid given again since, or
+    one memidx had not written yet when it was killed)."""
+    repo, new, args = _a_commit_to_bring(tmp_path)
+    git_dir = repo.root / ".git"
+    (git_dir / WRITER).write_text(str(os.getpid()))  # a live pid, holding no lock
     (git_dir / LOCK).write_bytes(b"DIRC")
 
-    assert prepare(repo.root, git_dir, args, new, []) is None
+    assert prepare(repo.root, git_dir, args, new, []) is not None
+    assert not (git_dir / LOCK).exists()
 
-    assert (git_dir / LOCK).read_bytes() == b"DIRC"
-    assert (git_dir / WRITER).exists() == (writer == "alive")  # kept: it judges the lock
+
+def _killed_at_once(tmp_path: Path) -> str:
+    """A PATH whose `git`, run as a reset on READY, makes READY's lock and is killed (SIGKILL)
+    with the memidx that started it at once, whatever memidx wrote by then."""
+    real = shutil.which("git")
+    assert real is not None
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "git").write_text(
+        "#!/bin/sh\n"
+        f'case "$GIT_INDEX_FILE:$1" in *{READY}:reset) : >"$GIT_INDEX_FILE.lock"; '
+        f'kill -9 $PPID $$;; esac\nexec "{real}" "$@"\n'
+    )
+    (folder / "git").chmod(0o755)
+    return f"{folder}{os.pathsep}{os.environ['PATH']}"
+
+
+@pytest.mark.skipif(SHELL is None, reason="the killed git is a POSIX shell script")
+def test_a_lock_left_by_a_git_killed_before_memidx_wrote_its_pid_goes_too(
+    tmp_path: Path,
+) -> None:
+    """memidx wrote the git's pid once Popen returned: killed in that instant (here: slow to
+    write it, as on a loaded machine), it left a lock no writer was known for, which stayed
+    for good, every move after it done under git's index.lock. The git now holds WRITER's
+    lock from its start (taken by memidx before it, inherited)."""
+    repo, new, args = _a_commit_to_bring(tmp_path)
+    git_dir = repo.root / ".git"
+    code = (
+        "import sys, time, pathlib; from pathlib import Path\n"
+        "write = pathlib.Path.write_text\n"
+        "def slow(self, *a, **k):\n"
+        "    time.sleep(5)\n"
+        "    return write(self, *a, **k)\n"
+        "pathlib.Path.write_text = slow\n"
+        "from memidx.git.index_swap import prepare\n"
+        "prepare(Path(sys.argv[1]), Path(sys.argv[1], '.git'), sys.argv[3:], sys.argv[2], [])\n"
+    )
+    argv = [sys.executable, "-c", code, str(repo.root), new, *args]
+    killed = subprocess.run(argv, env=clean_env(PATH=_killed_at_once(tmp_path)),
+                            capture_output=True, check=False)  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert (git_dir / LOCK).exists()  # left, as a git killed there leaves it
+    _killed_git_gone(git_dir)
+
+    prepared = prepare(repo.root, git_dir, args, new, [])
+
+    assert prepared is not None  # was: None at this move and every one after it
+    assert not (git_dir / LOCK).exists()
