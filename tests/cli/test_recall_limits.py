@@ -345,7 +345,11 @@ def test_a_server_whose_model_loads_is_not_ended_by_a_folder_where_its_mark_goes
 ) -> None:
     """A server that loads its model forgets the failure mark; a folder of that name (no
     file memidx wrote) made the unlink raise, so every server ended as its model loaded."""
-    monkeypatch.setattr("memidx.agents.recall.Recaller.embedder", lambda self: object())
+
+    def loaded(self: object) -> object:
+        return object()
+
+    monkeypatch.setattr("memidx.agents.recall.Recaller.embedder", loaded)
     config = model_config(tmp_path)
     mark = recall_server.server_folder(config) / recall_loop.MODEL_FAILED
     mark.mkdir(parents=True)
