@@ -5,6 +5,7 @@ for it, the line for `memidx status` must be left as for `remember` and `haystac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -12,9 +13,15 @@ import pytest
 
 from memidx.git import commit as commit_module
 from tests.cli.test_forget import clones
-from tests.cli.test_purge_writers import _file
+from tests.helpers import NotesRepo
 
 SAID = "a git pull of this clone (pid 4242) started as memidx committed the segments"
+
+
+def _file(repo: NotesRepo, text: str) -> str:
+    run = repo.memidx("file-turn", "--json", stdin=json.dumps({"text": text}))
+    assert run.code == 0, run.err
+    return str(run.json()["id"])
 
 
 def _a_pull(_root: Path) -> dict[str, str]:
