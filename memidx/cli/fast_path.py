@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
-    """(directory, stage) when argv is exactly `[-C DIR] hook [STAGE [git's arguments]]`, the
-    call every git hook makes; None for anything else, which argparse then handles."""
+def hook_call(argv: Sequence[str]) -> tuple[Path | None, str, list[str]] | None:
+    """(directory, stage, git's arguments) when argv is exactly `[-C DIR] hook [STAGE [git's
+    arguments]]`, the call every git hook makes; None for anything else, which argparse then
+    handles."""
     rest = list(argv)
     directory = None
     if len(rest) >= 2 and rest[0] == "-C":
@@ -20,12 +21,12 @@ def hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
     from memidx.githooks.hook import STAGES, stage_from_environment
 
     if len(rest) == 1:  # pre-commit's memidx-sync (.pre-commit-hooks.yaml): one hook, 4 stages
-        return directory, stage_from_environment()
+        return directory, stage_from_environment(), []
     if rest[1] not in STAGES:
         return None
     if any(arg.startswith("-") for arg in rest[2:]):
         return None  # --help and friends
-    return directory, rest[1]
+    return directory, rest[1], rest[2:]
 
 
 def check_call(argv: Sequence[str], flag: str) -> tuple[Path | None, str] | None:

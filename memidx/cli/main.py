@@ -54,7 +54,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "hook":  # must never fail the git operation, whatever happens
         from memidx.githooks.hook import run_hook, stage_from_environment
 
-        return run_hook(directory, args.stage or stage_from_environment())
+        return run_hook(directory, args.stage or stage_from_environment(), args.hook_args)
     try:
         _refuse_non_text(args)
         _refuse_missing(directory)

@@ -212,4 +212,6 @@ def _memory_commands(commands: Commands) -> None:
         + ["reference-transaction", "post-index-change"],
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
-    p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
+    p.add_argument(
+        "hook_args", nargs="*", help="what git passes to the hook (post-rewrite's: amend or rebase)"
+    )

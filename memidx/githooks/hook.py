@@ -4,6 +4,7 @@ could not do its job and leaves a trace for `memidx status` and the pre-commit c
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.config import Config, load_config
@@ -29,8 +30,6 @@ STAGES = (
 # the stages that run in the middle of a git command (HEAD's ref locked, an autostash being
 # applied): no pending note is committed there
 MIDWAY = frozenset({"reference-transaction", "post-index-change"})
-# the stages of a pull's merge or rebase: a late pull's line (memidx.git.late_pull) is done with
-PULLED = frozenset({"post-merge", "post-rewrite"})
 # set by the reference-transaction shim when a stopped cherry-pick, revert or am ended
 ENDED = "MEMIDX_GIT_ENDED"
 
@@ -47,11 +46,12 @@ def stage_from_environment() -> str:
     return "post-commit"
 
 
-def run_hook(directory: Path | None, stage: str) -> int:
-    """Bring the index to HEAD after a git operation; always returns 0. After a pull or a
-    checkout, also say which of memidx's git hooks are missing or outdated."""
+def run_hook(directory: Path | None, stage: str, hook_args: Sequence[str] = ()) -> int:
+    """Bring the index to HEAD after a git operation (`hook_args`: what git passed the hook);
+    always returns 0. After a pull or a checkout, also say which of memidx's git hooks are
+    missing or outdated."""
     root = directory or Path.cwd()  # the repository git works in, not the user's memory
-    _synced(root, stage)
+    _synced(root, stage, _pulled(stage, hook_args))
     if stage in AFTER_PULL:
         _say_outdated(root)
     return 0
@@ -68,7 +68,18 @@ def _say_outdated(root: Path) -> None:
         print(f"memidx: git hooks: {outdated_line(stages, root)}")
 
 
-def _synced(root: Path, stage: str) -> int:
+def _pulled(stage: str, hook_args: Sequence[str]) -> bool:
+    """Whether `stage` may end a pull's merge or rebase, after which a late pull's line
+    (memidx.git.late_pull) is done with: post-merge, or the post-rewrite of a rebase (git's
+    first argument; pre-commit's PRE_COMMIT_REWRITE_COMMAND), never an amend's: no pull ran,
+    and the one that failed is still to run again."""
+    if stage != "post-rewrite":
+        return stage == "post-merge"
+    kind = hook_args[0] if hook_args else os.environ.get("PRE_COMMIT_REWRITE_COMMAND", "")
+    return kind == "rebase"
+
+
+def _synced(root: Path, stage: str, pulled: bool) -> int:
     ended = os.environ.pop(ENDED, "")  # the shim's word to this hook: no child inherits it
     try:
         config = load_config(root)
@@ -77,8 +88,8 @@ def _synced(root: Path, stage: str) -> int:
         from memidx.index.following import following
         from memidx.memory.head_sync import sync_to_head
 
-        pulled = traces(root, config.pull_error_path) if stage in PULLED else ()
-        marks = trace_marks(*pulled)  # what a late pull left said before this merge or rebase
+        # what a late pull left said before this merge or rebase
+        marks = trace_marks(*(traces(root, config.pull_error_path) if pulled else ()))
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
             print(line)
         # git moved HEAD: a search meanwhile says the index follows. Taken before a pending

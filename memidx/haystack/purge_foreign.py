@@ -169,6 +169,7 @@ def commit_blanked(
     after the error had said they kept their bytes (` M`, for their next `git commit -a`).
     `wait`: commit_paths'."""
     from memidx.git.commit import commit_paths
+    from memidx.index.failures import pull_trace
 
     refs = {path: segment_ref(config, path) for path in files}
     written = {refs[path]: new for path, (new, _) in files.items()}
@@ -176,7 +177,7 @@ def commit_blanked(
     try:
         commit_paths(
             config, sorted(refs.values()), f"{subject} of other writers", branch=branch,
-            wait=wait, written=written,
+            wait=wait, written=written, unhelped=pull_trace(config),
         )  # fmt: skip
     except MemidxError as failed:
         if _write_landed(config, files, refs) or all(

@@ -210,3 +210,17 @@ def test_a_draft_memidx_cannot_prove_its_own_left_stays(tmp_path: Path, what: st
 
     assert draft.exists() or draft.is_symlink()
     assert (tmp_path / "theirs").exists() or what not in ("a link", "a folder")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown: root's")
+def test_a_draft_of_another_owner_than_its_folder_s_stays(tmp_path: Path) -> None:
+    """Another user's file of the draft's name (root's memidx in a shared folder): not
+    memidx's to remove, however old."""
+    trace, draft = _orphan(tmp_path, trace_trim.LEFT_AGE + 60)
+    os.chown(draft, tmp_path.stat().st_uid + 4321, -1)
+    when = time.time() - trace_trim.LEFT_AGE - 60
+    os.utime(draft, (when, when))
+
+    failures.clear_failures(trace)
+
+    assert draft.exists()
