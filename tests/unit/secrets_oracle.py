@@ -3,7 +3,8 @@
 on generated texts. It judges each value in each window again, and searches the whole line for
 each secret value it found, with the library's own entropy: slow on hostile pastes, exact.
 The readers of values added since (template_led) are read here as in the new pass, and a
-sentence's full stop after a value is left out as there (values.without_full_stop)."""
+sentence's full stop after a value is left out as there (values.without_full_stop), but
+for one inside the value's quotes (values.quoted_stop)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from memidx.secrets.templates import template_led
 from memidx.secrets.values import (
     assigned_value,
     looks_secret,
+    quoted_stop,
     real_password,
     without_full_stop,
 )
@@ -125,7 +127,8 @@ def assigned(text: str) -> Iterable[Finding]:
             if looks_secret(value, entropy):
                 value = without_full_stop(value, partial(looks_secret, entropy=entropy))
                 for hit in occurrences(line, value, kind):
-                    yield Finding(start + hit.start, start + min(hit.end, shut), kind)
+                    end = quoted_stop(line, hit.end)
+                    yield Finding(start + hit.start, start + min(end, shut), kind)
 
 
 def _library_values(
