@@ -101,7 +101,7 @@ def assigned(text: str) -> Iterable[Finding]:
     from memidx.secrets.encoded import decodings, has_encoded_pairs
     from memidx.secrets.folded import folded_values
 
-    judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
+    judged: dict[tuple[int, bool], bool] = {}  # each line below a key alone: if it looked secret
     secret: dict[str, bool] = {}  # each value judged: whether it looked secret
     short: dict[str, list[tuple[int, int]]] = {}  # each SHORT_ASSIGNMENT line's, read once
     read: dict[str, list[Finding]] = {}  # each named line's values, read once

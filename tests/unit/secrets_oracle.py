@@ -102,7 +102,7 @@ def assigned(text: str) -> Iterable[Finding]:
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
     text = matched_quotes(plain_quotes(code_strings(text)))
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
-    judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
+    judged: dict[tuple[int, bool], bool] = {}  # each line below a key alone: if it looked secret
     for start, done in _candidate_lines(text):
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
