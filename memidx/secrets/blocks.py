@@ -47,7 +47,7 @@ FLOW_ENTRY = lazy(r"(?:[^,{}\[\]:]*+(?::[ \t]|\":|':))?+[ \t]*+([^,{}\[\]]*)")
 
 
 def values_below(
-    text: str, start: int, end: int, kind: str, judged: dict[int, bool] | None = None
+    text: str, start: int, end: int, kind: str, judged: dict[tuple[int, bool], bool] | None = None
 ) -> Iterator[Finding]:
     """The values that look secret on the lines below the line `text[start:end]`, when that
     line is a secret-sounding key alone: each line of its block, or its next line unless it is
@@ -112,7 +112,7 @@ def _tripled_below(text: str, start: int, end: int, kind: str) -> Iterator[Findi
 
 
 def flow_values(
-    text: str, start: int, end: int, kind: str, judged: dict[int, bool]
+    text: str, start: int, end: int, kind: str, judged: dict[tuple[int, bool], bool]
 ) -> Iterator[Finding]:
     """The values that look secret of the flow collection a secret-sounding key holds on the
     line `text[start:end]` (`password: {value: x}`): no keyword rule reads into one."""
@@ -122,7 +122,7 @@ def flow_values(
 
 
 def _items(
-    text: str, at: int, column: int, kind: str, judged: dict[int, bool], *, name: str
+    text: str, at: int, column: int, kind: str, judged: dict[tuple[int, bool], bool], *, name: str
 ) -> Iterator[Finding]:
     """The items that look secret of the list whose first item's line begins at `at`, its
     dashes at `column`: each item's text on its dash's line (an item that is a mapping,
@@ -170,7 +170,7 @@ def _judged(
     start: int,
     end: int,
     kind: str,
-    judged: dict[int, bool],
+    judged: dict[tuple[int, bool], bool],
     *,
     plain: bool = True,
     name: str = "",
@@ -199,18 +199,20 @@ def _judged(
                 yield from _judged(text, at, at + len(scalar), kind, judged, name=name, short=given)
                 name = name if auth_method(name, scalar) else ""  # `[admin, Mango-Tiger-17]`
         return
-    secret = judged.get(start)
-    if secret is None and (auth_method(name, value) or is_test_verdict(name, value)):
-        secret = judged[start] = False  # a method's name given to `auth`, a test's to `pass`
-    if secret is None:  # a password's own key's value is a passphrase, not a thing's name
-        names = not password_named(name)  # (`password:` over `  aws-iam-identity-center`)
-        secret = " " not in value and (
-            looks_secret(value, library.entropy(), names=names)
-            or (bool(short) and short_below(one_of(short), value))  # `password: |` over `hunter2`
-        )
-        judged[start] = secret
-    if secret:
-        yield Finding(start, end, kind)
+    if " " in value or auth_method(name, value) or is_test_verdict(name, value):
+        return  # a method's name given to `auth`, a test's to `pass`
+    # a password's own key's value is a passphrase, not a thing's name (`password:` over
+    # `  aws-iam-identity-center`): judged once by where it starts and how, whatever the key
+    # (a block's `secret: |` over `  password:` over `    hunter2` decided for both keys)
+    names = not password_named(name)
+    secret = judged.get((start, names))
+    if secret is None:
+        secret = judged[start, names] = looks_secret(value, library.entropy(), names=names)
+    if secret or (short and len(value) <= SHORT_LONGEST and short_below(one_of(short), value)):
+        yield Finding(start, end, kind)  # `password: |` over `hunter2`: short, by its key
+
+
+SHORT_LONGEST = 14  # short.short_below's longest: 12 digits in their quotes
 
 
 PLURALS = ("passwords", "passwds", "pwds", "passphrases")  # a list's key names its items

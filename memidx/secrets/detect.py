@@ -101,13 +101,15 @@ LONG = 8  # a command's password this long is masked without the full stops afte
 def _command_passwords(text: str) -> Iterable[Finding]:
     """Passwords given to curl, HTTPie, the mysql clients or sshpass on a command line (a
     placeholder such as `user:password` or `-p$DB_PASSWORD` is none), without the `,` or `;`
-    after them, nor a long one's sentence's full stop (`curl -u bob:<16 characters>.`)."""
+    after them, nor a long one's sentence's full stop (`curl -u bob:<16 characters>.`; a dot
+    inside its quotes is its own)."""
     for command, pattern in COMMAND_PASSWORDS:
         if command not in text:  # a literal find first: most texts name none of them
             continue
         for match in pattern.finditer(text):
             password = match.group(1).rstrip(",;")
-            if len(password.rstrip(".")) >= LONG:
+            quoted = text[match.end(1) : match.end(1) + 1] in ("'", '"')  # `'bob:v4lue.'`: its
+            if len(password.rstrip(".")) >= LONG and not quoted:  # dot, no sentence's end
                 password = password.rstrip(".")
             if len(password) >= 4 and _real_password(password):
                 yield Finding(match.start(1), match.start(1) + len(password), COMMAND_KIND)

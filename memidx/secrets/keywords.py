@@ -101,7 +101,7 @@ def assigned(text: str) -> Iterable[Finding]:
     from memidx.secrets.encoded import decodings, has_encoded_pairs
     from memidx.secrets.folded import folded_values
 
-    judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
+    judged: dict[tuple[int, bool], bool] = {}  # each line below a key alone: if it looked secret
     secret: dict[str, bool] = {}  # each value judged: whether it looked secret
     short: dict[str, list[tuple[int, int]]] = {}  # each SHORT_ASSIGNMENT line's, read once
     read: dict[str, list[Finding]] = {}  # each named line's values, read once
@@ -153,7 +153,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     from memidx.secrets.places import every_place
     from memidx.secrets.short import short_passwords
     from memidx.secrets.templates import template_led, templated
-    from memidx.secrets.values import assigned_value, without_full_stop
+    from memidx.secrets.values import assigned_value, quoted_stop, without_full_stop
 
     kinds: dict[str, str] = {}
     yield from _library_values(line, judge, kinds)
@@ -172,7 +172,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
 
     judged = [(without_full_stop(v, secret), k) for v, k in values if secret(v)]
     for at, end, kind in every_place(line, judged):
-        yield Finding(at, end, kind)
+        yield Finding(at, quoted_stop(line, end), kind)  # `"v4lue."`: its dot is no full stop
 
 
 def _passphrase(line: str, value: str) -> bool:

@@ -9,8 +9,9 @@ read as that function reads one once its digits are taken off, but only where ea
 digits is a version's after a word (`V2`, `_v3`) or a technical word's of three letters or
 more (technical.technical: `oauth2`, `sha256`, `base64`; a few services', `s3`, `ec2`): a
 password swaps digits in elsewhere (`Tr0ub4dor&3`, `aB3xK9mQ2`, `Summer2024`, `hunter2`,
-`userToken2`), and stays judged. A name whose words name no secret stays judged too, as
-without digits (`correctHorseV2`, as `correctHorseBattery`, a passphrase).
+`userToken2`), and so does a random string's tail after them, letters that are no word
+(`tokenV9X`, `apiKeyV2Zq`): each stays judged. A name whose words name no secret stays
+judged too, as without digits (`correctHorseV2`, as `correctHorseBattery`, a passphrase).
 """
 
 from __future__ import annotations
@@ -35,11 +36,16 @@ def numbered_name(value: str) -> bool:
     if "".join(pieces) != value:
         return False  # a sign, or digits no word stands before
     kept: list[str] = []
+    numbered = False  # a run of digits read: only words follow it (`V2Async`, not `V9X`)
     for piece in pieces:
         word = piece.rstrip(DIGITS)
         if word == piece:
+            if numbered and not _word(piece):
+                return False  # `tokenV9X`, `apiKeyV2Zq`: a random string's tail
             kept.append(piece)
-        elif VERSION.fullmatch(piece) and _after_a_word(kept):
+            continue
+        numbered = True
+        if VERSION.fullmatch(piece) and _after_a_word(kept):
             if kept[-1] == "_":
                 kept.pop()  # `db_password_v2`: the version and its `_`
         elif piece.lower() in SERVICES or (len(word) >= 3 and technical(piece.lower())):
@@ -50,6 +56,12 @@ def numbered_name(value: str) -> bool:
     if not name or "__" in name:
         return False
     return names_a_secret(name)
+
+
+def _word(piece: str) -> bool:
+    """Whether a piece after a name's digits is a word of code (`Async`, `KEY`) or its `_`,
+    not one letter or letters without a vowel (`X`, `Zq`): a random string's."""
+    return piece == "_" or (len(piece) >= 2 and any(c in "aeiouy" for c in piece.lower()))
 
 
 def _after_a_word(kept: list[str]) -> bool:

@@ -130,9 +130,20 @@ def without_full_stop(value: str, secret: Callable[[str], bool]) -> str:
     """`value` without the full stops that end its sentence (`the token is v4lue.`, read by a
     keyword rule to its run's end), when what is left is still `secret`: the stop was masked
     with it. A dot inside a value stays (a JWT's `a.b.c`), and so does one that makes it a
-    secret (`letmein.`, one of the commonest passwords with a sign)."""
+    secret (`letmein.`, one of the commonest passwords with a sign), and one inside its
+    quotes (quoted_stop, by where it stands)."""
     bare = value.rstrip(".")
     return bare if bare != value and bare and secret(bare) else value
+
+
+def quoted_stop(line: str, end: int) -> int:
+    """Where a value placed in `line` up to `end` ends: past the dots after it when a quote
+    closes after them, inside which they are the value's, no sentence's end (`password =
+    "v4lue."`, `'Bearer v4lue...'`: each such dot was shown beside the mask)."""
+    stop = end
+    while line.startswith(".", stop):
+        stop += 1
+    return stop if stop > end and line[stop : stop + 1] in ('"', "'", "`") else end
 
 
 def real_password(value: str) -> bool:

@@ -3,7 +3,8 @@
 on generated texts. It judges each value in each window again, and searches the whole line for
 each secret value it found, with the library's own entropy: slow on hostile pastes, exact.
 The readers of values added since (template_led) are read here as in the new pass, and a
-sentence's full stop after a value is left out as there (values.without_full_stop)."""
+sentence's full stop after a value is left out as there (values.without_full_stop), but
+for one inside the value's quotes (values.quoted_stop)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from memidx.secrets.templates import template_led
 from memidx.secrets.values import (
     assigned_value,
     looks_secret,
+    quoted_stop,
     real_password,
     without_full_stop,
 )
@@ -100,7 +102,7 @@ def assigned(text: str) -> Iterable[Finding]:
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
     text = matched_quotes(plain_quotes(code_strings(text)))
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
-    judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
+    judged: dict[tuple[int, bool], bool] = {}  # each line below a key alone: if it looked secret
     for start, done in _candidate_lines(text):
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
@@ -125,7 +127,8 @@ def assigned(text: str) -> Iterable[Finding]:
             if looks_secret(value, entropy):
                 value = without_full_stop(value, partial(looks_secret, entropy=entropy))
                 for hit in occurrences(line, value, kind):
-                    yield Finding(start + hit.start, start + min(hit.end, shut), kind)
+                    end = quoted_stop(line, hit.end)
+                    yield Finding(start + hit.start, start + min(end, shut), kind)
 
 
 def _library_values(

@@ -112,3 +112,19 @@ def test_a_short_password_in_a_list_below_its_key_is_refused(text: str, secrets:
 )
 def test_other_short_values_in_a_list_below_a_key_pass(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("secret: |\n  password:\n    hunter2\n", "hunter2"),
+        ("auth: |\n  password: |\n    hunter2\n", "hunter2"),
+        ("credentials: |\n  passwords:\n    abc123\n", "abc123"),
+        ("secret: |\n  password:\n    aws-iam-identity-center\n", "aws-iam-identity-center"),
+    ],
+)
+def test_a_value_below_two_keys_is_judged_for_each(text: str, secret: str) -> None:
+    """A line a block's key (`secret: |`) reads and a password's key below it reads too was
+    judged once by where it starts: the outer key's verdict (no password's name: no short
+    password, a cloud's words a name) let it through for both."""
+    assert found(text) == [secret]

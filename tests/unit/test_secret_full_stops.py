@@ -58,3 +58,24 @@ def test_a_sentences_full_stop_after_a_secret_is_shown(text: str, shown: str) ->
 )
 def test_a_dot_within_a_secret_stays_masked(text: str, secret: str) -> None:
     assert [text[f.start : f.end] for f in find_secrets(text, allow=True)] == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password = "{RANDOM}."',
+        f"api_key: '{RANDOM}...'",
+        f'{{"token": "{RANDOM}."}}',
+        f"export TOKEN='{RANDOM}.'; next",
+        f"Set `TOKEN={RANDOM}.` first.",
+        f'auth=("admin", "{RANDOM}.")',
+        f'curl -H "Authorization: Bearer {RANDOM}." x',
+        f"curl -u 'bob:{RANDOM}.' https://x",
+        f"sshpass -p '{RANDOM}.' ssh host",
+    ],
+)
+def test_a_dot_inside_a_secrets_quotes_stays_masked(text: str) -> None:
+    """Inside its quotes a dot is the value's, no sentence's end: each was shown beside the
+    mask (`password = "[REDACTED:secret-assignment]."`)."""
+    shown = masked(text)
+    assert RANDOM not in shown and "[REDACTED:" in shown and "]." not in shown

@@ -49,6 +49,11 @@ PASSWORDS = [
     "correctHorseV2",  # no secret's word: judged as `correctHorseBattery` is
     "computeHashV2",
     "PasswordHasherV2",  # from a capital, as `SuperSecret`, a password
+    "tokenV9X",  # letters after digits that are no word: a random string's tail
+    "secretV3Q",
+    "apiKeyV2Zq",
+    "tokenV8Tq",
+    "oauth2TokenQ",
 ]
 
 

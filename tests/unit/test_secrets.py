@@ -266,6 +266,8 @@ def test_aws_s_published_example_keys_are_no_secret(text: str) -> None:
         ("curl -s --user 'deploy:s3cr3t!Pw' https://ci.internal/job", "s3cr3t!Pw"),
         ("http -a alice:Wonder1and! example.org", "Wonder1and!"),
         ("mysqldump -uroot -phunter22 app > dump.sql", "hunter22"),
+        ("mysql -u root -p'Zq8vX2m1k' app", "Zq8vX2m1k"),  # quoted: let through
+        ('mysqldump -u root -p"hunter22" app', "hunter22"),
         ("sshpass -p 'Tr0ub4dor&3' ssh deploy@host", "Tr0ub4dor&3"),
     ],
 )
@@ -286,6 +288,7 @@ def test_a_password_on_a_command_line_is_a_secret(line: str, password: str) -> N
         "docker run -u 1000:1000 image",  # user and group, not curl
         "mysql -u root -p app",  # asks for it
         "mysql -u root -p$MYSQL_PWD app",
+        'mysql -u root -p"$MYSQL_PWD" app',
         "mysql is slow here; mkdir -pv build",
         "sshpass -p $SSHPASS ssh host",
         "git push -u origin main",
