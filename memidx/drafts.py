@@ -26,6 +26,9 @@ _WRITER = re.compile(r"([0-9]+)(?:-[0-9]+)?")
 # A draft is written in seconds (a model file in a minute): one without a pid that nothing has
 # written for this long has no live writer, whichever memidx made it.
 ABANDONED_AFTER = 3600.0
+# A file kept only for its user (mode=PRIVATE): a transcript copy and what is kept beside it
+# (memidx/memory/archives_left.py), whatever the umask
+PRIVATE = 0o600
 
 TYPE_CHECKING = False  # not typing's: agents' hooks import this module (memidx/portable.py)
 if TYPE_CHECKING:

@@ -19,10 +19,10 @@ from memidx.agents.copy_sweep import remove_left_beside
 from memidx.agents.copy_unread import first_said, forget_unread
 from memidx.agents.session import Where, session_path
 from memidx.config import Config
-from memidx.drafts import draft_path, replace_durably
+from memidx.drafts import PRIVATE, draft_path, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
-from memidx.memory.archives_left import HELD, PRIVATE, SUFFIX, aside_path, copies, copy_of
+from memidx.memory.archives_left import HELD, SUFFIX, aside_path, copies, copy_of
 from memidx.state_folder import ensure_folder
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from memidx.agents.copy_source import OnDisk
 from memidx.agents.transcript_cuts import Piece, TranscriptParts, cut
-from memidx.drafts import read_own, replace_durably
+from memidx.drafts import PRIVATE, read_own, replace_durably
 from memidx.frozen import cast
-from memidx.memory.archives_left import PRIVATE, copy_of
+from memidx.memory.archives_left import copy_of
 
 CUTS = ".cuts"  # beside the copy: <copy>.cuts
 MOST = 16 * 1024 * 1024  # the most a cuts file is read of (a 1 GiB copy's: ~150 KB)

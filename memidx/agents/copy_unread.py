@@ -11,8 +11,7 @@ import contextlib
 import json
 from pathlib import Path
 
-from memidx.drafts import read_own, replace_durably
-from memidx.memory.archives_left import PRIVATE
+from memidx.drafts import PRIVATE, read_own, replace_durably
 
 UNREAD = ".unread"  # beside the copy: <copy>.unread
 MOST = 64 * 1024  # the most a mark is read of (its why: an error's words)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
-from memidx.drafts import read_own, replace_durably
+from memidx.drafts import PRIVATE, read_own, replace_durably
 from memidx.frozen import cast
 from memidx.state_folder import ensure_folder
 from memidx.text import well_formed
@@ -181,8 +181,6 @@ class SessionState:
                     self.data[name] = (known + fresh)[-MAX_KEYS:]
                 else:
                     self.data[name] = change
-        from memidx.memory.archives_left import PRIVATE  # a prompt kept as typed
-
         ensure_folder(self.path.parent)
         data = json.dumps(self.data).encode("utf-8")
         replace_durably(self.path, data, "tmp", durable=False, mode=PRIVATE)

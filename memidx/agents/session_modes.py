@@ -1,5 +1,5 @@
 """What an agent's sessions folder holds of the person's words is the user's alone (mode 0600,
-memidx.memory.archives_left.PRIVATE): a session's state (the prompt a Codex or Cursor hook
+memidx.drafts.PRIVATE): a session's state (the prompt a Codex or Cursor hook
 keeps, as typed), a transcript's copy left to archive and one kept aside torn, a copy's cuts
 and its unread mark. memidx writes each so whatever the umask; an older memidx wrote them 0644
 under a umask of 022, and one never written again stayed readable by every user of the machine

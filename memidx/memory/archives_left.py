@@ -19,8 +19,7 @@ SUFFIX = ".archive"  # beside a session's state (<state>/agents/<agent>/sessions
 TORN = ".torn"
 # A copy and all that is kept beside it (its cuts, its unread mark, its session's state): the
 # user's alone, whatever the umask (the transcript before redaction, the prompts as typed,
-# where the secrets at its cuts sit)
-PRIVATE = 0o600
+# where the secrets at its cuts sit): drafts.PRIVATE
 # The draft's kind a hook moves a copy it judges torn to (`.<copy>.<pid>.held`) before it
 # removes it, and from which it puts back a copy its session's hook wrote again meanwhile
 HELD = "held"
