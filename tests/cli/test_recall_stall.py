@@ -116,6 +116,7 @@ def served(
         key = recall_server.config_key(config)
         listening = server if wrapped is None else cast(socket.socket, wrapped(server))
         ours = recall_loop.owner(path, folder) if owned else lambda: True
+        vars(recaller).setdefault("config", config)  # the loop traces in it (a Recaller's)
         args = (listening, cast(Recaller, recaller), 30.0, key, ours)
         loop = threading.Thread(target=recall_loop._loop, args=args, daemon=True)  # pyright: ignore[reportPrivateUsage]
         loop.start()
