@@ -84,22 +84,30 @@ def _killed_git_gone(git_dir: Path) -> None:
         os.close(held)
 
 
-def _killed_at_its_lock(tmp_path: Path) -> str:
-    """A PATH whose `git`, run as a reset on READY, makes READY's lock and is killed (SIGKILL)
-    with the memidx that started it before it renames that lock; every other git the real one."""
+def _shim_git(tmp_path: Path, on_reset: str) -> str:
+    """A PATH whose `git`, run as a reset on READY, makes READY's lock, then runs `on_reset`
+    (shell); every other git the real one."""
     real = shutil.which("git")
     assert real is not None
     folder = tmp_path / "bin"
     folder.mkdir()
     (folder / "git").write_text(
         "#!/bin/sh\n"
-        f'case "$GIT_INDEX_FILE:$1" in *{READY}:reset) : >"$GIT_INDEX_FILE.lock"; n=0; '
-        # memidx wrote this git's pid beside the copy (as it does once git started)
-        f'while [ "$(cat "$GIT_INDEX_FILE.git")" != $$ ] && [ $n -lt 1000 ]; do sleep 0.01; '
-        f'n=$((n + 1)); done; kill -9 $PPID $$;; esac\nexec "{real}" "$@"\n'
+        f'case "$GIT_INDEX_FILE:$1" in *{READY}:reset) : >"$GIT_INDEX_FILE.lock"; '
+        f'{on_reset};; esac\nexec "{real}" "$@"\n'
     )
     (folder / "git").chmod(0o755)
     return f"{folder}{os.pathsep}{os.environ['PATH']}"
+
+
+def _killed_at_its_lock(tmp_path: Path) -> str:
+    """A git killed (SIGKILL) with the memidx that started it before it renames READY's lock,
+    once memidx wrote its pid beside the copy (as it does once git started)."""
+    return _shim_git(
+        tmp_path,
+        'n=0; while [ "$(cat "$GIT_INDEX_FILE.git")" != $$ ] && [ $n -lt 1000 ]; do '
+        "sleep 0.01; n=$((n + 1)); done; kill -9 $PPID $$",
+    )
 
 
 @pytest.mark.skipif(SHELL is None, reason="the killed git is a POSIX shell script")
@@ -165,19 +173,9 @@ def test_the_lock_is_judged_by_the_writer_s_flock_not_the_pid_in_it(tmp_path: Pa
 
 
 def _killed_at_once(tmp_path: Path) -> str:
-    """A PATH whose `git`, run as a reset on READY, makes READY's lock and is killed (SIGKILL)
-    with the memidx that started it at once, whatever memidx wrote by then."""
-    real = shutil.which("git")
-    assert real is not None
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    (folder / "git").write_text(
-        "#!/bin/sh\n"
-        f'case "$GIT_INDEX_FILE:$1" in *{READY}:reset) : >"$GIT_INDEX_FILE.lock"; '
-        f'kill -9 $PPID $$;; esac\nexec "{real}" "$@"\n'
-    )
-    (folder / "git").chmod(0o755)
-    return f"{folder}{os.pathsep}{os.environ['PATH']}"
+    """A git killed (SIGKILL) with the memidx that started it at once, whatever memidx wrote
+    by then."""
+    return _shim_git(tmp_path, "kill -9 $PPID $$")
 
 
 @pytest.mark.skipif(SHELL is None, reason="the killed git is a POSIX shell script")

@@ -14,8 +14,8 @@ import socket
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
-from contextlib import ExitStack
+from collections.abc import Generator, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -106,13 +106,13 @@ class Waiting(Traced):
         return super().recall(prompt, seen)
 
 
-def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
+@contextmanager
+def answering_one(
     config: Config, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The hooks waiting for an answering thread were queued without a bound: a flood (or
-    a slow answer) grew the queue, a descriptor each, to the process's limit. Past
-    MAX_WAITING, each is turned away at once (and recalls in its own process), traced once;
-    the hooks within it are answered."""
+) -> Generator[tuple[Path, Waiting, ExitStack]]:
+    """A server whose queue holds 3 hooks at most, answering one hook it holds (never judged
+    stalled): the socket's path, its recaller (`held.set()` lets the answer go) and the hooks'
+    stack."""
     loaded(monkeypatch)
     monkeypatch.setattr(recall_workers, "STALLED_AFTER", LONG)  # held, never stalled
     monkeypatch.setattr(recall_workers, "MAX_WAITING", 3)
@@ -122,6 +122,17 @@ def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
     with served(config, recaller), ExitStack() as hooks:
         hooks.enter_context(prompted(config))  # the one being answered
         assert recaller.began.wait(LONG)
+        yield path, recaller, hooks
+
+
+def test_a_flood_of_hooks_past_the_bound_is_turned_away_at_once_and_traced_once(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks waiting for an answering thread were queued without a bound: a flood (or
+    a slow answer) grew the queue, a descriptor each, to the process's limit. Past
+    MAX_WAITING, each is turned away at once (and recalls in its own process), traced once;
+    the hooks within it are answered."""
+    with answering_one(config, monkeypatch) as (path, recaller, hooks):
         within = [hooks.enter_context(prompted(config)) for _ in range(3)]
         firsts: list[bytes] = []
         for _ in range(10):  # the flood
@@ -148,15 +159,7 @@ def test_a_hook_waiting_its_turn_keeps_it_when_the_bound_is_reached(
     hook waiting then (the looks fill the queue first: 20 hooks make 100 a second). The
     server says CLOSING (it takes no more, and answers those it took): a new hook is turned
     away, a waiting one keeps waiting."""
-    loaded(monkeypatch)
-    monkeypatch.setattr(recall_workers, "STALLED_AFTER", LONG)  # held, never stalled
-    monkeypatch.setattr(recall_workers, "MAX_WAITING", 3)
-    path = recall_server.socket_path(config)
-    assert path is not None
-    recaller = Waiting(config)
-    with served(config, recaller), ExitStack() as hooks:
-        hooks.enter_context(prompted(config))  # the one being answered
-        assert recaller.began.wait(LONG)
+    with answering_one(config, monkeypatch) as (path, recaller, hooks):
         for _ in range(3):  # the bound reached
             hooks.enter_context(prompted(config))
         answering = recall_client._answering(path, LONG / 2)  # pyright: ignore[reportPrivateUsage]
