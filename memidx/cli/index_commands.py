@@ -21,11 +21,11 @@ if TYPE_CHECKING:
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
-    from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
+    from memidx.index.failures import clear_unchanged, sync_marks
     from memidx.index.open import mark_index_built, writable_index
     from memidx.text import counted
 
-    marks = trace_marks(*hook_traces(config))  # failures until now
+    marks = sync_marks(config)  # failures until now
     done: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:
@@ -72,7 +72,7 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
 def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli.write_commands import commit_pending_notes, settle_killed
     from memidx.haystack.indexing import sync_records
-    from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
+    from memidx.index.failures import clear_unchanged, sync_marks
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import ingest as ingest_notes
     from memidx.index.sync import sync as sync_notes
@@ -89,7 +89,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
 
     with ExitStack() as moving:  # `following` from the pending notes' commit to the index's
         commit_pending_notes(config, moving, left=True)  # first: this sync indexes them
-        marks = trace_marks(*hook_traces(config))  # failures until now
+        marks = sync_marks(config)  # failures until now
         store = writable_index(config, say_notice, fill=fill)  # waits for a build under way
         bar = ProgressBar("syncing notes")
         try:
@@ -139,12 +139,12 @@ def _warn_read(report: SyncReport, records: RecordReport) -> None:
 def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
     from memidx.haystack.record_drift import record_drift
-    from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
+    from memidx.index.failures import clear_unchanged, sync_marks
     from memidx.index.open import open_store, writable_index
     from memidx.index.sync import reconcile as reconcile_notes
     from memidx.progress import ProgressBar
 
-    marks = trace_marks(*hook_traces(config))  # failures until now
+    marks = sync_marks(config)  # failures until now
     store = (
         writable_index(config, say_notice)
         if args.fix

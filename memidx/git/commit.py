@@ -31,7 +31,7 @@ from memidx.git.index_follow import follow
 from memidx.git.index_refresh import reset_words, stat_given
 from memidx.git.index_wait import pause, wait_for_index
 from memidx.git.late import settle
-from memidx.git.late_pull import put_back_for_a_pull
+from memidx.git.late_pull import put_back_for_a_pull, said_of_a_removal
 from memidx.git.publish import committers
 from memidx.git.quoted import pathspec_word
 from memidx.git.still_busy import at_a_prompt, still_busy
@@ -55,7 +55,7 @@ def commit_paths(
     removed: Mapping[str, bytes | None] | None = None,
     undone: str | None = None,
     on: Mapping[str, str] | None = None,
-    unhelped: Callable[[str], None] = lambda _: None,
+    unhelped: Callable[[str, str], None] = lambda _, __: None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
@@ -101,8 +101,10 @@ def commit_paths(
             moved=moved,
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
-            if not removed and commit in made and moved:  # a pull before its merge: HEAD put
-                # back (GitBusy), else it fails; nothing built, nothing moved: nothing put back
+            if removed and commit in made and moved:  # never put back: said, if a pull
+                said_of_a_removal(root, late, paths, ref=moved[0], unhelped=unhelped)
+            elif commit in made and moved:  # a pull before its merge: HEAD put back
+                # (GitBusy), else it fails; nothing built, nothing moved: nothing put back
                 put_back_for_a_pull(root, late, commit, paths, written=written or {},
                                     literal=literal(paths), ref=moved[0],
                                     unhelped=unhelped)  # fmt: skip

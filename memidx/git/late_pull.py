@@ -26,7 +26,10 @@ in its exec (forked: the pull's command line; exec'ing: none), taken for its mer
 child is looked at again until it runs its program (EXEC_WAIT at most). Nor is anything put
 back while a git of the clone is stopped in the midst of its work (STOPPED): a `git rebase -i`
 that read memidx's HEAD and stopped at a `break` ended before the put-back, and its end failed
-on the branch put back (tests/cli/test_late_pull_stopped.py)."""
+on the branch put back (tests/cli/test_late_pull_stopped.py). Nor for memidx's commits that
+remove files (a forget, share's twin rename: said_of_a_removal). Each pull not put back for
+leaves a line for `memidx status` (memidx.git.late_pull_line), none for one that ended with its
+branch holding what it pulled: it had nothing to merge, or a pull again merged meanwhile."""
 
 from __future__ import annotations
 
@@ -40,15 +43,11 @@ from memidx.children import SHELL, run_in_session
 from memidx.errors import GitBusy
 from memidx.git.index_refresh import SHELL_FRESH, refreshed, reset_words
 from memidx.git.judged_unlink import unlink_judged
+from memidx.git.late_pull_line import say_unhelped
 from memidx.git.newcomers import parents, read_proc
 from memidx.git.publish import committers, started
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
-AGAIN = (
-    'if it failed ("untracked working tree files would be overwritten by merge"), nothing of '
-    "yours was touched and memidx's commit stands: run `git pull` again, never the `git reset "
-    "--hard` git advises"
-)
 NOT_PUT_BACK = "its ref's lock held for over 1 s, or HEAD moved since"
 NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, HEAD elsewhere
 # what a git stopped in the midst of its work leaves in the work tree's git folder
@@ -100,24 +99,27 @@ def put_back_for_a_pull(
     written: Mapping[str, bytes],
     literal: Sequence[str],
     ref: str,
-    unhelped: Callable[[str], None] = lambda _: None,
+    unhelped: Callable[[str, str], None] = lambda _, __: None,
 ) -> None:
     """GitBusy once `ref` (the one memidx moved: refs/heads/<name>, or HEAD when detached) is
     put back from `commit` for a late pull still before its merge (see above); nothing when
     there is none, or when `ref` is not `commit` any more. `written`: the files the move wrote
     (removed while they hold these bytes); `literal`: `paths` as literal pathspecs.
     `unhelped` hears the line for `memidx status` when there is such a pull and nothing was
-    put back for it (it fails as before: the person's only word was git's own advice)."""
+    put back for it (it fails as before: the person's only word was git's own advice), and
+    what it pulled (say_unhelped)."""
     pulls = _pulls_alone(late)
     if not pulls:  # none, or one beside a git of the person's that a put-back would fail
         if beside := _late_pulls(late):
-            unhelped(_unhelped(beside[0], paths, "another git of the clone ran beside it"))
+            why = "another git of the clone ran beside it"
+            say_unhelped(root, (beside[0], late[beside[0]]), paths, why, ref=ref, unhelped=unhelped)
         return
-    old, why = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1"), _in_the_way(root)
+    old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
+    why = _in_the_way(root, pulls[0])
     put = _put_back(root, ref, commit, old, literal) if old and not why else NOT_BACK
     if put == NOT_BACK:
         why = why or (NOT_PUT_BACK if old else "memidx's commit is its branch's first")
-        unhelped(_unhelped(pulls[0], paths, why))
+        say_unhelped(root, (pulls[0], late[pulls[0]]), paths, why, ref=ref, unhelped=unhelped)
         return
     if put == ELSEWHERE:  # switched since: the index and the files are the other branch's
         raise GitBusy(
@@ -141,12 +143,34 @@ def put_back_for_a_pull(
     raise GitBusy(f"{_started(pulls[0], paths)}, so memidx put HEAD back", UNDONE_HINT)
 
 
-def _in_the_way(root: Path) -> str:
-    """Why nothing may be put back now, "" when nothing is in the way: a git of the person's
-    that started since the look, or one stopped midway."""
-    if not _pulls_alone(committers(root)):  # looked at again right before (see above)
-        return "it went on, or another git of the clone started, meanwhile"
-    return _stopped(root)
+def said_of_a_removal(
+    root: Path,
+    late: Mapping[str, str],
+    paths: Sequence[str],
+    *,
+    ref: str,
+    unhelped: Callable[[str, str], None],
+) -> None:
+    """`unhelped` hears the line of a late pull before its merge (as put_back_for_a_pull's)
+    beside memidx's commit that removed files (a forget, share's twin rename), for which
+    nothing is put back: the pull fails on the files the commit wrote, and said nothing."""
+    if pulls := _late_pulls(late):
+        why = "memidx's commit removed files, and HEAD is put back only for one that adds them"
+        say_unhelped(root, (pulls[0], late[pulls[0]]), paths, why, ref=ref, unhelped=unhelped)
+
+
+def _in_the_way(root: Path, pid: str) -> str:
+    """Why nothing may be put back now for pull `pid`, "" when nothing is in the way: it
+    ended or began its merge since the look, a git of the person's started, or one is
+    stopped midway."""
+    now = committers(root)  # looked at again right before (see above)
+    if _pulls_alone(now):
+        return _stopped(root)
+    if pid not in now:
+        return "it ended before HEAD could be put back"
+    if pid not in _late_pulls(now):
+        return "it began its merge meanwhile"
+    return "another git of the clone started meanwhile"
 
 
 def _started(pid: str, paths: Sequence[str]) -> str:
@@ -155,14 +179,6 @@ def _started(pid: str, paths: Sequence[str]) -> str:
     return (
         f"a git pull of this clone (pid {pid}) started as memidx committed {', '.join(paths)} "
         "(a pull that read HEAD before that fails on it; one that read it after does not)"
-    )
-
-
-def _unhelped(pid: str, paths: Sequence[str], why: str) -> str:
-    """The line for `memidx status` of a late pull nothing was put back for, and `why`."""
-    return (
-        f"a git pull of this clone (pid {pid}) started as memidx committed {', '.join(paths)}, "
-        f"and HEAD was not put back for it ({why}): {AGAIN}"
     )
 
 

@@ -42,6 +42,7 @@ class HookFailure(Value):
     when: str
     hook: str
     message: str
+    about: str = ""  # a late pull's line: what it pulled (memidx.git.late_pull_line)
 
 
 def fallback_trace(root: Path, trace: Path) -> Path | None:
@@ -65,25 +66,31 @@ def hook_traces(config: Config) -> tuple[Path, ...]:
 PULL = "git pull"  # the hook name of a late pull's line (memidx.git.late_pull)
 
 
-def pull_trace(config: Config) -> Callable[[str], None]:
+def pull_trace(config: Config) -> Callable[[str, str], None]:
     """Where a late `git pull` memidx could not put HEAD back for is said (memidx.git.late_pull,
-    through commit_paths' `unhelped`): its own trace, which no sync clears (git's hooks' is,
-    by the sync right after memidx's commit); a pull's merge or rebase since clears it."""
+    through commit_paths' `unhelped`: its line and what the pull pulled, `about`): its own
+    trace, which no sync clears (git's hooks' is, by the sync right after memidx's commit); a
+    pull's merge or rebase since clears it, and `memidx status` once the branch holds what the
+    pull pulled (memidx.memory.pull_line)."""
     path = config.pull_error_path
     fallback = fallback_trace(config.root, path)
-    return lambda said: record_failure(path, PULL, said, fallback=fallback)
+    return lambda said, about: record_failure(path, PULL, said, fallback=fallback, about=about)
 
 
-def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None = None) -> None:
+def record_failure(
+    path: Path, hook: str, message: str, *, fallback: Path | None = None, about: str = ""
+) -> None:
     """Append one failure line to `path`, else (its folder cannot be written: a read-only
     mount, a full disk; a link or a FIFO in its place) to `fallback`, else to stderr, never
     lost unsaid; never raises (a hook must not fail the git operation). A line is written
-    whole or not at all: a file it made and could not fill is removed."""
+    whole or not at all: a file it made and could not fill is removed. `about`, when given,
+    is the line's fourth field (HookFailure.about), never shown."""
     when = datetime.now(UTC).isoformat(timespec="seconds")
     said = " ".join(message.split())
     if len(said) > MAX_MESSAGE:  # a longer line was read cut, as no failure (_last_in)
         said = said[: MAX_MESSAGE - 1] + "…"
-    line = f"{when}\t{hook}\t{said}\n"
+    about = " ".join(about.split())[:MAX_MESSAGE]
+    line = "\t".join([when, hook, said, *([about] if about else [])]) + "\n"
     # a lone surrogate (argv bytes that are not UTF-8) is written escaped, never raised
     data = line.encode("utf-8", errors="backslashreplace")
     for where in (path, fallback):
@@ -162,16 +169,31 @@ def _last_in(path: Path) -> HookFailure | None:
     return None
 
 
+def failures_in(path: Path) -> list[HookFailure]:
+    """Every failure in the trace `path` (kept within MAX_TRACE by its trim), oldest first."""
+    from memidx.drafts import read_tail  # only here: every git hook imports this module
+
+    read = read_tail(path, MAX_TRACE)
+    return [] if read is None else failures_of(*read)
+
+
 def _last_of(data: bytes, whole: bool) -> HookFailure | None:
     """The last failure in `data`, the end of a trace (`whole`: all of it)."""
+    found = failures_of(data, whole)
+    return found[-1] if found else None
+
+
+def failures_of(data: bytes, whole: bool) -> list[HookFailure]:
+    """The failures in `data`, the end of a trace (`whole`: all of it), oldest first."""
     lines = data.decode("utf-8", "replace").splitlines()
     if not whole:
         lines = lines[1:]  # the first may be the end of a line the tail cut
-    for line in reversed(lines):
-        parts = line.split("\t", 2)
-        if len(parts) == 3 and not parts[2].startswith(NOTICE):
-            return HookFailure(*parts)
-    return None
+    found: list[HookFailure] = []
+    for line in lines:
+        parts = line.split("\t", 3)  # a message holds no tab (record_failure)
+        if len(parts) >= 3 and not parts[2].startswith(NOTICE):
+            found.append(HookFailure(*parts))
+    return found
 
 
 # Each trace's identity, size and time when a sync began (None: there was none).
@@ -187,6 +209,16 @@ def trace_marks(*paths: Path) -> Marks:
     """What the traces `paths` (a memory's trace and its fallback) hold now: taken when a sync
     begins, for clear_unchanged once it ends in step."""
     return tuple((path, _mark(path)) for path in paths)
+
+
+def sync_marks(config: Config) -> Marks:
+    """What a sync's end (clear_unchanged) takes: the git hooks' traces, which an index in
+    step clears, and those it never clears (an agent hook's, a late pull's), whose draft a
+    killed trim left it sweeps all the same once they are gone (drop_left_draft): removed by
+    hand, or a pull's by `memidx status`, no line came to sweep it, and it stayed for good."""
+    swept = (config.agent_hook_error_path, config.pull_error_path)
+    others = tuple((path, None) for trace in swept for path in traces(config.root, trace))
+    return trace_marks(*hook_traces(config)) + others
 
 
 def clear_unchanged(marks: Marks) -> None:

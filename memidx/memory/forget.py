@@ -12,6 +12,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.git.quoted import pathspec_word
 from memidx.git.root_gone import root_gone
+from memidx.index.failures import pull_trace
 from memidx.memory.forget_landed import (
     landed,
     late,
@@ -110,7 +111,8 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         # apply deleted it again, for the person's next `git commit -a` (chaos seeds 2, 4)
         undone = f"{display(ref)} was not forgotten"  # git's words, or memidx's, then this
         removed = {ref: kept}  # an edit since the look is the person's: its file is left
-        commit = commit_paths(config, [ref], subject, branch=branch, removed=removed, undone=undone)
+        commit = commit_paths(config, [ref], subject, branch=branch, removed=removed,
+                              undone=undone, unhelped=pull_trace(config))  # fmt: skip
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         if (gone := root_gone(config.root)) is not None:  # no HEAD to look at: said as it is
             raise gone from exc

@@ -9,7 +9,7 @@ from contextlib import ExitStack
 
 from memidx.config import Config
 from memidx.errors import VECTOR_MODULES
-from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
+from memidx.index.failures import clear_unchanged, sync_marks
 from memidx.index.ownership import keep_out_of_git
 from memidx.state_folder import ensure_folder
 
@@ -29,7 +29,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     from memidx.index.sync import sync
     from memidx.text import display, prose_line
 
-    marks = trace_marks(*hook_traces(config))  # failures until now
+    marks = sync_marks(config)  # failures until now
     keep_out_of_git(config.state_dir)
     notices: list[str] = []
     wait = None  # the upgrade that waits for room, `once`

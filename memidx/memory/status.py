@@ -27,6 +27,7 @@ from memidx.memory.archives_left import archives_left, torn_kept
 from memidx.memory.mcp_record import SharedServer, shared_server
 from memidx.memory.pending_elsewhere import left_aside
 from memidx.memory.pending_status import PendingShown, pending_shown
+from memidx.memory.pull_line import open_pull_line
 from memidx.notes.note import is_note_path
 from memidx.remedies import run_hint
 
@@ -117,8 +118,9 @@ def no_memory_trace(config: Config) -> Path | None:
 
 
 def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
-    """Look at the notes source, the index and the hook trace; change nothing. `wait`: how
-    long the look at uncommitted notes waits for a move of HEAD memidx is making (0: none)."""
+    """Look at the notes source, the index and the hook trace; change nothing but a late
+    pull's line done with (removed: memidx.memory.pull_line). `wait`: how long the look at
+    uncommitted notes waits for a move of HEAD memidx is making (0: none)."""
     source = note_source(config)
     files = source.files()
     path = config.index_path
@@ -132,7 +134,7 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure, status.pull_failure = (
         last_failure(*traces(config.root, config.agent_hook_error_path)),
-        last_failure(*traces(config.root, config.pull_error_path)),
+        open_pull_line(config),  # a line done with goes (memidx.memory.pull_line)
     )  # fmt: skip
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
         status.agent_failure_no_memory = last_failure(trace)

@@ -27,6 +27,7 @@ from memidx.config import Config
 from memidx.errors import ChangedSince
 from memidx.frozen import Value
 from memidx.git.repo import AS_STORED, GitRepo, decode_path
+from memidx.index.failures import pull_trace
 from memidx.notes.note import NoteError, decode_note, is_note_path, split_front_matter
 
 REMEMBERED = "memidx remember: "  # the subject of remember's commits (memidx.memory.remember)
@@ -206,7 +207,9 @@ def _commit(config: Config, moves: Sequence[Renamed], branch: str, ours: str) ->
     removed = {move.was: data[move.ref] for move in moves}  # deleted only while still these
     on = {move.was: blobs[move.was] for move in moves}  # not on a person's commit of them since
     try:
-        commit_paths(config, both, SUBJECT, branch=branch, written=data, removed=removed, on=on)
+        said = pull_trace(config)  # a late pull nothing is put back for
+        commit_paths(config, both, SUBJECT, branch=branch, written=data, removed=removed, on=on,
+                     unhelped=said)  # fmt: skip
     except ChangedSince:  # left to git's merge, as a note changed before the read is
         return []
     finally:  # landed, what came after failing: the work tree follows all the same

@@ -25,7 +25,7 @@ def machines(tmp_path: Path) -> tuple[Machine, Machine]:
 def _left(machine: Machine) -> Path:
     """The line a late pull memidx could not put HEAD back for left; its trace."""
     config = load_config(machine.root, env={})
-    pull_trace(config)(LINE)
+    pull_trace(config)(LINE, "")  # no `about`: only a merge's or rebase's hook clears it
     assert config.pull_error_path.exists()
     return config.pull_error_path
 

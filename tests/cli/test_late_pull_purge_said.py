@@ -31,10 +31,10 @@ def _a_pull(_root: Path) -> dict[str, str]:
 
 def _not_put_back(
     _root: Path, _late: Mapping[str, str], _commit: str, _paths: Sequence[str], *,
-    unhelped: Callable[[str], None], **_: object,
+    unhelped: Callable[[str, str], None], **_: object,
 ) -> None:  # fmt: skip
     """late_pull.put_back_for_a_pull that could not put HEAD back (a lock held past its wait)."""
-    unhelped(SAID)
+    unhelped(SAID, "")
 
 
 def _settled(*_: object) -> None:

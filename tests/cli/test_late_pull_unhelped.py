@@ -49,9 +49,9 @@ def _put_back(repo: NotesRepo, commit: str) -> list[str]:
     said: list[str] = []
     trace = pull_trace(load_config(repo.root, env={}))
 
-    def unhelped(line: str) -> None:
+    def unhelped(line: str, about: str) -> None:
         said.append(line)
-        trace(line)
+        trace(line, about)
 
     late_pull.put_back_for_a_pull(
         repo.root, {"4242": "pull 1"}, commit, [REF], written={REF: BYTES},

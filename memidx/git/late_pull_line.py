@@ -1,0 +1,108 @@
+"""Whether the line a late `git pull` left (memidx.git.late_pull: `git pull:` in `memidx
+status`) is done with, hook or no hook.
+
+Only a merge's or a rebase's hook cleared it: a pull again that found nothing to merge
+("Already up to date") runs none, so the line stayed, its advice moot, until the next merge.
+So the line says what the pull was pulling, as its trace's fourth field (`about`):
+`<into> <from> <pid>:<start>`, `into` the ref memidx moved (refs/heads/<name>, or HEAD when
+detached), `from` that branch's upstream (refs/remotes/origin/main) or, with none (a detached
+HEAD, a branch with no upstream or one not fetched: `git pull origin main`), FETCH_HEAD's
+commits for merge; `pid` and `start` the pull's. The commit is not known when the line is
+written: the pull is in its fetch, which moves the upstream and writes FETCH_HEAD at its end;
+so it is read once that pull ended, and the line is done with once `into` (HEAD when that
+branch is gone) holds it: a pull that merged it, one that had nothing to merge, one that
+succeeded before memidx wrote its line. A line with no `about` (an older memidx's), or whose
+commit cannot be read, is done with only by a merge's or rebase's hook, as before."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from memidx.process_start import running_since
+
+AGAIN = (
+    'if it failed ("untracked working tree files would be overwritten by merge"), nothing of '
+    "yours was touched and memidx's commit stands: run `git pull` again, never the `git reset "
+    "--hard` git advises"
+)
+FETCH_HEAD = "FETCH_HEAD"
+DETACHED = "HEAD"
+
+
+def say_unhelped(
+    root: Path,
+    pull: tuple[str, str],
+    paths: Sequence[str],
+    why: str,
+    *,
+    ref: str,
+    unhelped: Callable[[str, str], None],
+) -> None:
+    """`unhelped` hears the line of `pull` (pid, committers' `pull <start>`) that nothing was
+    put back for, and what it pulled into `ref` (late_pull_line.pull_about); nothing when that
+    pull ended and `ref` holds what it pulled already (done_with): one that had nothing to
+    merge, or merged since (a pull again while update-ref waited 1 s), never failed on it."""
+    about = pull_about(root, ref, *pull)
+    if not done_with(root, about):
+        unhelped(_unhelped(pull[0], paths, why), about)
+
+
+def _unhelped(pid: str, paths: Sequence[str], why: str) -> str:
+    """The line for `memidx status` of a late pull nothing was put back for, and `why`."""
+    return (
+        f"a git pull of this clone (pid {pid}) started as memidx committed {', '.join(paths)}, "
+        f"and HEAD was not put back for it ({why}): {AGAIN}"
+    )
+
+
+def pull_about(root: Path, ref: str, pid: str, said: str) -> str:
+    """The `about` of a line for pull `pid` (committers' `said`: `pull <start>`) into `ref`
+    (refs/heads/<name>, or HEAD when detached)."""
+    branch = ref.removeprefix("refs/heads/") if ref != DETACHED else ""
+    upstream = _git(root, "rev-parse", "-q", "--symbolic-full-name", f"{branch}@{{upstream}}")
+    source = upstream if branch and upstream.startswith("refs/") else FETCH_HEAD
+    return f"{ref} {source} {pid}:{said.rpartition(' ')[2]}"
+
+
+def done_with(root: Path, about: str) -> bool:
+    """Whether the pull a line's `about` names ended and the branch it pulled into holds
+    what it pulled (see above); False when that is not known."""
+    words = about.split()
+    if len(words) != 3:
+        return False
+    into, source, who = words
+    pid, _, start = who.partition(":")
+    if not start or running_since(pid) == start:  # its fetch may not have ended yet
+        return False
+    pulled = _for_merge(root) if source == FETCH_HEAD else [_commit(root, source)]
+    if not pulled or not all(pulled):
+        return False
+    tip = into if into != DETACHED and _commit(root, into) else DETACHED  # a branch gone
+    return all(_ok(root, "merge-base", "--is-ancestor", commit, tip) for commit in pulled)
+
+
+def _for_merge(root: Path) -> list[str]:
+    """The commits FETCH_HEAD names for merge (its lines not marked not-for-merge)."""
+    folder = _git(root, "rev-parse", "--absolute-git-dir")
+    try:
+        lines = (Path(folder) / FETCH_HEAD).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found = [line.split("\t") for line in lines.splitlines()]
+    return [_commit(root, f[0]) for f in found if len(f) > 1 and f[1] == ""]
+
+
+def _commit(root: Path, name: str) -> str:
+    return _git(root, "rev-parse", "-q", "--verify", f"{name}^{{commit}}")
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _ok(root: Path, *args: str) -> bool:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+    return done.returncode == 0
