@@ -5,7 +5,6 @@ lock, no permission), which must never be taken for damage: the index is left as
 
 from __future__ import annotations
 
-import errno
 import os
 import sqlite3
 from collections.abc import Generator
@@ -23,55 +22,22 @@ from memidx.index.ownership import (
     stamp,
 )
 from memidx.index.schema_version import refuse_newer
+from memidx.index.trouble_hints import (
+    BUSY_HINT,
+    CANNOT_WRITE,
+    ERRNO_HINTS,
+    FULL_HINT,
+    LEFT_AS_IT_WAS,
+    LONG_PATH_HINT,
+    MAYBE_FULL,
+    MESSAGES,
+    PASSING,
+    SQLITE_MAX_PATH_BYTES,
+)
 from memidx.notes.words import fold
 from memidx.state_folder import ensure_folder
 
 BUSY_TIMEOUT_MS = 5000
-
-FULL_HINT = "free space on its disk, then try again"
-READONLY_HINT = "check the permissions and the mount of its folder, then try again"
-IO_HINT = "check the disk and its free space, then try again"
-BUSY_HINT = "wait for it to finish, then try again"
-LEFT_AS_IT_WAS = "; the index was left as it was"
-# SQLite's primary result codes of trouble that passes, and the hint each gets
-PASSING = {
-    sqlite3.SQLITE_FULL: FULL_HINT,
-    sqlite3.SQLITE_IOERR: IO_HINT,
-    sqlite3.SQLITE_READONLY: READONLY_HINT,
-    sqlite3.SQLITE_PERM: READONLY_HINT,
-    sqlite3.SQLITE_CANTOPEN: READONLY_HINT,
-    sqlite3.SQLITE_NOMEM: "try again",
-    sqlite3.SQLITE_PROTOCOL: BUSY_HINT,
-    sqlite3.SQLITE_BUSY: BUSY_HINT,
-    sqlite3.SQLITE_LOCKED: BUSY_HINT,
-}
-ERRNO_HINTS = {
-    errno.ENOSPC: FULL_HINT,
-    getattr(errno, "EDQUOT", errno.ENOSPC): FULL_HINT,  # no quotas on Windows
-    errno.EROFS: READONLY_HINT,
-    errno.EACCES: READONLY_HINT,
-    errno.EPERM: READONLY_HINT,
-    errno.EIO: IO_HINT,
-}
-CANNOT_WRITE = (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
-# SQLite's unix VFS opens no path over 512 bytes, with room for a journal's "-journal" suffix:
-# past this, every open fails with "unable to open database file", whatever the permissions.
-SQLITE_MAX_PATH_BYTES = 504
-LONG_PATH_HINT = (
-    "move the memory to a shorter path, or set `index` (MEMIDX_INDEX) to a shorter one outside "
-    "the notes folder"
-)
-MAYBE_FULL = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN)
-# SQLite's messages, for an error that carries no result code
-MESSAGES = (
-    ("disk is full", sqlite3.SQLITE_FULL),
-    ("disk i/o error", sqlite3.SQLITE_IOERR),
-    ("readonly", sqlite3.SQLITE_READONLY),
-    ("unable to open", sqlite3.SQLITE_CANTOPEN),
-    ("locked", sqlite3.SQLITE_BUSY),
-    ("malformed", sqlite3.SQLITE_CORRUPT),
-    ("not a database", sqlite3.SQLITE_NOTADB),
-)
 
 
 def connect(path: Path) -> sqlite3.Connection:
