@@ -5,6 +5,7 @@ lock, no permission), which must never be taken for damage: the index is left as
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 from collections.abc import Generator
@@ -156,6 +157,8 @@ def trouble(exc: BaseException, path: Path | None, *, write: bool = True) -> Mem
     code = _code(exc)
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_PROTOCOL):
         return IndexBusy(f"{where} is locked by another process ({exc})", BUSY_HINT)
+    if (short := _no_descriptor(exc, code, where, verb)) is not None:
+        return IndexUnavailable(short.message, short.hint + left)
     if path is None:
         return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
     size = len(os.fsencode(path.resolve()))
@@ -172,6 +175,24 @@ def trouble(exc: BaseException, path: Path | None, *, write: bool = True) -> Mem
             f"{where} cannot be {verb}: its disk is full ({exc})", FULL_HINT + left
         )
     return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
+
+
+def _no_descriptor(exc: sqlite3.Error, code: int, where: str, verb: str) -> IndexUnavailable | None:
+    """The error for SQLite's failure to open a file when the cause is that no descriptor is
+    left (EMFILE: this process's limit; ENFILE: the system's), which SQLite does not say."""
+    from memidx.portable_limits import descriptors_short, open_files_limit
+
+    if code not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR):
+        return None
+    short = descriptors_short()
+    if short is None:
+        return None
+    if short == errno.EMFILE:
+        limit = open_files_limit()
+        said = "this process has too many files open" + (f" (its limit: {limit})" if limit else "")
+    else:
+        said = "the system has too many files open"
+    return IndexUnavailable(f"{where} cannot be {verb}: {exc}, as {said}", ERRNO_HINTS[short])
 
 
 def disk_full(folder: Path) -> bool:

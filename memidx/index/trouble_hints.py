@@ -24,6 +24,15 @@ PASSING = {
     sqlite3.SQLITE_BUSY: BUSY_HINT,
     sqlite3.SQLITE_LOCKED: BUSY_HINT,
 }
+# No descriptor left: SQLite says "unable to open database file", as for a folder it may not
+# write, and the permissions were blamed
+FILES_HINT = (
+    "raise the open-file limit of the process that runs memidx (`ulimit -n`), then try again"
+)
+SYSTEM_FILES_HINT = (
+    "the system's open-file table is full: close programs that hold many files, or raise its "
+    "limit (fs.file-max), then try again"
+)
 ERRNO_HINTS = {
     errno.ENOSPC: FULL_HINT,
     getattr(errno, "EDQUOT", errno.ENOSPC): FULL_HINT,  # no quotas on Windows
@@ -31,6 +40,8 @@ ERRNO_HINTS = {
     errno.EACCES: READONLY_HINT,
     errno.EPERM: READONLY_HINT,
     errno.EIO: IO_HINT,
+    errno.EMFILE: FILES_HINT,
+    errno.ENFILE: SYSTEM_FILES_HINT,
 }
 CANNOT_WRITE = (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
 # SQLite's unix VFS opens no path over 512 bytes, with room for a journal's "-journal" suffix:
