@@ -32,6 +32,7 @@ from memidx.agents.recall_server import (
     server_folder,
     socket_path,
 )
+from memidx.agents.server_log import LOG_NAME, bounded
 from memidx.config import Config
 from memidx.frozen import cast
 from memidx.portable import OPEN_AS_IS
@@ -214,11 +215,12 @@ def start(config: Config) -> None:
         if exc.errno not in READ_ONLY:
             print(f"memidx: notice: the recall server could not start: {exc}", file=sys.stderr)
         return
-    log_path = server_folder(config) / "recall-server.log"
+    log_path = server_folder(config) / LOG_NAME
     # the child serves this very memory (-C: never by changing this process's environment)
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
     try:
         ensure_folder(log_path.parent)
+        bounded(log_path)  # servers failing at each start grew it for ever
         with open_to_append(log_path) as log:  # a FIFO there fails at once: it hung the hook
             start_detached(argv, log)
     except OSError as exc:
