@@ -24,3 +24,32 @@ def open_files(wanted: int) -> int:
         except (ValueError, OSError):  # above what the system allows (macOS: OPEN_MAX)
             pass
     return wanted if soft == unlimited else soft
+
+
+def descriptors_short(needed: int = 8) -> int | None:
+    """EMFILE (this process's limit, `ulimit -n`) or ENFILE (the system's) when this process
+    cannot open `needed` more descriptors now, else None: why SQLite said only "unable to open
+    database file" (each connection opens the index, its -wal and its -shm)."""
+    import errno
+    import os
+
+    held: list[int] = []
+    try:
+        for _ in range(needed):
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError as exc:
+        return exc.errno if exc.errno in (errno.EMFILE, errno.ENFILE) else None
+    finally:
+        for fd in held:
+            os.close(fd)
+    return None
+
+
+def open_files_limit() -> int | None:
+    """This process's limit of descriptors (its soft `ulimit -n`); None where there is none."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows only
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return None if soft == resource.RLIM_INFINITY else soft

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from memidx.agents import recall_client, recall_server, recall_times
+from memidx.agents import model_failed, recall_client, recall_server, recall_times
 from memidx.agents.block import strip_injected
 from memidx.agents.gate import MAX_PROMPT_CHARS, trivial
 from memidx.agents.session import (
@@ -23,6 +23,7 @@ from memidx.agents.session import (
     session_state,
 )
 from memidx.config import Config
+from memidx.errors import ModelError
 from memidx.search.query import clip_query
 
 TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor typing's cost
@@ -74,6 +75,8 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
             recall_wedge.acknowledged(config, answer.get(recall_server.HEARD))
     if answer is not None and "error" not in answer:
         return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
+    if model_failed.failing(config):  # its recall would fail as the last one did: at once,
+        return "", []  # with no server started, and said once (model_failed), not each prompt
     recall_client.start(config)
     left = _left(deadline)
     if left <= needed:  # it would only burn the cores past the deadline
@@ -94,8 +97,11 @@ def _recall_here(
         from memidx.agents.recall import Recaller  # numpy and the model: only when needed
 
         done = Recaller(config).recall(prompt, seen)
-    except BaseException:
+    except BaseException as exc:
         recall_times.failed(config)
+        # a model that cannot load: marked for the hooks after it, said once in a while
+        if isinstance(exc, ModelError) and not model_failed.failed(config):
+            return "", []
         raise
     recall_times.took(config, time.monotonic() - began)
     return done.block, list(done.keys)

@@ -32,6 +32,7 @@ from memidx.agents.recall_server import (
     server_folder,
     socket_path,
 )
+from memidx.agents.server_log import LOG_NAME, bounded
 from memidx.config import Config
 from memidx.frozen import cast
 from memidx.portable import OPEN_AS_IS
@@ -199,11 +200,13 @@ def _held(config: Config) -> bool:
 def start(config: Config) -> None:
     """Start the server in the background (it exits at once when another one runs); none
     where it could have no socket, nor in a memory whose folder cannot be written, nor where
-    its lock cannot be taken (the server could not take it either)."""
+    its lock cannot be taken (the server could not take it either), nor while the model
+    failed to load lately and its files are as they were (memidx.agents.model_failed)."""
+    from memidx.agents.model_failed import failing
     from memidx.children import start_detached
     from memidx.drafts import NOT_OWN, not_own, open_to_append
 
-    if socket_path(config) is None:
+    if socket_path(config) is None or failing(config):  # one whose model failed lately: none
         return
     try:
         if _held(config) or _started_lately(config):
@@ -212,11 +215,12 @@ def start(config: Config) -> None:
         if exc.errno not in READ_ONLY:
             print(f"memidx: notice: the recall server could not start: {exc}", file=sys.stderr)
         return
-    log_path = server_folder(config) / "recall-server.log"
+    log_path = server_folder(config) / LOG_NAME
     # the child serves this very memory (-C: never by changing this process's environment)
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
     try:
         ensure_folder(log_path.parent)
+        bounded(log_path)  # servers failing at each start grew it for ever
         with open_to_append(log_path) as log:  # a FIFO there fails at once: it hung the hook
             start_detached(argv, log)
     except OSError as exc:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from memidx.agents.model_failed import forget, server_failed
 from memidx.agents.recall_server import (
     ACK,
     ACK_WAIT,
@@ -28,15 +29,11 @@ from memidx.agents.recall_server import (
     named_in_pid,
     server_folder,
 )
-from memidx.agents.recall_workers import TRACE_EVERY, TRACE_NAME, Workers, said
+from memidx.agents.recall_workers import Workers
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
-from memidx.errors import MemidxError
-from memidx.index.failures import fallback_trace, record_failure
 from memidx.paths import file_identity
-from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW
 from memidx.sockets import clear_starting, starting_name, unlink_own
-from memidx.state_folder import ensure_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,9 +53,6 @@ CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hoo
 # Retried for ~5 s (100 times), the server was ended as wedged while it waited for a descriptor.
 ACCEPT_PAUSE = 0.05
 ACCEPT_RETRY_FOR = (SUSPECT_AFTER - ACK_WAIT) / 2
-# When a server last traced that it cannot load its model (model_failed); one that loads it
-# removes it
-MODEL_FAILED = "recall.model-failed"
 
 
 def serve_on(
@@ -72,11 +66,10 @@ def serve_on(
     recaller = Recaller(config, warm=True)
     try:
         recaller.embedder()  # load the model before the first request needs it
-    except Exception as exc:  # a damaged model, a piece of onnxruntime missing: hooks recall
-        model_failed(config, exc)  # in their own process; said in the trace, not only the log
+    except Exception as exc:  # a damaged model, a piece of onnxruntime missing: said in the
+        server_failed(config, exc)  # trace, not only the log; hooks start none for a while
         raise
-    with contextlib.suppress(OSError):  # a folder of that name must not end every server
-        (server_folder(config) / MODEL_FAILED).unlink(missing_ok=True)
+    forget(config)  # hooks start servers again at once
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         listen(server, path)
         bound = file_identity(path)
@@ -87,34 +80,6 @@ def serve_on(
             _loop(server, recaller, idle, config_key(config), owner(path, server_folder(config)))
         finally:
             unlink_own(path, bound)
-
-
-def model_failed(config: Config, exc: Exception) -> None:
-    """Say in the agent hooks' trace (`memidx status`) that the server cannot load its model,
-    and what to do: once each TRACE_EVERY s (MODEL_FAILED's time), not at each server the
-    hooks start (one in START_GRACE s while prompts come), each failing the same way."""
-    from memidx.remedies import model_install
-
-    mark = server_folder(config) / MODEL_FAILED
-    with contextlib.suppress(OSError):
-        ensure_folder(mark.parent)
-        if 0 <= time.time() - mark.stat().st_mtime < TRACE_EVERY:  # (a clock set back: traced)
-            return
-    with contextlib.suppress(OSError):  # a link there is not followed (touch() made its target)
-        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NO_FOLLOW | NO_FIFO_WAIT, 0o600)
-        try:
-            os.write(fd, b"1\n")  # its time of change is the mark
-        finally:
-            os.close(fd)
-    why = str(exc) if isinstance(exc, MemidxError) else f"{said(exc)} (run `{model_install()}`)"
-    path = config.agent_hook_error_path
-    record_failure(
-        path,
-        TRACE_NAME,
-        f"cannot load its model, and a hook's own recall needs it too, so no prompt is "
-        f"recalled until it loads: {why}",
-        fallback=fallback_trace(config.root, path),
-    )
 
 
 def owner(path: Path, folder: Path) -> Callable[[], bool]:

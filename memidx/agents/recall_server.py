@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.portable_folders import held_folder, moved, unlink_in
 from memidx.state_folder import ensure_folder
 
 # A request: the prompt (MAX_PROMPT_CHARS, 6 bytes each in JSON at most) and the session's hits
@@ -151,13 +152,31 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
         for done in (STARTED, SUSPECT, *taken):  # started: the lock says so; a mark: old news
             (folder / done).unlink(missing_ok=True)
         pid = folder / PID_NAME
+        held = held_folder(folder)
         try:
             write_pid(pid)
             stop.owned.append(lambda: forget_pid(pid))  # a stop past its limit removes it too
             _serve(config, path, idle, stop.owned)
         finally:
             forget_pid(pid)
+            left_in_moved(held, folder, path)
     return stop.code
+
+
+def left_in_moved(held: int | None, folder: Path, path: Path) -> None:
+    """Remove the pid file and the socket (when it is in `folder`) from the folder `held`
+    when the memory was moved meanwhile: the server, which exits then, removed them by their
+    old paths, where they are no longer, and they were left in the moved memory. The lock,
+    moved with them, is still held: no other server wrote them there."""
+    if held is None:
+        return
+    try:
+        if moved(held, folder):
+            unlink_in(held, PID_NAME)
+            if path.parent == folder:
+                unlink_in(held, path.name)
+    finally:
+        os.close(held)
 
 
 def _serve(config: Config, path: Path, idle: float, owned: list[Callable[[], None]]) -> None:

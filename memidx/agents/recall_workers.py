@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import cast
 
-from memidx.agents.recall_server import CONFIG, MAX_REQUEST, STALE, read_line
+from memidx.agents.recall_server import CONFIG, MAX_REQUEST, STALE, read_line, server_folder
+from memidx.agents.trace_limits import due
 from memidx.code_stamp import code_stamp
 from memidx.errors import NewerIndex
 from memidx.frozen import Value
@@ -68,8 +69,9 @@ MAX_WAITING = 256
 # leave them: 400 hooks at once at 256 made 94 recalls fail, the index unopenable (EMFILE).
 RESERVED = 64
 TRACE_NAME = "recall server"  # who failed, in the agent hooks' trace
-# Seconds between two traces of the same kind (a recall's own error, the queue full): a
-# corrupt index failed every prompt, and each said so, pushing older lines out of the trace
+# Seconds between two traces of the same kind (a recall's own error, the queue full) in one
+# memory, whatever the process (trace_limits): a corrupt index failed every prompt, and each
+# said so, pushing older lines out of the trace
 TRACE_EVERY = 600.0
 
 _Look = tuple[float, float]  # when the server looked at an answer, and its thread's wait then
@@ -99,7 +101,9 @@ class Workers:
         self.looked: dict[tuple[int, float], _Look] = {}
         self.stop = threading.Event()  # an answer said the server must go (STALE)
         self.closing = False  # the threads were told to end (close)
-        self.traced: dict[str, float] = {}  # a kind of trace: when it was last written
+        # a kind of trace: when this process last wrote it (where the memory's own record of
+        # it, trace_limits, cannot be kept)
+        self.traced: dict[str, float] = {}
         # hooks waiting at most: MAX_WAITING, or what the descriptor limit leaves (RESERVED)
         self.most = max(1, min(MAX_WAITING, open_files(MAX_WAITING + RESERVED) - RESERVED))
         self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
@@ -228,18 +232,15 @@ class Workers:
 
     def trace(self, message: str, kind: str | None = None) -> None:
         """A line in the memory's agent hooks' trace, which `memidx status` shows; of a
-        `kind`, one each TRACE_EVERY s at most (a failure every prompt hits)."""
+        `kind`, one each TRACE_EVERY s at most in the memory, whatever server or hook
+        traced it (a failure every prompt hits, and servers the hooks start again)."""
+        config = self.recaller.config
         if kind is not None:
-            now = time.monotonic()
             with self.lock:
-                last = self.traced.get(kind)
-                if last is not None and now - last < TRACE_EVERY:
+                if not due(server_folder(config), kind, TRACE_EVERY, self.traced):
                     return
-                self.traced[kind] = now
-        path = self.recaller.config.agent_hook_error_path
-        record_failure(
-            path, TRACE_NAME, message, fallback=fallback_trace(self.recaller.config.root, path)
-        )
+        path = config.agent_hook_error_path
+        record_failure(path, TRACE_NAME, message, fallback=fallback_trace(config.root, path))
 
 
 def said(exc: BaseException) -> str:

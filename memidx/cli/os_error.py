@@ -10,7 +10,7 @@ from pathlib import Path
 def os_error_line(exc: OSError, root: Path | None) -> str:
     """What is wrong, after `memidx: error: `, with its hint in parentheses when there is one."""
     from memidx.git.root_gone import git_not_run, root_gone
-    from memidx.index.connection import ERRNO_HINTS
+    from memidx.index.trouble_hints import ERRNO_HINTS
 
     if root is not None and (gone := root_gone(root)) is not None:
         return str(gone)

@@ -10,6 +10,7 @@ installing need is in memidx.embed.model.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from memidx.config import DEFAULT_MODEL, Config
@@ -108,6 +109,41 @@ def model_problem(config: Config) -> str | None:
     if model_identity(config) is None:
         return f"{config.model} has not been downloaded (run memidx model pull {config.model})"
     return None
+
+
+MAX_LISTED = 64  # entries of the model's folder a state names: the packaged model has 9
+
+
+def model_files_state(config: Config) -> str:
+    """What the configured model's files are now, in one line (~0.1 ms: a listing and some
+    stats, nothing read): any change to them (`memidx model install` swaps in a new folder,
+    `memidx model pull` writes its marker again, a file replaced, restored or made readable)
+    gives another. The model's name and folder are in it, so another MEMIDX_MODEL or
+    MEMIDX_MODELS_DIR does too."""
+    import hashlib  # only where a model failed to load (memidx.agents.model_failed)
+
+    model = config.model
+    folder = packaged_folder(config) if model == DEFAULT_MODEL else pulled_dir(config)
+    parts = [model, str(folder), _stat_line(config.models_dir), _stat_line(folder)]
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(entry.name for entry in entries)
+    except OSError as exc:
+        names, parts = [], [*parts, f"unlisted {exc.errno}"]
+    parts += [f"{name} {_stat_line(folder / name)}" for name in names[:MAX_LISTED]]
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _stat_line(path: Path) -> str:
+    """A file's identity, size, times and permissions (a link's target's: a model folder
+    linked file by file changes as its targets do)."""
+    try:
+        found = path.stat()
+    except OSError as exc:
+        return f"- {exc.errno}"
+    return (
+        f"{found.st_ino} {found.st_size} {found.st_mtime_ns} {found.st_ctime_ns} {found.st_mode:o}"
+    )
 
 
 def record_file_times(folder: Path) -> None:

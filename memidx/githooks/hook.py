@@ -176,7 +176,7 @@ RECONCILE = "run `make reconcile`"
 def _remedy(exc: MemidxError, root: Path) -> tuple[str, str]:
     """What went wrong, and what to do that works: `make reconcile` fails just as the hook did
     until the memory can be written again (its hint's "then try again")."""
-    from memidx.index.connection import READONLY_HINT
+    from memidx.index.trouble_hints import READONLY_HINT
 
     hint = exc.hint
     # reconcile would refuse it too: only a newer memidx, or the module installed, will do

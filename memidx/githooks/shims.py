@@ -29,7 +29,7 @@ STAGES = (
     "reference-transaction",  # git reset, rebase --abort, update-ref: no other hook follows
     "post-index-change",  # the autostash git applies after the last hook of a pull or rebase
 )
-# what makes a memory writable (memidx.index.connection.READONLY_HINT says it too)
+# what makes a memory writable (memidx.index.trouble_hints.READONLY_HINT says it too)
 CHECK_FOLDER = "check the permissions and the mount of its folder"
 CHAINED = ".pre-memidx"
 

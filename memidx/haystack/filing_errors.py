@@ -9,7 +9,8 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnavailable, IndexUnusable, MemidxError
 from memidx.git.root_gone import root_gone
-from memidx.index.connection import ERRNO_HINTS, describe, trouble
+from memidx.index.connection import describe, trouble
+from memidx.index.trouble_hints import ERRNO_HINTS
 
 CAUGHT_UP = "the next filing or `memidx sync` indexes it"
 Stop = MemidxError | sqlite3.Error | OSError  # what stops a filing

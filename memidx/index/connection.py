@@ -23,55 +23,22 @@ from memidx.index.ownership import (
     stamp,
 )
 from memidx.index.schema_version import refuse_newer
+from memidx.index.trouble_hints import (
+    BUSY_HINT,
+    CANNOT_WRITE,
+    ERRNO_HINTS,
+    FULL_HINT,
+    LEFT_AS_IT_WAS,
+    LONG_PATH_HINT,
+    MAYBE_FULL,
+    MESSAGES,
+    PASSING,
+    SQLITE_MAX_PATH_BYTES,
+)
 from memidx.notes.words import fold
 from memidx.state_folder import ensure_folder
 
 BUSY_TIMEOUT_MS = 5000
-
-FULL_HINT = "free space on its disk, then try again"
-READONLY_HINT = "check the permissions and the mount of its folder, then try again"
-IO_HINT = "check the disk and its free space, then try again"
-BUSY_HINT = "wait for it to finish, then try again"
-LEFT_AS_IT_WAS = "; the index was left as it was"
-# SQLite's primary result codes of trouble that passes, and the hint each gets
-PASSING = {
-    sqlite3.SQLITE_FULL: FULL_HINT,
-    sqlite3.SQLITE_IOERR: IO_HINT,
-    sqlite3.SQLITE_READONLY: READONLY_HINT,
-    sqlite3.SQLITE_PERM: READONLY_HINT,
-    sqlite3.SQLITE_CANTOPEN: READONLY_HINT,
-    sqlite3.SQLITE_NOMEM: "try again",
-    sqlite3.SQLITE_PROTOCOL: BUSY_HINT,
-    sqlite3.SQLITE_BUSY: BUSY_HINT,
-    sqlite3.SQLITE_LOCKED: BUSY_HINT,
-}
-ERRNO_HINTS = {
-    errno.ENOSPC: FULL_HINT,
-    getattr(errno, "EDQUOT", errno.ENOSPC): FULL_HINT,  # no quotas on Windows
-    errno.EROFS: READONLY_HINT,
-    errno.EACCES: READONLY_HINT,
-    errno.EPERM: READONLY_HINT,
-    errno.EIO: IO_HINT,
-}
-CANNOT_WRITE = (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
-# SQLite's unix VFS opens no path over 512 bytes, with room for a journal's "-journal" suffix:
-# past this, every open fails with "unable to open database file", whatever the permissions.
-SQLITE_MAX_PATH_BYTES = 504
-LONG_PATH_HINT = (
-    "move the memory to a shorter path, or set `index` (MEMIDX_INDEX) to a shorter one outside "
-    "the notes folder"
-)
-MAYBE_FULL = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN)
-# SQLite's messages, for an error that carries no result code
-MESSAGES = (
-    ("disk is full", sqlite3.SQLITE_FULL),
-    ("disk i/o error", sqlite3.SQLITE_IOERR),
-    ("readonly", sqlite3.SQLITE_READONLY),
-    ("unable to open", sqlite3.SQLITE_CANTOPEN),
-    ("locked", sqlite3.SQLITE_BUSY),
-    ("malformed", sqlite3.SQLITE_CORRUPT),
-    ("not a database", sqlite3.SQLITE_NOTADB),
-)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -190,6 +157,8 @@ def trouble(exc: BaseException, path: Path | None, *, write: bool = True) -> Mem
     code = _code(exc)
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_PROTOCOL):
         return IndexBusy(f"{where} is locked by another process ({exc})", BUSY_HINT)
+    if (short := _no_descriptor(exc, code, where, verb)) is not None:
+        return IndexUnavailable(short.message, short.hint + left)
     if path is None:
         return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
     size = len(os.fsencode(path.resolve()))
@@ -206,6 +175,24 @@ def trouble(exc: BaseException, path: Path | None, *, write: bool = True) -> Mem
             f"{where} cannot be {verb}: its disk is full ({exc})", FULL_HINT + left
         )
     return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
+
+
+def _no_descriptor(exc: sqlite3.Error, code: int, where: str, verb: str) -> IndexUnavailable | None:
+    """The error for SQLite's failure to open a file when the cause is that no descriptor is
+    left (EMFILE: this process's limit; ENFILE: the system's), which SQLite does not say."""
+    from memidx.portable_limits import descriptors_short, open_files_limit
+
+    if code not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR):
+        return None
+    short = descriptors_short()
+    if short is None:
+        return None
+    if short == errno.EMFILE:
+        limit = open_files_limit()
+        said = "this process has too many files open" + (f" (its limit: {limit})" if limit else "")
+    else:
+        said = "the system has too many files open"
+    return IndexUnavailable(f"{where} cannot be {verb}: {exc}, as {said}", ERRNO_HINTS[short])
 
 
 def disk_full(folder: Path) -> bool:

@@ -22,7 +22,7 @@ from typing import cast
 
 import pytest
 
-from memidx.agents import recall_client, recall_loop, recall_server, recall_workers
+from memidx.agents import model_failed, recall_client, recall_loop, recall_server, recall_workers
 from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
 from memidx.errors import ModelError
@@ -332,7 +332,7 @@ def test_the_model_failed_mark_follows_no_link(tmp_path: Path) -> None:
     """The mark was made with Path.touch(), which follows a link: one left there made a file
     where it pointed, outside memidx's folder."""
     config = model_config(tmp_path)
-    mark = recall_server.server_folder(config) / recall_loop.MODEL_FAILED
+    mark = recall_server.server_folder(config) / model_failed.MODEL_FAILED
     mark.parent.mkdir(parents=True, exist_ok=True)
     outside = tmp_path / "outside.txt"
     mark.symlink_to(outside)
@@ -354,7 +354,7 @@ def test_a_server_whose_model_loads_is_not_ended_by_a_folder_where_its_mark_goes
 
     monkeypatch.setattr("memidx.agents.recall.Recaller.embedder", loaded)
     config = model_config(tmp_path)
-    mark = recall_server.server_folder(config) / recall_loop.MODEL_FAILED
+    mark = recall_server.server_folder(config) / model_failed.MODEL_FAILED
     mark.mkdir(parents=True)
     path = recall_server.socket_path(config)
     assert path is not None

@@ -185,3 +185,26 @@ def test_the_wait_for_a_listening_server_is_bounded_by_count_as_well_as_time(
         finally:
             process.kill()
     assert answered == [False]
+
+
+def test_a_server_whose_memory_was_moved_leaves_no_socket_nor_pid_in_it(models_dir: Path) -> None:
+    """A memory moved (`mv`) while its server runs: the server exits within seconds (its
+    socket is no longer at its path), but it removed its socket and pid file by their old
+    paths, where they were no longer: the moved memory kept a dead socket and a pid file
+    naming a process that had ended (or, later, another's). They go with the server."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="mx-"))  # short enough for the socket to be its own
+    try:
+        config = indexed(top / "m", models_dir)
+        served, path = serving(config, 60.0)
+        assert served.is_alive() and path.parent == config.state_dir / "agents", path
+
+        (top / "m").rename(top / "moved")
+        served.join(15)
+
+        assert not served.is_alive(), "the server outlived its memory's move"
+        left = sorted(p.name for p in (top / "moved" / ".memidx" / "agents").iterdir())
+        assert recall_server.SOCKET_NAME not in left and recall_server.PID_NAME not in left, left
+    finally:
+        shutil.rmtree(top)

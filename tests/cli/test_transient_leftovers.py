@@ -22,7 +22,7 @@ from memidx.githooks.shims import CHECK_FOLDER, shim
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.turn_input import make_record
 from memidx.index import failures
-from memidx.index.connection import READONLY_HINT
+from memidx.index.trouble_hints import READONLY_HINT
 from memidx.memory import remember as remember_module
 from tests.cli.test_index_faults import read_only
 from tests.cli.test_transient_hard import indexed, stdin_of

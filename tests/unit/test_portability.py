@@ -16,7 +16,8 @@ PORTABLE = PACKAGE / "portable.py"
 CHILDREN = PACKAGE / "children.py"  # starting processes: moved out of portable.py, same rule
 SIGNALS = PACKAGE / "portable_signals.py"  # moved out of portable.py, same rule
 LIMITS = PACKAGE / "portable_limits.py"  # the process's resource limits: same rule
-PORTABLES = (PORTABLE, CHILDREN, SIGNALS, LIMITS)
+FOLDERS = PACKAGE / "portable_folders.py"  # a folder held open (dir_fd): same rule
+PORTABLES = (PORTABLE, CHILDREN, SIGNALS, LIMITS, FOLDERS)
 
 # Modules that do not exist on Windows.
 POSIX_MODULES = frozenset(

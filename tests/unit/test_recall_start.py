@@ -295,3 +295,23 @@ def test_a_hooks_look_at_the_lock_does_not_turn_a_starting_server_away(
         look.close()
 
     assert served == [config.root / "recall.sock"]
+
+
+def test_the_servers_log_keeps_its_last_lines_past_its_bound(
+    config: Config, started: list[list[str]]
+) -> None:
+    """Each server a hook starts appends to recall-server.log what it exits on; nothing read
+    it down, so a server failing at every start grew it for as long as prompts came. Past
+    MAX_LOG bytes a start keeps its last lines only, from a line's start."""
+    from memidx.agents.server_log import LOG_NAME, MAX_LOG
+
+    log = recall_server.server_folder(config) / LOG_NAME
+    log.parent.mkdir(parents=True)
+    lines = [f"memidx: error: the model failed, start {n}\n" for n in range(20_000)]
+    log.write_text("".join(lines), encoding="utf-8")
+
+    recall_client.start(config)
+
+    kept = log.read_text(encoding="utf-8")
+    assert started and MAX_LOG // 4 < len(kept) <= MAX_LOG
+    assert kept.endswith(lines[-1]) and kept.startswith("memidx: error:")
