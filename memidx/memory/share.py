@@ -36,8 +36,9 @@ from memidx.memory.share_fetch import fetch
 from memidx.memory.share_git import answered
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
-from memidx.memory.share_merge import merge_failed, no_upstream, tracked_branch, tracking
+from memidx.memory.share_merge import merge_failed
 from memidx.memory.share_move import merge_upstream
+from memidx.memory.share_start import committed
 from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
@@ -70,26 +71,7 @@ def share(
     retries; see the module docstring. Each step that moves HEAD holds `following` until the
     index is at it (a search meanwhile says the index is brought up to date); the fetch, the
     push and the pauses between tries do not (the index is behind for another reason then)."""
-    from memidx.git.branch import on_a_branch
-    from memidx.haystack.segment_commit import commit_haystack
-    from memidx.index.following import following
-    from memidx.memory.head_sync import after_commit
-
-    # from a HEAD move of its own (memidx.head_move), not through the waits before it
-    with following(config, at_the_move=True):
-        if before is not None:
-            _followed(config, before, say)
-        remotes = _git(config, "remote").stdout.split()
-        here, remote, branch = tracking(config)  # the branch share merges into and pushes
-        # refused before the haystack is committed: a commit on a local branch left the
-        # segments at the switch back (a detached HEAD, a stopped rebase's, is said first)
-        if remotes and (not remote or not branch):  # git's merge and push would say so too
-            on_a_branch(config.root, "the haystack was not committed")
-            named = "origin" if "origin" in remotes else remotes[0]
-            raise no_upstream(named, tracked_branch(config, named))
-        commit = commit_haystack(config, say)
-        if commit is not None or not remotes:
-            after_commit(config, say)
+    commit, remotes, here, remote, branch = committed(config, before, say)
     if not remotes:
         return Shared(commit, 0, pushed=False, remote=False)
     started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
@@ -168,18 +150,6 @@ def _no_fetch_under_the_push(
             "made it fail (both write origin/<branch>), so nothing was pushed",
             f"{_kept(renamed)}; run make sync again once it ends",
         )
-
-
-def _followed(config: Config, step: Callable[[], None], say: Callable[[str], None] | None) -> None:
-    """`step` (the pending notes' commits), the index brought to any commit it made: only a
-    merge's did, and a refusal or a failed fetch after it left the index behind them."""
-    from memidx.git.refs import read_head
-    from memidx.memory.head_sync import after_commit
-
-    head = read_head(config.root)
-    step()
-    if read_head(config.root) != head:
-        after_commit(config, say)
 
 
 def _merge_followed(config: Config, here: str, say: Callable[[str], None] | None) -> str:
