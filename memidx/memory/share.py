@@ -30,6 +30,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
+from memidx.memory.share_blips import Blips
 from memidx.memory.share_check import fetched_of, merge_in_progress
 from memidx.memory.share_failures import moved
 from memidx.memory.share_fetch import fetch
@@ -76,6 +77,7 @@ def share(
         return Shared(commit, 0, pushed=False, remote=False)
     started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
     renamed: tuple[Renamed, ...] = ()
+    blips = Blips(remote, sleep, say)  # failures that may pass in a moment (DNS, a rate limit)
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
@@ -83,6 +85,8 @@ def share(
         fetched = answered(config, partial(fetch, config, _git), "fetch", remote, _kept(renamed))
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
             failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
+            if blips.passed(fetched, "fetch", _kept(renamed)):  # a DNS blip: paused
+                continue
             if unfetched >= FETCH_TRIES:
                 break
             _pause(attempt, sleep, say, failed)
@@ -100,6 +104,9 @@ def share(
         if pushed.returncode == 0:
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
         if not moved(pushed.stderr):  # another clone's push, else it fails again
+            if blips.passed(pushed, "push", _kept(renamed)):  # a rate limit: paused
+                failed = f"git push failed: {_reason(pushed)}"
+                continue
             raise GitError(f"git push failed: {_reason(pushed)}", f"{_kept(renamed)}; {_AGAIN}")
         failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")

@@ -13,7 +13,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
-from memidx.memory.share_failures import for_good, own
+from memidx.memory.share_failures import for_good, own, told
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
 # merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
@@ -171,13 +171,8 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
             f"{remote} asks you once), then make sync again",
         )
     failed = for_good(done.stderr) if done.returncode != 0 else None
-    if failed is not None:  # tried again, it fails the same way: said at once
-        kind, said = failed
-        todo = kind.todo.format(what=what, remote=remote)
-        raise GitError(
-            f"the remote '{remote}' {kind.what} (git {what} failed: {said})",
-            f"{kept}; {todo}, then make sync again",
-        )
+    if failed is not None and not failed[0].passes:  # tried again, it fails the same way
+        raise told(*failed, what, remote, kept)  # said at once; one that passes: share_blips
     return done
 
 
