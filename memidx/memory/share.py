@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from subprocess import CompletedProcess
 
 from memidx.config import Config
 from memidx.errors import GitError
@@ -34,7 +35,7 @@ from memidx.memory.share_blips import Blips
 from memidx.memory.share_check import fetched_of, merge_in_progress
 from memidx.memory.share_failures import moved
 from memidx.memory.share_fetch import fetch
-from memidx.memory.share_git import answered
+from memidx.memory.share_git import NoAnswer, answered
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
 from memidx.memory.share_merge import merge_failed
@@ -192,7 +193,7 @@ def _merge(config: Config, here: str) -> str:
         _still_on(config, git_dir, here, undone)  # git merge merges into whatever HEAD names
         began, tip = not merge_in_progress(config), _tip(config, here)
         about_to_move()  # git's merge moves HEAD: `following` held from here
-        merged = _git(config, "merge", "--no-edit", *_theirs(config, here))  # what was fetched
+        merged = _git_merge(config, here, began)
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
         if merged.returncode != 0:  # undone, wherever HEAD is
@@ -203,6 +204,20 @@ def _merge(config: Config, here: str) -> str:
         return ""
     merge_failed(config, merged)  # raises for what trying again cannot mend
     return _reason(merged)
+
+
+def _git_merge(config: Config, here: str, began: bool) -> CompletedProcess[str]:
+    """git merge of what share's fetch brought; one gpg did not sign in network_timeout (it
+    signs under commit.gpgSign: share_git._signed) stopped and undone (git wrote MERGE_HEAD
+    before it signs), GitError."""
+    from memidx.memory.share_commit import unsigned_in_time
+
+    try:
+        return _git(config, "merge", "--no-edit", *_theirs(config, here))  # what was fetched
+    except NoAnswer:
+        if began and merge_in_progress(config):
+            _git(config, "merge", "--abort")
+        raise unsigned_in_time(config) from None
 
 
 def _theirs(config: Config, here: str) -> tuple[str, ...]:
