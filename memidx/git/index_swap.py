@@ -60,7 +60,7 @@ def prepare(
     for _ in range(TRIES):  # a person's git wrote the index during the copy: copied again
         try:
             discard(git_dir)  # a killed memidx's
-            if not stale_lock_gone(git_dir):  # its git still writes READY (ready_lock)
+            if not stale_lock_gone(git_dir, root):  # its git still writes READY (ready_lock)
                 return None
             _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
             before = signature(git_dir)
