@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.git.index_refresh import refresh_words
+from memidx.git.index_stat import stat_given_here
 from memidx.git.judged_unlink import unlink_judged
 from memidx.git.move_aside import deleted_judged
 from memidx.git.ready_lock import READY, stale_lock_gone, written
@@ -179,6 +180,7 @@ def swap(
     for path in deleted:
         remove_emptied(root, (root / path).parent)
     (git_dir / SEEN).unlink(missing_ok=True)
+    stat_given_here(root, git_dir, list(files))  # their links aside gone: ctime as it stays
     return True
 
 
