@@ -181,9 +181,7 @@ class _Stub(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def http_remote(
-    folder: Path, password: str, limited: int = 0
-) -> Generator[tuple[str, list[str]]]:
+def http_remote(folder: Path, password: str, limited: int = 0) -> Generator[tuple[str, list[str]]]:
     """An HTTP server on 127.0.0.1 serving `folder` (its URL, the paths asked), its first
     `limited` requests refused as a rate limit, bounded: it answers REQUESTS requests at
     most, and stops with the block."""
