@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.git.index_refresh import refresh_words
+from memidx.git.index_stat import stat_given_here
 from memidx.git.judged_unlink import unlink_judged
 from memidx.git.move_aside import deleted_judged
 from memidx.git.ready_lock import READY, stale_lock_gone, written
@@ -60,7 +61,7 @@ def prepare(
     for _ in range(TRIES):  # a person's git wrote the index during the copy: copied again
         try:
             discard(git_dir)  # a killed memidx's
-            if not stale_lock_gone(git_dir):  # its git still writes READY (ready_lock)
+            if not stale_lock_gone(git_dir, root):  # its git still writes READY (ready_lock)
                 return None
             _hold(git_dir)  # first: the link changes the index's ctime, part of its signature
             before = signature(git_dir)
@@ -179,6 +180,7 @@ def swap(
     for path in deleted:
         remove_emptied(root, (root / path).parent)
     (git_dir / SEEN).unlink(missing_ok=True)
+    stat_given_here(root, git_dir, list(files))  # their links aside gone: ctime as it stays
     return True
 
 

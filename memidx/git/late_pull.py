@@ -46,6 +46,7 @@ from memidx.git.judged_unlink import unlink_judged
 from memidx.git.late_pull_line import say_unhelped
 from memidx.git.newcomers import parents, read_proc
 from memidx.git.publish import committers, started
+from memidx.git.repo import git_env
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
 NOT_PUT_BACK = "its ref's lock held for over 1 s, or HEAD moved since"
@@ -197,7 +198,7 @@ def _put_back(root: Path, ref: str, commit: str, old: str, literal: Sequence[str
         if (_git(root, "symbolic-ref", "-q", "HEAD") or "HEAD") != ref:
             return ELSEWHERE
         if _ok(root, *(reset := reset_words(old, literal))):
-            refreshed(root, os.environ, reset)  # its paths alone (index_refresh)
+            refreshed(root, git_env(), reset)  # its paths alone (index_refresh)
         return 0
     with Path(os.devnull).open("wb") as errors:  # a file, not a pipe a kill closes
         reset = reset_words(old, literal)  # with no whole refresh (git 2.36 on)
@@ -242,7 +243,9 @@ def _stopped(root: Path) -> str:
 def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
     """The paths of `literal` (literal pathspecs) that `commit` holds."""
     argv = ["git", "ls-tree", "-r", "-z", "--name-only", commit, "--", *literal]
-    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        argv, cwd=root, env=git_env(), capture_output=True, text=True, check=False
+    )
     return set(done.stdout.split("\0")) - {""} if done.returncode == 0 else set()
 
 
@@ -288,10 +291,16 @@ def _look_again() -> None:
 
 
 def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    """git `args` in `root`'s clone, never another a hook caller's GIT_DIR, GIT_WORK_TREE or
+    GIT_INDEX_FILE names (git_env): where there is no shell (Windows), the put-back's own
+    gits ran there, and put HEAD back in the caller's repository."""
+    env = git_env()
+    done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True,
+                          check=False)  # fmt: skip
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def _ok(root: Path, *args: str) -> bool:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+    done = subprocess.run(["git", *args], cwd=root, env=git_env(), capture_output=True,
+                          check=False)  # fmt: skip
     return done.returncode == 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from shlex import quote
 
 from memidx.git.index_copy import SWAP
+from memidx.git.ready_lock import LOCK as READY_LOCK
 from memidx.git.repo import GitRepo
 
 EMPTY = "empty"  # nothing in it: a git killed as it took it (or one made by hand)
@@ -27,6 +28,7 @@ EDIT = "memidx-edit"  # memidx killed as it changed an entry (memidx.git.index_e
 REF = "ref"  # HEAD's lock or its branch's
 NEXT_INDEX = "next-index"  # a `git commit <paths>` killed: the index it built for the commit
 NEXT = "next-index-*.lock"  # git's name for it, in the git folder, the git's pid in it
+READY = "memidx-ready"  # a killed git's lock on memidx's index copy (memidx.git.ready_lock)
 LISTED = 2048  # characters of paths named in a command: more (a line no one reads; one `sh
 # -c` argument holds 128 KiB at most) are listed by git in it
 
@@ -64,7 +66,8 @@ def left_lock(root: Path, folder: Path | None = None) -> LeftLock | None:
     folder = folder or git_dir(root)
     if folder is None:
         return None
-    for lock in [folder / "index.lock", *head_locks(folder), *sorted(folder.glob(NEXT))]:
+    ready = folder / READY_LOCK  # named last: it fails no git of the person's
+    for lock in [folder / "index.lock", *head_locks(folder), *sorted(folder.glob(NEXT)), ready]:
         if lock.exists() and left_behind(lock, root):
             return described(root, lock)
     return None
@@ -87,6 +90,13 @@ def described(root: Path, lock: Path) -> LeftLock:
             "commit paths while it is there)"
         )
         return LeftLock(lock, NEXT_INDEX, said, rm, blocks=False)
+    if lock.name == READY_LOCK and lock.parent == git_dir(root):
+        said = (
+            f"{lock} was left behind by a git memidx ran that was killed (or an older "
+            "memidx's): memidx's copy of the index made before it moves HEAD, half written; "
+            "each memidx commit holds git's index.lock for its whole follow while it is there"
+        )
+        return LeftLock(lock, READY, said, rm, blocks=False)
     if lock.name != "index.lock":
         return LeftLock(lock, REF, killed, rm)
     if not data:

@@ -45,20 +45,29 @@ def written(root: Path, git_dir: Path, env: Mapping[str, str], args: Sequence[st
         os.close(held)
 
 
-def stale_lock_gone(git_dir: Path) -> bool:
+def stale_lock_gone(git_dir: Path, root: Path | None = None) -> bool:
     """Whether no READY lock is there, once one whose git is gone (no process holds WRITER's
     lock) was removed; WRITER removed too once no lock is left (kept while its lock is: it
-    is what judges it)."""
+    is what judges it). A lock with no WRITER beside it (an older memidx's, which wrote none)
+    is judged as git's own locks are (lock_holders.left_behind: no process holds it, no git
+    runs in the clone at `root`): it stayed for good, each move after it on the slow path."""
     lock, writer = git_dir / LOCK, git_dir / WRITER
     try:
         if lock.exists():
-            if not _writer_gone(writer):
+            if not (_writer_gone(writer) or _unheld(lock, writer, root)):
                 return not lock.exists()  # its git still runs, or not known: it stays
             lock.unlink(missing_ok=True)  # (no git starts on READY meanwhile: commit.lock)
         writer.unlink(missing_ok=True)
     except OSError:
         return not lock.exists()
     return True
+
+
+def _unheld(lock: Path, writer: Path, root: Path | None) -> bool:
+    """Whether `lock`, with no `writer` beside it, is left behind (see stale_lock_gone)."""
+    from memidx.git.lock_holders import left_behind
+
+    return root is not None and not writer.exists() and left_behind(lock, root)
 
 
 def _writer_gone(writer: Path) -> bool:

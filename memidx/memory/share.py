@@ -26,18 +26,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from subprocess import CompletedProcess
 
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
+from memidx.memory.share_blips import Blips
 from memidx.memory.share_check import fetched_of, merge_in_progress
 from memidx.memory.share_failures import moved
 from memidx.memory.share_fetch import fetch
-from memidx.memory.share_git import answered
+from memidx.memory.share_git import NoAnswer, answered
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
-from memidx.memory.share_merge import merge_failed, no_upstream, tracked_branch, tracking
+from memidx.memory.share_merge import merge_failed
 from memidx.memory.share_move import merge_upstream
+from memidx.memory.share_start import committed
 from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
@@ -70,30 +73,12 @@ def share(
     retries; see the module docstring. Each step that moves HEAD holds `following` until the
     index is at it (a search meanwhile says the index is brought up to date); the fetch, the
     push and the pauses between tries do not (the index is behind for another reason then)."""
-    from memidx.git.branch import on_a_branch
-    from memidx.haystack.segment_commit import commit_haystack
-    from memidx.index.following import following
-    from memidx.memory.head_sync import after_commit
-
-    # from a HEAD move of its own (memidx.head_move), not through the waits before it
-    with following(config, at_the_move=True):
-        if before is not None:
-            _followed(config, before, say)
-        remotes = _git(config, "remote").stdout.split()
-        here, remote, branch = tracking(config)  # the branch share merges into and pushes
-        # refused before the haystack is committed: a commit on a local branch left the
-        # segments at the switch back (a detached HEAD, a stopped rebase's, is said first)
-        if remotes and (not remote or not branch):  # git's merge and push would say so too
-            on_a_branch(config.root, "the haystack was not committed")
-            named = "origin" if "origin" in remotes else remotes[0]
-            raise no_upstream(named, tracked_branch(config, named))
-        commit = commit_haystack(config, say)
-        if commit is not None or not remotes:
-            after_commit(config, say)
+    commit, remotes, here, remote, branch = committed(config, before, say)
     if not remotes:
         return Shared(commit, 0, pushed=False, remote=False)
     started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
     renamed: tuple[Renamed, ...] = ()
+    blips = Blips(remote, sleep, say)  # failures that may pass in a moment (DNS, a rate limit)
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
@@ -101,6 +86,8 @@ def share(
         fetched = answered(config, partial(fetch, config, _git), "fetch", remote, _kept(renamed))
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
             failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
+            if blips.passed(fetched, "fetch", _kept(renamed)):  # a DNS blip: paused
+                continue
             if unfetched >= FETCH_TRIES:
                 break
             _pause(attempt, sleep, say, failed)
@@ -118,6 +105,9 @@ def share(
         if pushed.returncode == 0:
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
         if not moved(pushed.stderr):  # another clone's push, else it fails again
+            if blips.passed(pushed, "push", _kept(renamed)):  # a rate limit: paused
+                failed = f"git push failed: {_reason(pushed)}"
+                continue
             raise GitError(f"git push failed: {_reason(pushed)}", f"{_kept(renamed)}; {_AGAIN}")
         failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
@@ -170,18 +160,6 @@ def _no_fetch_under_the_push(
         )
 
 
-def _followed(config: Config, step: Callable[[], None], say: Callable[[str], None] | None) -> None:
-    """`step` (the pending notes' commits), the index brought to any commit it made: only a
-    merge's did, and a refusal or a failed fetch after it left the index behind them."""
-    from memidx.git.refs import read_head
-    from memidx.memory.head_sync import after_commit
-
-    head = read_head(config.root)
-    step()
-    if read_head(config.root) != head:
-        after_commit(config, say)
-
-
 def _merge_followed(config: Config, here: str, say: Callable[[str], None] | None) -> str:
     """_merge, and the index brought to the HEAD it made before the push (holding `following`
     meanwhile: a search is told the index follows); "" once both are done."""
@@ -215,7 +193,7 @@ def _merge(config: Config, here: str) -> str:
         _still_on(config, git_dir, here, undone)  # git merge merges into whatever HEAD names
         began, tip = not merge_in_progress(config), _tip(config, here)
         about_to_move()  # git's merge moves HEAD: `following` held from here
-        merged = _git(config, "merge", "--no-edit", *_theirs(config, here))  # what was fetched
+        merged = _git_merge(config, here, began)
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
         if merged.returncode != 0:  # undone, wherever HEAD is
@@ -226,6 +204,20 @@ def _merge(config: Config, here: str) -> str:
         return ""
     merge_failed(config, merged)  # raises for what trying again cannot mend
     return _reason(merged)
+
+
+def _git_merge(config: Config, here: str, began: bool) -> CompletedProcess[str]:
+    """git merge of what share's fetch brought; one gpg did not sign in network_timeout (it
+    signs under commit.gpgSign: share_git._signed) stopped and undone (git wrote MERGE_HEAD
+    before it signs), GitError."""
+    from memidx.memory.share_commit import unsigned_in_time
+
+    try:
+        return _git(config, "merge", "--no-edit", *_theirs(config, here))  # what was fetched
+    except NoAnswer:
+        if began and merge_in_progress(config):
+            _git(config, "merge", "--abort")
+        raise unsigned_in_time(config) from None
 
 
 def _theirs(config: Config, here: str) -> tuple[str, ...]:

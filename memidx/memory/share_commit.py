@@ -27,13 +27,7 @@ def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     try:
         made = run_git(config, *argv)
     except NoAnswer:  # gpg waited on a pinentry no one answered (a desktop's window)
-        raise GitError(
-            f"git did not sign share's merge commit in {config.network_timeout} s (commit.gpgSign: "
-            "gpg waited, maybe for a passphrase it asks in a window), so memidx stopped it; "
-            f"{UNDONE}",
-            f"{_SIGN_HINT}, or give it longer (network_timeout in [tool.memidx], or "
-            "MEMIDX_NETWORK_TIMEOUT), then make sync again",
-        ) from None
+        raise unsigned_in_time(config) from None
     if made.returncode != 0 and sign:  # gpg failed (no key, or a passphrase none can type)
         raise GitError(
             f"git could not sign share's merge commit (commit.gpgSign: {reason(made)}), {UNDONE}",
@@ -42,6 +36,17 @@ def merge_commit(config: Config, here: str, tree: str, merge: Merge) -> str:
     if made.returncode != 0:
         raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")
     return made.stdout.strip()
+
+
+def unsigned_in_time(config: Config) -> GitError:
+    """The error for share's merge commit gpg did not sign in network_timeout (commit-tree's,
+    or the fallback git merge's: both stopped, the merge undone)."""
+    return GitError(
+        f"git did not sign share's merge commit in {config.network_timeout} s (commit.gpgSign: "
+        f"gpg waited, maybe for a passphrase it asks in a window), so memidx stopped it; {UNDONE}",
+        f"{_SIGN_HINT}, or give it longer (network_timeout in [tool.memidx], or "
+        "MEMIDX_NETWORK_TIMEOUT), then make sync again",
+    )
 
 
 def merge_message(config: Config, here: str, theirs: str) -> str:

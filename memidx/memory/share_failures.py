@@ -1,17 +1,25 @@
 """Which failures of `memidx share`'s fetch or push trying again cannot mend, read from git's
 words (share runs git in English: share_git.untranslated).
 
-A remote that refuses the credentials git gave it, names no repository where its URL points,
-or whose host name does not resolve (a typo, or no network at all) fails the same way each
-time: share tried each fetch 5 times, so a person with an askpass program saw its dialog 5
-times, and was told 3 s later to "check the network". A push git could not sign (gpg failed:
-push.gpgSign) fails so too. Anything else (a timeout, `the remote end hung up unexpectedly`, a
-connection reset, a ref lock) may pass and is tried again as before. Only git's and ssh's own
-lines are read, never the `remote:` lines a server's hook prints: its words are its own."""
+A remote that refuses the credentials git gave it, or names no repository where its URL points
+(GitLab's ssh says so in its own words, `remote: The project you were looking for could not be
+found ...`, over git's `Could not read from remote repository`), fails the same way each time:
+share tried each fetch 5 times, so a person with an askpass program saw its dialog 5 times, and
+was told 3 s later to "check the network". A push git could not sign (gpg failed:
+push.gpgSign) fails so too. Two more are told so too, but may pass in a moment (`passes`):
+a host name that does not resolve (a typo, no network, or a resolver's blip: curl's `Could
+not resolve host` tells none from another) and an HTTP 403 whose server says it is a rate
+limit (GitHub's `rate limit`, `abuse detection`): share tries those again a few times
+(share_blips), then stops with the same words. Anything else (a timeout, `the remote end hung
+up unexpectedly`, a connection reset, a ref lock) may pass and is tried again as before. Only
+git's and ssh's own lines are read, never the `remote:` lines a server's hook prints: its
+words are its own; but for the lines of a server that answered no ref (SERVERS)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from memidx.errors import GitError
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +29,7 @@ class ForGood:
 
     what: str
     todo: str
+    passes: bool = False  # may pass in a moment: tried again a few times first (share_blips)
 
 
 _CHECK_URL = "git remote get-url {remote}; git remote set-url {remote} URL"
@@ -53,6 +62,7 @@ KINDS: tuple[tuple[tuple[str, ...], ForGood], ...] = (
         ForGood(
             "is on a host whose name does not resolve (no network, or a wrong name)",
             f"check the network and the host in its URL ({_CHECK_URL})",
+            passes=True,
         ),
     ),
     (
@@ -62,6 +72,23 @@ KINDS: tuple[tuple[tuple[str, ...], ForGood], ...] = (
             "let gpg sign without asking (its agent holding the key's passphrase: sign once in "
             "a terminal), or git config push.gpgSign false for this clone",
         ),
+    ),
+)
+
+
+RATE_LIMITED = ForGood(
+    "refused access for now: a rate limit (too many requests in too short a time)",
+    "wait a few minutes (fewer make sync runs at once: another clone's, a CI job's)",
+    passes=True,
+)
+# (a server's words, on a `remote:` line, the words git's own line must hold, the kind): read
+# only where the remote answered for no ref (a hook's lines come with a ref's ` ! [...]` line)
+SERVERS: tuple[tuple[tuple[str, ...], str, ForGood], ...] = (
+    (("rate limit", "abuse detection", "too many requests"), "returned error: 403", RATE_LIMITED),
+    (  # GitLab's over ssh, under git's `Could not read from remote repository`
+        ("The project you were looking for could not be found",),
+        "Could not read from remote repository",
+        KINDS[2][1],
     ),
 )
 
@@ -76,10 +103,24 @@ def for_good(stderr: str) -> tuple[ForGood, str] | None:
     lines = own(stderr).splitlines()
     if any(line.startswith(REFUSED) for line in lines):
         return None
+    served = _served(stderr, lines)
+    if served is not None:
+        return served
     for words, kind in KINDS:
         for line in lines:
             if any(word.lower() in line.lower() for word in words) or _not_found(line, kind):
                 return kind, line if line.endswith(".") else f"{line}."
+    return None
+
+
+def _served(stderr: str, lines: list[str]) -> tuple[ForGood, str] | None:
+    """The kind a server's own `remote:` line tells (SERVERS), under git's line for it."""
+    servers = [line.strip() for line in stderr.splitlines() if line.strip().startswith("remote:")]
+    for words, gits, kind in SERVERS:
+        if any(gits in line for line in lines):
+            for line in servers:
+                if any(word.lower() in line.lower() for word in words):
+                    return kind, line if line.endswith(".") else f"{line}."
     return None
 
 
@@ -120,3 +161,15 @@ def own(stderr: str) -> str:
     (`remote: ...`), whose words (`fetch first`, `Authentication failed`) are its own."""
     lines = (line.strip() for line in stderr.splitlines())
     return "\n".join(line for line in lines if line and not line.startswith("remote:"))
+
+
+def told(
+    kind: ForGood, said: str, what: str, remote: str, kept: str, *, times: str = ""
+) -> GitError:
+    """The error for a failure of `kind` (git's line `said`), `times` after "failed" (how
+    many tries it took)."""
+    todo = kind.todo.format(what=what, remote=remote)
+    return GitError(
+        f"the remote '{remote}' {kind.what} (git {what} failed{times}: {said})",
+        f"{kept}; {todo}, then make sync again",
+    )

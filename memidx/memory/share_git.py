@@ -13,7 +13,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.process import ended, killing
 from memidx.git.root_gone import cannot_run, root_gone
-from memidx.memory.share_failures import for_good, own
+from memidx.memory.share_failures import for_good, own, told
 
 # the merge a hint asks a person to make: it fetches what it merges (`git merge @{upstream}`
 # merged `origin/<branch>` as a person's fetch held it, stale: "Already up to date"), a merge
@@ -32,10 +32,10 @@ LOOKS = (
 
 # the gits that reach the remote: each bounded (network_timeout), none ever asking (see _network)
 NETWORK = frozenset({"fetch", "push"})
-# share's merge commit, -S under commit.gpgSign: bounded too (network_timeout), with no
-# terminal, as a signed push is: a pinentry gpg's agent shows in a window (a desktop's), where
-# no one answers (an agent's session), held share and the clone's commit lock for ever
-SIGNED = frozenset({"commit-tree"})
+# share's merge commit, -S under commit.gpgSign (commit-tree's, or the fallback git merge's:
+# _signed): bounded too (network_timeout), with no terminal, as a signed push is: a pinentry
+# gpg's agent shows in a window (a desktop's), where no one answers (an agent's session), held
+# share and the clone's commit lock for ever
 # git's words where it would have asked (GIT_TERMINAL_PROMPT=0), and ssh's (BatchMode, or no
 # terminal) for a host it would have asked to trust, and for a key's passphrase or a password
 # it would have asked (`git@host: Permission denied (publickey).`: it was tried 5 times, then
@@ -58,7 +58,7 @@ def run_git(
     """git `args` in the clone, `given` on its input (else none); NoAnswer for a fetch, a
     push or a signed commit-tree that ran past network_timeout."""
     try:
-        if args[0] in NETWORK or (args[0] in SIGNED and "-S" in args):
+        if args[0] in NETWORK or _signed(config, args):
             argv, seconds = ["git", *args], config.network_timeout
             env = _network(config) if args[0] in NETWORK else _no_pinentry(untranslated(os.environ))
             done = run_bounded(argv, config.root, env, seconds, given)
@@ -82,6 +82,20 @@ def run_git(
         if text.strip() and args[0] not in LOOKS:
             sys.stderr.write(text)
     return done
+
+
+def _signed(config: Config, args: tuple[str, ...]) -> bool:
+    """Whether git `args` signs a commit: commit-tree's -S, or share's fallback `git merge`
+    (git older than 2.38) under commit.gpgSign or a branch's mergeOptions' -S, which signed
+    without a bound (its pinentry held share and the clone for ever), not its --abort."""
+    if args[0] == "commit-tree":
+        return "-S" in args
+    if args[0] != "merge" or "--abort" in args:
+        return False
+    said = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip()
+    names = r"^branch\..*\.mergeoptions$"
+    options = run_git(config, "config", "--get-regexp", names).stdout.split()
+    return said == "true" or any(word.startswith(("-S", "--gpg-sign")) for word in options)
 
 
 def untranslated(environ: Mapping[str, str]) -> dict[str, str]:
@@ -171,13 +185,8 @@ def answered(config: Config, git: Git, what: str, remote: str, kept: str) -> Don
             f"{remote} asks you once), then make sync again",
         )
     failed = for_good(done.stderr) if done.returncode != 0 else None
-    if failed is not None:  # tried again, it fails the same way: said at once
-        kind, said = failed
-        todo = kind.todo.format(what=what, remote=remote)
-        raise GitError(
-            f"the remote '{remote}' {kind.what} (git {what} failed: {said})",
-            f"{kept}; {todo}, then make sync again",
-        )
+    if failed is not None and not failed[0].passes:  # tried again, it fails the same way
+        raise told(*failed, what, remote, kept)  # said at once; one that passes: share_blips
     return done
 
 

@@ -210,6 +210,41 @@ def test_a_merge_commit_gpg_never_signs_is_stopped_in_network_timeout(tmp_path: 
     assert seconds < network.BOUND
 
 
+@pytest.mark.parametrize("signs", ["commit.gpgSign", "mergeOptions"])
+def test_the_fallback_merge_gpg_never_signs_is_stopped_and_undone(
+    tmp_path: Path, signs: str
+) -> None:
+    """share's fallback `git merge` (a git older than 2.38, a branch's mergeOptions) signs as
+    commit.gpgSign or mergeOptions' -S say: gpg waiting on a pinentry no one answers held it
+    for ever, as commit-tree's did. It is stopped in network_timeout too, its merge undone."""
+    two = behind(tmp_path, diverged=True)
+    options = "--no-ff -S" if signs == "mergeOptions" else "--no-ff"
+    two.git("config", "branch.main.mergeOptions", options)  # git merge's alone: the fallback
+    two.git("config", "gpg.program", str(sleeper(tmp_path)))
+    two.git("config", "user.signingKey", "4F37313A7A5FB167")
+    if signs == "commit.gpgSign":
+        two.git("config", "commit.gpgSign", "true")
+    remote = two.git("ls-remote", "origin", "refs/heads/main")
+    before, staged = state(two), two.git("ls-files", "-s")
+
+    code, err, seconds = share_run(two)
+
+    assert code == 1, err
+    assert errors(err).startswith(
+        "memidx: error: git did not sign share's merge commit in 2 s (commit.gpgSign: gpg "
+        "waited, maybe for a passphrase it asks in a window), so memidx stopped it; nothing "
+        "was merged, pulled or pushed"
+    ), err
+    assert ended_soon(tmp_path / "sleeper.pid")  # gpg stopped with git
+    assert not (two.root / ".git" / "MERGE_HEAD").exists()
+    after = state(two)
+    # git merge --abort wrote back the file the merge changed: the same content, a new stat
+    assert {**after, "index": ""} == {**before, "index": ""}
+    assert two.git("ls-files", "-s") == staged
+    assert two.git("ls-remote", "origin", "refs/heads/main") == remote
+    assert seconds < network.BOUND, seconds
+
+
 def test_a_signed_push_gpg_never_signs_names_the_signing(tmp_path: Path) -> None:
     """A push gpg never signs (a pinentry window no one answers) is stopped at network_timeout
     as ever: the hint named the network and the pre-push hook alone, not the signing."""

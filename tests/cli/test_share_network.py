@@ -155,9 +155,18 @@ class _Stub(SimpleHTTPRequestHandler):
 
     seen: list[str]
     password: str
+    limited: int  # the first requests answered as GitHub's rate limit does (403, its words)
 
     def do_GET(self) -> None:
         self.seen.append(self.path)
+        if len(self.seen) <= self.limited:
+            said = b"You have exceeded a secondary rate limit. Please wait a few minutes.\n"
+            self.send_response(403)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(said)))
+            self.end_headers()
+            self.wfile.write(said)
+            return
         token = base64.b64encode(f"memidx:{self.password}".encode()).decode()
         if self.headers.get("Authorization") != f"Basic {token}":
             self.send_response(401)
@@ -172,12 +181,13 @@ class _Stub(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def http_remote(folder: Path, password: str) -> Generator[tuple[str, list[str]]]:
-    """An HTTP server on 127.0.0.1 serving `folder` (its URL, the paths asked), bounded: it
-    answers REQUESTS requests at most, and stops with the block."""
+def http_remote(folder: Path, password: str, limited: int = 0) -> Generator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1 serving `folder` (its URL, the paths asked), its first
+    `limited` requests refused as a rate limit, bounded: it answers REQUESTS requests at
+    most, and stops with the block."""
     seen: list[str] = []
 
-    stub = type("Stub", (_Stub,), {"seen": seen, "password": password})
+    stub = type("Stub", (_Stub,), {"seen": seen, "password": password, "limited": limited})
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(stub, directory=str(folder)))
     server.timeout = 0.2
 

@@ -140,3 +140,60 @@ def test_own_leaves_a_hooks_lines_out() -> None:
 )
 def test_moved_reads_git_s_lines_for_the_refs_alone(stderr: str, another_clone: bool) -> None:
     assert moved(stderr) is another_clone
+
+
+GITLAB_SSH = (
+    "remote: \nremote: ========\nremote: \nremote: The project you were looking for could not be "
+    "found or you don't have permission to view it.\nremote: \nremote: ========\nremote: \n"
+    f"fatal: Could not read from remote repository.\n\n{NOT_READ}"
+)
+RATE_LIMIT = (
+    "remote: You have exceeded a secondary rate limit. Please wait a few minutes before you "
+    "try again.\nfatal: unable to access 'https://github.com/a/b.git/': The requested URL "
+    "returned error: 403"
+)
+
+
+@pytest.mark.parametrize(
+    ("stderr", "what", "passes"),
+    [
+        (GITLAB_SSH, "names no repository git can reach", False),
+        (
+            RATE_LIMIT,
+            "refused access for now: a rate limit (too many requests in too short a time)",
+            True,
+        ),
+        (
+            "remote: Permission to a/b.git denied to c.\nfatal: unable to access "
+            "'https://github.com/a/b.git/': The requested URL returned error: 403",
+            "refused access to the repository",
+            False,
+        ),
+        (
+            "fatal: unable to access 'https://h.example/x.git/': Could not resolve host: h.example",
+            "is on a host whose name does not resolve (no network, or a wrong name)",
+            True,
+        ),
+        (
+            "remote: HTTP Basic: Access denied\nfatal: Authentication failed for 'x'",
+            "refused the credentials git gave it",
+            False,
+        ),
+    ],
+)
+def test_which_failures_may_pass_in_a_moment(stderr: str, what: str, passes: bool) -> None:
+    """A DNS blip and a rate limit may pass (tried again a few times); GitLab's words for no
+    project, a 403 for want of access and refused credentials cannot."""
+    told = for_good(stderr)
+
+    assert told is not None
+    assert (told[0].what, told[0].passes) == (what, passes)
+
+
+def test_a_servers_words_count_only_under_gits_own_line_for_them() -> None:
+    """A remote hook's rate-limit words under a refused ref are its own; so is a `Could not
+    read` line with no server words."""
+    assert for_good("remote: rate limit\n ! [remote rejected] main -> main (declined)") is None
+    assert (
+        for_good("remote: rate limit exceeded\nfatal: the remote end hung up unexpectedly") is None
+    )

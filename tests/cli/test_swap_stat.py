@@ -1,0 +1,63 @@
+"""The swap (memidx.git.index_swap, remember's usual route) gives the entries of the files it
+wrote their stat itself, under the index lock it holds (memidx.git.index_stat): it wrote them
+after renaming its index over git's, so each entry had none, and every remember paid
+index_refresh.stat_given (a copy of the index and a `git add --refresh`, ~65 ms) after its
+follow. An index it cannot read whole (v4, a split index) is left to stat_given, as before."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.git import index_copy
+from memidx.git.commit import commit_paths
+from memidx.git.index_refresh import stat_less
+from tests.helpers import NotesRepo
+
+
+@pytest.mark.parametrize(
+    ("form", "given_here"),
+    [("sha1 2", True), ("sha1 3", True), ("sha256 2", True), ("sha1 4", False),
+     ("sha1 2 split", False)],
+)  # fmt: skip
+def test_the_swap_gives_the_files_it_wrote_their_stat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, given_here: bool
+) -> None:
+    kind, version, *split = form.split()
+    repo = NotesRepo(tmp_path / "memory", init=False)
+    repo.git("init", "-q", "-b", "main", f"--object-format={kind}")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.note("ops/deploy.md", "Deploy", "Deploys go out on Tuesdays.")
+    repo.note("ab/agent.md", "Another", "a note beside it")
+    repo.commit("notes")
+    if version == "3":  # an entry with extended flags (skip-worktree) makes it v3
+        repo.git("update-index", "--skip-worktree", "notes/ab/agent.md")
+    repo.git("update-index", f"--index-version={version}")
+    if split:  # its entries in a shared index beside it
+        repo.git("update-index", "--split-index")
+    ref = repo.note("agent.md", "Agent's note", "remembered by an agent")
+    memory = {ref: (repo.root / ref).read_bytes()}
+    (repo.root / ref).unlink()  # written by the swap, from memory, as remember's is
+    edits: list[Sequence[str]] = []
+    edit = index_copy.edit_on_copy
+
+    def counted(root: Path, git_dir: Path, args: Sequence[str]) -> tuple[int, str]:
+        edits.append(args)
+        return edit(root, git_dir, args)
+
+    monkeypatch.setattr(index_copy, "edit_on_copy", counted)
+
+    commit_paths(load_config(repo.root, env={}), [ref], "memidx remember: Agent's note",
+                 written=memory)  # fmt: skip
+
+    assert (repo.root / ref).read_bytes() == memory[ref]
+    assert len(edits) == (0 if given_here else 1), edits  # stat_given: not needed, or as before
+    assert not stat_less(repo.root / ".git", [f":(literal){ref}"]) or not given_here
+    assert repo.git("diff-files", "--name-only") == ""  # every entry has its stat
+    assert repo.git("status", "--porcelain") == ""
+    repo.git("fsck", "--no-progress")
+    listed = repo.git("ls-files", "-s")
+    assert f"\t{ref}\n" in listed and "notes/ab/agent.md" in listed
