@@ -212,6 +212,7 @@ def run_module() -> NoReturn:
 HANDLER_MODULES = {
     "search": "search_command",
     "index": "index_commands",
+    "embed": "embed_commands",
     "memory": "write_commands",
     "check": "check_commands",
     "agent": "agent_command",
