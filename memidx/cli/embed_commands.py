@@ -11,8 +11,10 @@ from memidx.cli.index_commands import ingest_all, warn_read
 from memidx.cli.notice import say_notice
 from memidx.config import Config
 from memidx.errors import UsageError
+from memidx.text import counted
 
 if TYPE_CHECKING:
+    from memidx.embed.job import EmbedReport
     from memidx.haystack.indexing import RecordReport
     from memidx.index.documents import Store
     from memidx.index.sync_report import SyncReport
@@ -22,7 +24,6 @@ def embed(args: argparse.Namespace, config: Config) -> int:
     from memidx.embed.job import embed_in_background, embed_index
     from memidx.index.open import writable_index
     from memidx.progress import ProgressBar
-    from memidx.text import counted
 
     if args.background:
         from memidx.haystack.filing import read_left
@@ -59,17 +60,30 @@ def embed(args: argparse.Namespace, config: Config) -> int:
         print(json.dumps({
             "schema": "memidx.embed/1", "model": report.model, "embedded": report.embedded,
             "chunks": report.chunks, "seconds": round(report.seconds, 3),
-            "chunks_per_second": round(report.rate, 1), "pruned": report.pruned,
-            "peak_rss_mb": round(report.peak_rss_mb, 1),
+            "chunks_per_second": round(report.rate, 1) if report.embedded else None,
+            "pruned": report.pruned, "peak_rss_mb": round(report.peak_rss_mb, 1),
         }, indent=2))  # fmt: skip
     else:
-        print(
-            f"embedded {counted(report.embedded, 'chunk')} with {report.model} in "
-            f"{report.seconds:.1f} s ({report.rate:.0f} chunks/s, peak memory "
-            f"{report.peak_rss_mb:.0f} MB); {counted(report.chunks, 'chunk')} in the index"
-            + (f"; pruned {counted(report.pruned, 'vector')}" if report.pruned else "")
-        )
+        print(embedded_line(report))
     return 0
+
+
+def embedded_line(report: EmbedReport) -> str:
+    """What `memidx embed` did, for people; with nothing to embed it says so (it said `0
+    chunks/s`, a rate of nothing, as if the model were that slow)."""
+    pruned = f"; pruned {counted(report.pruned, 'vector')}" if report.pruned else ""
+    if not report.embedded:
+        held = (
+            f"every chunk in the index ({report.chunks:,}) has a vector of {report.model}"
+            if report.chunks
+            else "the index holds no chunks yet (notes are chunked when they are indexed)"
+        )
+        return f"nothing to embed: {held}{pruned}"
+    return (
+        f"embedded {counted(report.embedded, 'chunk')} with {report.model} in "
+        f"{report.seconds:.1f} s ({report.rate:.0f} chunks/s, peak memory "
+        f"{report.peak_rss_mb:.0f} MB); {counted(report.chunks, 'chunk')} in the index{pruned}"
+    )
 
 
 def model(args: argparse.Namespace, config: Config) -> int:
