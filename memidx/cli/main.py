@@ -145,6 +145,8 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     from memidx.cli.parser import build_parser
 
     args, extra = (parser := build_parser()).parse_known_args(argv)
+    if extra == ["--"]:  # a bare `--` ends the options: Python 3.11 left it over for a command
+        extra = []  # that takes no words (`memidx status --`), newer ones take it as argparse does
     if extra and args.command == "check":
         parser.refuse_misplaced(args, extra)
         args.files = [*args.files, *extra]
@@ -210,6 +212,7 @@ def run_module() -> NoReturn:
 HANDLER_MODULES = {
     "search": "search_command",
     "index": "index_commands",
+    "embed": "embed_commands",
     "memory": "write_commands",
     "check": "check_commands",
     "agent": "agent_command",

@@ -84,7 +84,7 @@ def _index_commands(commands: Commands) -> None:
     )
     json_flag(p, "the status")
 
-    p = command("embed", "embed the chunks that have no vector of the model yet", "index:embed")
+    p = command("embed", "embed the chunks that have no vector of the model yet", "embed:embed")
     p.add_argument(
         "--prune",
         action="store_true",
@@ -98,7 +98,7 @@ def _index_commands(commands: Commands) -> None:
     )
     json_flag(p, "the report")
 
-    p = command("model", "install, check or download the embedding model", "index:model")
+    p = command("model", "install, check or download the embedding model", "embed:model")
     p.add_argument(
         "action",
         choices=("install", "status", "pull"),

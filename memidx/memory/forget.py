@@ -37,11 +37,12 @@ class Forgotten:
     """What was forgotten: a note (and its deletion's commit) or a record (its tombstone's id)."""
 
     kind: str  # "note" or "record"
-    ref: str
+    ref: str  # the note's path, or the record as the person named it (id or segment@offset)
     commit: str | None = None
     tombstone: str | None = None
     already: bool = False  # a record forgotten before: `tombstone` is the one that did it
     kept: str | None = None  # the note's path, where a file changed meanwhile is left (said)
+    id: str | None = None  # the record's id (None for a note)
 
 
 def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None) -> Forgotten:

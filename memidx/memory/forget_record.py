@@ -19,16 +19,18 @@ def forget_record(config: Config, ref: str, notice: Callable[[str], None] | None
     forgotten before is said so, nothing written."""
     from memidx.haystack.filing import file
     from memidx.haystack.frames import new_record
+    from memidx.haystack.lookup import without_line
     from memidx.memory.forget import Forgotten
     from memidx.memory.forget_vectors import scrub_forgotten
 
     record_id, before = _record_id(config, ref)
+    named = without_line(ref)  # as the person named it: its id or `<segment>@<offset>`
     if before is not None:  # done already: a second tombstone would add nothing
-        return Forgotten("record", record_id, tombstone=before, already=True)
+        return Forgotten("record", named, id=record_id, tombstone=before, already=True)
     tombstone = replace(new_record("forget", f"forgets {record_id}"), forgets=record_id)
     filed = file(config, tombstone, notice)  # indexed: the record and its vectors dropped
     scrub_forgotten(config, f"{record_id} is forgotten", notice)
-    return Forgotten("record", record_id, tombstone=filed.id)
+    return Forgotten("record", named, id=record_id, tombstone=filed.id)
 
 
 def _record_id(config: Config, ref: str) -> tuple[str, str | None]:

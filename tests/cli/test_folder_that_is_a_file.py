@@ -24,16 +24,16 @@ def test_a_file_named_as_the_memory_is_called_a_file(repo: NotesRepo, argv: list
     assert f"{missing}: no such folder (give " in none.err, none.err
 
 
-def test_archive_transcript_of_a_folder_is_a_usage_error_that_says_so(repo: NotesRepo) -> None:
+def test_archive_transcript_of_a_folder_says_so(repo: NotesRepo) -> None:
     """`memidx archive-transcript <folder>` said `cannot read it as UTF-8 text ([Errno 21] Is a
-    directory ...)`, exit 1, as if the file's bytes were at fault."""
+    directory ...)`, as if the file's bytes were at fault. It names nothing to read: exit 1, as
+    `-C <file>` (tests/cli/test_archive_transcript_fifo.py)."""
     folder = repo.root / "my transcripts"
     folder.mkdir()
 
     run = repo.memidx_process("archive-transcript", str(folder))
 
-    assert run.code == 2, run.err
+    assert run.code == 1, run.err
     assert (
-        run.err == f"memidx: usage error: {folder}: a folder, not a file (give a transcript"
-        " file or -)\n"
+        run.err == f"memidx: error: {folder}: a folder, not a file (give a transcript file or -)\n"
     )

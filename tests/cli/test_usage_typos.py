@@ -104,3 +104,27 @@ def test_an_option_of_check_before_it_is_no_file_name(repo: NotesRepo) -> None:
     ), misplaced.err
     assert not (repo.root / ".memidx-secrets-baseline").exists()
     assert files.code == 0, files
+
+
+@pytest.mark.parametrize(
+    "argv", [["status", "--"], ["memory", "show", "--"], ["status", "--json", "--"]]
+)
+def test_a_bare_double_dash_ends_the_options_of_a_command_without_words(
+    repo: NotesRepo, argv: list[str]
+) -> None:
+    """`--` ends the options (POSIX), whatever follows; Python 3.11's argparse left it over for
+    a command that takes no words: `memidx status --` was refused, `unrecognized arguments: --`."""
+    run = repo.memidx_process(*argv)
+
+    assert "unrecognized arguments" not in run.err, run.err
+    assert run.code in (0, 1), run.err  # status's own answer (1: the index not built yet)
+    assert run.out.strip(), run.err
+
+
+def test_words_after_a_double_dash_are_still_refused_by_a_command_without_words(
+    repo: NotesRepo,
+) -> None:
+    run = repo.memidx_process("status", "--", "extra")
+
+    assert run.code == 2
+    assert "unrecognized arguments: -- extra" in run.err, run.err

@@ -242,6 +242,7 @@ def test_the_command_line_imports_handlers_only_when_they_run() -> None:
     handlers = (
         "memidx.cli.search_command",
         "memidx.cli.index_commands",
+        "memidx.cli.embed_commands",
         "memidx.cli.write_commands",
     )
     assert not any(name.startswith(handlers) for name in top)

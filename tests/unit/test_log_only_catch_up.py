@@ -388,6 +388,11 @@ def test_a_record_filed_in_the_log_alone_that_a_pulled_tombstone_forgets_is_forg
     by_id = forget(config, filed.id)
     by_ref = forget(config, filed.ref)
 
-    assert (by_id.ref, by_id.tombstone, by_id.already) == (filed.id, tombstone, True)
-    assert (by_ref.ref, by_ref.tombstone, by_ref.already) == (filed.id, tombstone, True)
+    assert (by_id.ref, by_id.id, by_id.tombstone, by_id.already) == (
+        filed.id, filed.id, tombstone, True
+    )  # fmt: skip
+    # the record as it was named, and its id (forget --json's ref was the id for both)
+    assert (by_ref.ref, by_ref.id, by_ref.tombstone, by_ref.already) == (
+        filed.ref, filed.id, tombstone, True
+    )  # fmt: skip
     assert {path: path.stat().st_size for path in segments(folder)} == before  # none filed
