@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from memidx.agents.copy_source import OnDisk
-from memidx.agents.transcript_cuts import Piece, TranscriptParts, cut
+from memidx.agents.transcript_cuts import InMemory, Piece, TranscriptParts, cut
 from memidx.drafts import PRIVATE, read_own, replace_durably
 from memidx.frozen import cast
 from memidx.memory.archives_left import copy_of
@@ -145,6 +145,27 @@ def forget(copy: Path) -> None:
     """Remove the cuts kept beside `copy` (its last part filed, or its file changed)."""
     with contextlib.suppress(OSError):
         cuts_path(copy).unlink(missing_ok=True)
+
+
+def cuts_written(copy: Path, data: bytes, limit: int) -> Cuts | None:
+    """The cuts of `data`, which `copy` was just written with (memidx.agents.archive_left.
+    begin), found in memory, each piece hashed as it is cut, and kept beside it: a hook cut
+    off while it files them leaves its session's next event the parts not filed to read, not
+    the whole copy twice over (its hash and its cuts). Their parts read `data`. None when the
+    copy is gone (finished meanwhile) or is no file of `data`'s size (the caller cuts alone)."""
+    import stat
+
+    hashes = list[str]()
+    parts = cut(InMemory(data), limit, lambda piece: hashes.append(hashlib.sha256(piece).hexdigest()))
+    try:
+        found = copy.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(found.st_mode) or found.st_size != len(data):
+        return None  # each piece's bytes are checked as they are read: another's file fails
+    cuts = Cuts(_identity(found), parts, hashes)
+    keep(copy, cuts, limit)
+    return cuts
 
 
 def _found(source: OnDisk, copy: Path, limit: int) -> Cuts:

@@ -102,7 +102,7 @@ def file_rest(
         parts = cuts.rest(source)
         if most is None:  # until its end: a hook cut off meanwhile resumes where it was
             keep(copy, cuts, limit)
-            progress = _keeping(copy, cuts, parts, limit, progress)
+            progress = keeping(copy, cuts, parts, limit, progress)
         filed, whole = file_parts(config, where, state, parts, progress, most=most)
     except CopyChanged:  # written in place since: judged by its hash
         forget(copy)
@@ -123,7 +123,7 @@ def file_rest(
     return filed, whole
 
 
-def _keeping(
+def keeping(
     copy: Path, cuts: Cuts, parts: TranscriptParts, limit: int, told: Progress | None
 ) -> Progress:
     """What tells `told` of each part filed anew, once the cuts kept say it is filed."""
