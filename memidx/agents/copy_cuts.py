@@ -44,6 +44,7 @@ class Cuts:
         done: int = 0,
     ) -> None:
         self.identity, self.parts, self.hashes, self.done = identity, parts, hashes, done
+        self.kept = False  # whether they are kept beside the copy (found there, or keep)
 
     def rest(self, source: OnDisk) -> TranscriptParts:
         """The parts from the first not filed on, each piece's bytes checked as it is read."""
@@ -88,7 +89,9 @@ def kept_cuts(source: OnDisk, copy: Path, limit: int) -> Cuts | None:
         return None  # no pieces of this copy whole
     if kept.get("limit") != limit or not 0 <= done <= len(pieces):
         return None
-    return Cuts(mine, TranscriptParts(source, pieces, spans), hashes, done)
+    cuts = Cuts(mine, TranscriptParts(source, pieces, spans), hashes, done)
+    cuts.kept = True
+    return cuts
 
 
 def _piece(row: list[object]) -> Piece:
@@ -139,6 +142,7 @@ def keep(copy: Path, cuts: Cuts, limit: int) -> None:
     with contextlib.suppress(OSError):
         data = json.dumps(kept).encode()  # each piece's hash, where the secrets at its cuts sit
         replace_durably(cuts_path(copy), data, "tmp", durable=False, mode=PRIVATE)
+        cuts.kept = True
 
 
 def forget(copy: Path) -> None:

@@ -100,8 +100,9 @@ def file_rest(
     try:
         cuts = cuts or cuts_of(source, copy, limit)
         parts = cuts.rest(source)
+        if not cuts.kept:  # before its first part: a hook cut off while it files that part
+            keep(copy, cuts, limit)  # left the next event the whole copy to read again
         if most is None:  # until its end: a hook cut off meanwhile resumes where it was
-            keep(copy, cuts, limit)
             progress = keeping(copy, cuts, parts, limit, progress)
         filed, whole = file_parts(config, where, state, parts, progress, most=most)
     except CopyChanged:  # written in place since: judged by its hash
