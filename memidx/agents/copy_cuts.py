@@ -160,7 +160,7 @@ def cuts_written(copy: Path, data: bytes, limit: int) -> Cuts | None:
     import stat
 
     hashes = list[str]()
-    parts = cut(InMemory(data), limit, lambda piece: hashes.append(hashlib.sha256(piece).hexdigest()))
+    parts = cut(InMemory(data), limit, lambda piece: hashes.append(_sha256(piece)))
     try:
         found = copy.lstat()
     except OSError:
@@ -186,6 +186,10 @@ def _found(source: OnDisk, copy: Path, limit: int) -> Cuts:
     if named is None or whole.hexdigest() != named[1] or identity(source) != mine:
         raise CopyChanged(copy)  # written in place since its hash was checked
     return Cuts(mine, parts, hashes)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class _Checked:
