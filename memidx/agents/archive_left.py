@@ -171,7 +171,10 @@ def _remove_torn(copy: Path, torn: tuple[int, int]) -> None:
     """Remove the name `copy` when it names the torn file still: moved to a draft's name
     first, and put back if what was moved is a copy written again meanwhile (a hook killed
     in between leaves it there: put back by the next listing, memidx.agents.copy_sweep)."""
+    from memidx.process_start import note_clock
+
     held = draft_path(copy, HELD)
+    note_clock()  # before a name of this pid: a clock step since keeps it held (owner_gone)
     try:
         copy.rename(held)
     except OSError:

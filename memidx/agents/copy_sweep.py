@@ -54,16 +54,23 @@ def _without_copy(folder: Path, name: str) -> bool:
 
 def _dead_held(folder: Path, name: str) -> Path | None:
     """The copy whose name `name` held it under (`.<copy>.<pid>.held`) while a hook, gone
-    since, judged it torn (memidx.agents.archive_left); None for any other name."""
-    from memidx.portable import process_alive
+    since, judged it torn (memidx.agents.archive_left); None for any other name. A hook whose
+    pid a process started since has is gone too (memidx.process_start.owner_gone): a busy
+    machine gives pids again within minutes, and the copy stayed held, filed by nothing, until
+    that process ended (a daemon's: for good)."""
+    from memidx.process_start import made_at, owner_gone
 
     if (named := held_of(name)) is None:
         return None
     copy = folder / named
     pid = draft_pid(copy, HELD, name)
-    if pid is None or pid == os.getpid() or process_alive(pid):
+    if pid is None or pid == os.getpid():
         return None
-    return copy
+    try:
+        gone = owner_gone(pid, made_at(folder / name))
+    except OSError:  # put back meanwhile by another
+        return None
+    return copy if gone else None
 
 
 def _put_back(held: Path, copy: Path) -> None:

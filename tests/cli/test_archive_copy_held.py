@@ -137,3 +137,54 @@ def test_status_counts_a_held_copy_once(tmp_path: Path) -> None:
     assert (shown["archives_left"], shown["archives_torn"]) == (1, [])  # still one to archive
     assert "1 transcript to archive" in repo.memidx("status").out
     assert held.exists()  # status moves nothing: the next listing puts it back
+
+
+# In a pid namespace of its own (its pids given out from 1, the next one set by ns_last_pid):
+# a hook of pid 50 holds the copy and is killed; a process started since is given pid 50.
+REUSED = r"""
+import json, os, subprocess, sys, time
+from pathlib import Path
+
+from memidx.agents.archive_left import copies_left
+from memidx.config import load_config
+from memidx.process_start import note_clock
+
+config, copy = load_config(Path(sys.argv[1])), Path(sys.argv[2])
+note_clock()  # as the hook does before it makes the name of its pid
+copy.rename(copy.with_name(f".{copy.name}.50.held"))
+time.sleep(1.5)  # the hook killed; a while later its pid is given again
+with open("/proc/sys/kernel/ns_last_pid", "w") as out:
+    out.write("49")
+with subprocess.Popen(["sleep", "60"]) as live:
+    try:
+        assert live.pid == 50, live.pid
+        print(json.dumps([str(p) for found in copies_left(config).values() for p in found]))
+    finally:
+        live.kill()
+"""
+
+
+def test_a_copy_held_by_a_hook_whose_pid_a_later_process_has_is_put_back(
+    tmp_path: Path,
+) -> None:
+    import json
+    import shutil
+
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:  # pragma: no cover - root on Linux here and in CI
+        import pytest
+
+        pytest.skip("a pid namespace of its own needs unshare as root")
+    done = subprocess.run(
+        [unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c", REUSED,
+         str(config.root), str(copy)],
+        env=clean_env(), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    # the live process of its pid is no hook of memidx's: the copy is back, to be filed
+    assert json.loads(done.stdout) == [str(copy)]
+    assert copy.read_text() == TEXT
+    assert not [p for p in copy.parent.iterdir() if p.name.endswith(".held")]
