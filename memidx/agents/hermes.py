@@ -50,15 +50,16 @@ def handle(call: HookCall) -> str:
     messages = _messages(payload.get("messages"))
     if event == "session_end":
         actions.capture(config, where, exchanges(messages))
-        # Hermes has no session start (the others' prune there): the states of sessions gone
-        # 30 days go, and what an older memidx wrote 0644 is made the user's alone, at its end
-        prune_sessions(config, NAME, time.time())
     # a pre_compress cut off (archive_left), after the exchanges: only this payload holds them,
     # and the parts left may outlast the deadline; pre_compress finishes it first
     actions.finish_archive(config, where)
     if event == "pre_compress" and messages:
         text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
         actions.archive_transcript(config, where, text)
+    if event == "session_end":
+        # Hermes has no session start (the others' prune there): the states of sessions gone
+        # 30 days go, and what an older memidx wrote 0644 is made the user's alone, at its end
+        prune_sessions(config, NAME, time.time())
     actions.finish_others(config, where, call.deadline)  # last, with the time left
     return ""
 
