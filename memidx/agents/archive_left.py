@@ -23,6 +23,7 @@ from memidx.drafts import PRIVATE, draft_path, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
 from memidx.memory.archives_left import HELD, SUFFIX, aside_path, copies, copy_of
+from memidx.process_start import note_clock
 from memidx.state_folder import ensure_folder
 
 
@@ -56,6 +57,7 @@ def begin(config: Config, where: Where, text: str) -> Path | None:
         ensure_folder(path.parent)
         # not synced: a copy a power loss tore fails its hash and is said (take_judged); the
         # user's alone: the transcript before redaction, tokens and passwords as typed
+        note_clock()  # before the draft named by this pid (copy_sweep judges it by it)
         replace_durably(path, data, "tmp", durable=False, mode=PRIVATE)
     except OSError:
         return None
@@ -171,8 +173,6 @@ def _remove_torn(copy: Path, torn: tuple[int, int]) -> None:
     """Remove the name `copy` when it names the torn file still: moved to a draft's name
     first, and put back if what was moved is a copy written again meanwhile (a hook killed
     in between leaves it there: put back by the next listing, memidx.agents.copy_sweep)."""
-    from memidx.process_start import note_clock
-
     held = draft_path(copy, HELD)
     note_clock()  # before a name of this pid: a clock step since keeps it held (owner_gone)
     try:

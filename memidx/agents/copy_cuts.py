@@ -22,6 +22,7 @@ from memidx.agents.transcript_cuts import InMemory, Piece, TranscriptParts, cut
 from memidx.drafts import PRIVATE, read_own, replace_durably
 from memidx.frozen import cast
 from memidx.memory.archives_left import copy_of
+from memidx.process_start import note_clock
 
 CUTS = ".cuts"  # beside the copy: <copy>.cuts
 MOST = 16 * 1024 * 1024  # the most a cuts file is read of (a 1 GiB copy's: ~150 KB)
@@ -141,6 +142,7 @@ def keep(copy: Path, cuts: Cuts, limit: int) -> None:
     }  # fmt: skip
     with contextlib.suppress(OSError):
         data = json.dumps(kept).encode()  # each piece's hash, where the secrets at its cuts sit
+        note_clock()  # before the draft named by this pid (copy_sweep judges it by it)
         replace_durably(cuts_path(copy), data, "tmp", durable=False, mode=PRIVATE)
         cuts.kept = True
 

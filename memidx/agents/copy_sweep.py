@@ -31,15 +31,20 @@ def remove_left_beside(folder: Path) -> None:
 
 def _dead_draft(folder: Path, name: str) -> bool:
     """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`), or of what is kept beside
-    one (`.<copy>.cuts.<pid>.tmp`), whose writer is gone."""
-    from memidx.portable import process_alive
+    one (`.<copy>.cuts.<pid>.tmp`), whose writer is gone: also when a process started since
+    has its pid (memidx.process_start.owner_gone; each writer notes the clock first), where
+    the raw transcript's draft stayed until that process ended."""
+    from memidx.process_start import made_at, owner_gone
 
     if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith(".tmp"):
         return False
     copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
     for written in (copy, cuts_path(copy), unread_path(copy)):
         if (pid := draft_pid(written, "tmp", name)) is not None:
-            return pid != os.getpid() and not process_alive(pid)
+            try:
+                return pid != os.getpid() and owner_gone(pid, made_at(folder / name))
+            except OSError:  # gone meanwhile: its writer renamed it into place
+                return False
     return False
 
 

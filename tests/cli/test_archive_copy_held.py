@@ -151,7 +151,10 @@ from memidx.process_start import note_clock
 
 config, copy = load_config(Path(sys.argv[1])), Path(sys.argv[2])
 note_clock()  # as the hook does before it makes the name of its pid
-copy.rename(copy.with_name(f".{copy.name}.50.held"))
+if sys.argv[3] == "held":
+    copy.rename(copy.with_name(f".{copy.name}.50.held"))
+else:  # the draft of a copy (the raw transcript) its writer, killed, left half written
+    copy.with_name(f".{copy.name}.50.tmp").write_text("the vmmem sess")
 time.sleep(1.5)  # the hook killed; a while later its pid is given again
 with open("/proc/sys/kernel/ns_last_pid", "w") as out:
     out.write("49")
@@ -164,14 +167,12 @@ with subprocess.Popen(["sleep", "60"]) as live:
 """
 
 
-def test_a_copy_held_by_a_hook_whose_pid_a_later_process_has_is_put_back(
-    tmp_path: Path,
-) -> None:
+def in_a_pid_namespace(config: Config, copy: Path, kind: str) -> list[str]:
+    """The copies listed (and what the listing left beside them swept) while a process
+    started after a hook of pid 50 was killed has that pid; `kind`: what the hook left."""
     import json
     import shutil
 
-    config = load_config(memory(tmp_path).root)
-    copy = left_by(config, "codex", "gone", TEXT)
     unshare = shutil.which("unshare")
     if unshare is None or os.geteuid() != 0:  # pragma: no cover - root on Linux here and in CI
         import pytest
@@ -179,12 +180,35 @@ def test_a_copy_held_by_a_hook_whose_pid_a_later_process_has_is_put_back(
         pytest.skip("a pid namespace of its own needs unshare as root")
     done = subprocess.run(
         [unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c", REUSED,
-         str(config.root), str(copy)],
+         str(config.root), str(copy), kind],
         env=clean_env(), capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 
     assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout))
+
+
+def test_a_copy_held_by_a_hook_whose_pid_a_later_process_has_is_put_back(
+    tmp_path: Path,
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+
+    listed = in_a_pid_namespace(config, copy, "held")
+
     # the live process of its pid is no hook of memidx's: the copy is back, to be filed
-    assert json.loads(done.stdout) == [str(copy)]
+    assert listed == [str(copy)]
     assert copy.read_text() == TEXT
     assert not [p for p in copy.parent.iterdir() if p.name.endswith(".held")]
+
+
+def test_the_draft_of_a_copy_whose_writers_pid_a_later_process_has_is_removed(
+    tmp_path: Path,
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+
+    assert in_a_pid_namespace(config, copy, "draft") == [str(copy)]
+
+    assert not [p for p in copy.parent.iterdir() if p.name.endswith(".tmp")]  # raw words
+    assert copy.read_text() == TEXT
