@@ -30,6 +30,7 @@ TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor ty
 if TYPE_CHECKING:
     from memidx.agents.exchange import Exchange
     from memidx.agents.session import SessionState
+    from memidx.agents.transcript_cuts import TranscriptParts
     from memidx.haystack.indexing import Filed
 
 Progress = Callable[[int, int], None]  # told (part number, parts) as each part is filed
@@ -228,16 +229,29 @@ def _archive_text(config: Config, where: Where, data: bytes, copy: Path | None) 
     """Archive the transcript `data`, a part at a time; its copy (when kept) is removed once
     its last part is filed."""
     from memidx.agents.archive_left import end
-    from memidx.agents.capture import archive, embed_later, parts_of
-    from memidx.agents.transcript_cuts import InMemory
+    from memidx.agents.capture import archive, embed_later
 
     state = session_state(config, where)
-    filed = archive(config, where, state, parts_of(InMemory(data)))
+    filed = archive(config, where, state, *_parts_kept(data, copy))
     state.save()
     if copy is not None:
         end(copy)
     embed_later(config, [filed])
     return filed
+
+
+def _parts_kept(data: bytes, copy: Path | None) -> tuple[TranscriptParts, Progress | None]:
+    """The parts of `data`, and what keeps the cuts beside its copy as each is filed: those
+    of a copy are kept as they are found (memidx.agents.copy_cuts.cuts_written)."""
+    from memidx.agents.capture import ARCHIVE_PART_BYTES, parts_of
+    from memidx.agents.copy_cuts import cuts_written
+    from memidx.agents.copy_parts import keeping
+    from memidx.agents.transcript_cuts import InMemory
+
+    cuts = None if copy is None else cuts_written(copy, data, ARCHIVE_PART_BYTES)
+    if copy is None or cuts is None:
+        return parts_of(InMemory(data)), None
+    return cuts.parts, keeping(copy, cuts, cuts.parts, ARCHIVE_PART_BYTES, None)
 
 
 def summary(config: Config, where: Where, text: str) -> Filed | None:

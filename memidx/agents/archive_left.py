@@ -23,6 +23,7 @@ from memidx.drafts import PRIVATE, draft_path, replace_durably
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
 from memidx.memory.archives_left import HELD, SUFFIX, aside_path, copies, copy_of
+from memidx.process_start import note_clock
 from memidx.state_folder import ensure_folder
 
 
@@ -54,8 +55,9 @@ def begin(config: Config, where: Where, text: str) -> Path | None:
     path = left_path(config, where, sha256_hex(data))
     try:
         ensure_folder(path.parent)
-        # not synced: a copy a power loss tore fails its hash and is said (take_left); the
+        # not synced: a copy a power loss tore fails its hash and is said (take_judged); the
         # user's alone: the transcript before redaction, tokens and passwords as typed
+        note_clock()  # before the draft named by this pid (copy_sweep judges it by it)
         replace_durably(path, data, "tmp", durable=False, mode=PRIVATE)
     except OSError:
         return None
@@ -71,34 +73,14 @@ def end(copy: Path) -> None:
         copy.unlink(missing_ok=True)
 
 
-def take_left(config: Config, where: Where) -> tuple[OnDisk, Path] | None:
-    """The transcript an earlier hook of the session began to archive and did not finish, open
-    for reading, and its copy; None when there is none. A copy torn (its hash differs) cannot
-    be finished: it is kept aside, and said in the hooks' trace, which `memidx status` shows;
-    one that cannot be read is left as it is and said there too, and the next copy is taken.
-    A copy is judged whole, whatever its size: its hash alone says whether it is torn (one
-    over 64 MiB was called torn and deleted unfiled: a transcript's last 64 MiB decoded with
-    U+FFFD for each byte that is no UTF-8 is longer, and Hermes's messages are no file read
-    in part); it is read a megabyte at a time, never whole."""
-    for copy in session_copies(config, where):
-        source = take_judged(config, where, copy)
-        if isinstance(source, OnDisk):
-            return source, copy
-    return None
-
-
-def take(config: Config, where: Where, copy: Path) -> OnDisk | None:
-    """The transcript `copy` holds, open; None for one torn or unreadable (take_left)."""
-    source = take_judged(config, where, copy)
-    return source if isinstance(source, OnDisk) else None
-
-
 def take_judged(config: Config, where: Where, copy: Path) -> OnDisk | Torn | Unreadable | None:
     """The transcript `copy` holds, open for reading, its hash checked; None for one finished
     meanwhile by another (a hook, or finish-archives); Torn for one torn, kept aside;
     Unreadable for one that cannot be read (its mode, a folder or a FIFO of its name, an I/O
     error), left as it is. Either is said in the hooks' trace. A copy its session's hook wrote
-    again (whole) while it was judged torn is judged again, not kept aside as torn."""
+    again (whole) while it was judged torn is judged again, not kept aside as torn. A copy is
+    judged whole, whatever its size: its hash alone says whether it is torn (one over 64 MiB
+    was called torn and deleted unfiled), read a megabyte at a time, never whole."""
     for _ in range(3):
         judged = _judged(config, where, copy)
         if not isinstance(judged, _WrittenAgain):
@@ -192,6 +174,7 @@ def _remove_torn(copy: Path, torn: tuple[int, int]) -> None:
     first, and put back if what was moved is a copy written again meanwhile (a hook killed
     in between leaves it there: put back by the next listing, memidx.agents.copy_sweep)."""
     held = draft_path(copy, HELD)
+    note_clock()  # before a name of this pid: a clock step since keeps it held (owner_gone)
     try:
         copy.rename(held)
     except OSError:

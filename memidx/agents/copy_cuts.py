@@ -18,10 +18,11 @@ import os
 from pathlib import Path
 
 from memidx.agents.copy_source import OnDisk
-from memidx.agents.transcript_cuts import Piece, TranscriptParts, cut
+from memidx.agents.transcript_cuts import InMemory, Piece, TranscriptParts, cut
 from memidx.drafts import PRIVATE, read_own, replace_durably
 from memidx.frozen import cast
 from memidx.memory.archives_left import copy_of
+from memidx.process_start import note_clock
 
 CUTS = ".cuts"  # beside the copy: <copy>.cuts
 MOST = 16 * 1024 * 1024  # the most a cuts file is read of (a 1 GiB copy's: ~150 KB)
@@ -44,6 +45,7 @@ class Cuts:
         done: int = 0,
     ) -> None:
         self.identity, self.parts, self.hashes, self.done = identity, parts, hashes, done
+        self.kept = False  # whether they are kept beside the copy (found there, or keep)
 
     def rest(self, source: OnDisk) -> TranscriptParts:
         """The parts from the first not filed on, each piece's bytes checked as it is read."""
@@ -88,7 +90,9 @@ def kept_cuts(source: OnDisk, copy: Path, limit: int) -> Cuts | None:
         return None  # no pieces of this copy whole
     if kept.get("limit") != limit or not 0 <= done <= len(pieces):
         return None
-    return Cuts(mine, TranscriptParts(source, pieces, spans), hashes, done)
+    cuts = Cuts(mine, TranscriptParts(source, pieces, spans), hashes, done)
+    cuts.kept = True
+    return cuts
 
 
 def _piece(row: list[object]) -> Piece:
@@ -138,13 +142,36 @@ def keep(copy: Path, cuts: Cuts, limit: int) -> None:
     }  # fmt: skip
     with contextlib.suppress(OSError):
         data = json.dumps(kept).encode()  # each piece's hash, where the secrets at its cuts sit
+        note_clock()  # before the draft named by this pid (copy_sweep judges it by it)
         replace_durably(cuts_path(copy), data, "tmp", durable=False, mode=PRIVATE)
+        cuts.kept = True
 
 
 def forget(copy: Path) -> None:
     """Remove the cuts kept beside `copy` (its last part filed, or its file changed)."""
     with contextlib.suppress(OSError):
         cuts_path(copy).unlink(missing_ok=True)
+
+
+def cuts_written(copy: Path, data: bytes, limit: int) -> Cuts | None:
+    """The cuts of `data`, which `copy` was just written with (memidx.agents.archive_left.
+    begin), found in memory, each piece hashed as it is cut, and kept beside it: a hook cut
+    off while it files them leaves its session's next event the parts not filed to read, not
+    the whole copy twice over (its hash and its cuts). Their parts read `data`. None when the
+    copy is gone (finished meanwhile) or is no file of `data`'s size (the caller cuts alone)."""
+    import stat
+
+    hashes = list[str]()
+    parts = cut(InMemory(data), limit, lambda piece: hashes.append(_sha256(piece)))
+    try:
+        found = copy.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(found.st_mode) or found.st_size != len(data):
+        return None  # each piece's bytes are checked as they are read: another's file fails
+    cuts = Cuts(_identity(found), parts, hashes)
+    keep(copy, cuts, limit)
+    return cuts
 
 
 def _found(source: OnDisk, copy: Path, limit: int) -> Cuts:
@@ -161,6 +188,10 @@ def _found(source: OnDisk, copy: Path, limit: int) -> Cuts:
     if named is None or whole.hexdigest() != named[1] or identity(source) != mine:
         raise CopyChanged(copy)  # written in place since its hash was checked
     return Cuts(mine, parts, hashes)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class _Checked:

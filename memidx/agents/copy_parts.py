@@ -100,9 +100,10 @@ def file_rest(
     try:
         cuts = cuts or cuts_of(source, copy, limit)
         parts = cuts.rest(source)
+        if not cuts.kept:  # before its first part: a hook cut off while it files that part
+            keep(copy, cuts, limit)  # left the next event the whole copy to read again
         if most is None:  # until its end: a hook cut off meanwhile resumes where it was
-            keep(copy, cuts, limit)
-            progress = _keeping(copy, cuts, parts, limit, progress)
+            progress = keeping(copy, cuts, parts, limit, progress)
         filed, whole = file_parts(config, where, state, parts, progress, most=most)
     except CopyChanged:  # written in place since: judged by its hash
         forget(copy)
@@ -123,7 +124,7 @@ def file_rest(
     return filed, whole
 
 
-def _keeping(
+def keeping(
     copy: Path, cuts: Cuts, parts: TranscriptParts, limit: int, told: Progress | None
 ) -> Progress:
     """What tells `told` of each part filed anew, once the cuts kept say it is filed."""

@@ -31,15 +31,20 @@ def remove_left_beside(folder: Path) -> None:
 
 def _dead_draft(folder: Path, name: str) -> bool:
     """Whether `name` is the draft of a copy (`.<copy>.<pid>.tmp`), or of what is kept beside
-    one (`.<copy>.cuts.<pid>.tmp`), whose writer is gone."""
-    from memidx.portable import process_alive
+    one (`.<copy>.cuts.<pid>.tmp`), whose writer is gone: also when a process started since
+    has its pid (memidx.process_start.owner_gone; each writer notes the clock first), where
+    the raw transcript's draft stayed until that process ended."""
+    from memidx.process_start import made_at, owner_gone
 
     if not name.startswith(".") or SUFFIX + "." not in name or not name.endswith(".tmp"):
         return False
     copy = folder / name[1 : name.rindex(SUFFIX + ".") + len(SUFFIX)]
     for written in (copy, cuts_path(copy), unread_path(copy)):
         if (pid := draft_pid(written, "tmp", name)) is not None:
-            return pid != os.getpid() and not process_alive(pid)
+            try:
+                return pid != os.getpid() and owner_gone(pid, made_at(folder / name))
+            except OSError:  # gone meanwhile: its writer renamed it into place
+                return False
     return False
 
 
@@ -54,16 +59,23 @@ def _without_copy(folder: Path, name: str) -> bool:
 
 def _dead_held(folder: Path, name: str) -> Path | None:
     """The copy whose name `name` held it under (`.<copy>.<pid>.held`) while a hook, gone
-    since, judged it torn (memidx.agents.archive_left); None for any other name."""
-    from memidx.portable import process_alive
+    since, judged it torn (memidx.agents.archive_left); None for any other name. A hook whose
+    pid a process started since has is gone too (memidx.process_start.owner_gone): a busy
+    machine gives pids again within minutes, and the copy stayed held, filed by nothing, until
+    that process ended (a daemon's: for good)."""
+    from memidx.process_start import made_at, owner_gone
 
     if (named := held_of(name)) is None:
         return None
     copy = folder / named
     pid = draft_pid(copy, HELD, name)
-    if pid is None or pid == os.getpid() or process_alive(pid):
+    if pid is None or pid == os.getpid():
         return None
-    return copy
+    try:
+        gone = owner_gone(pid, made_at(folder / name))
+    except OSError:  # put back meanwhile by another
+        return None
+    return copy if gone else None
 
 
 def _put_back(held: Path, copy: Path) -> None:

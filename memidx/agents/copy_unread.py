@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from memidx.drafts import PRIVATE, read_own, replace_durably
+from memidx.process_start import note_clock
 
 UNREAD = ".unread"  # beside the copy: <copy>.unread
 MOST = 64 * 1024  # the most a mark is read of (its why: an error's words)
@@ -32,6 +33,7 @@ def first_said(copy: Path, why: str) -> bool:
         if read_own(unread_path(copy), len(mark)) == mark:
             return False
     with contextlib.suppress(OSError):
+        note_clock()  # before the draft named by this pid (copy_sweep judges it by it)
         replace_durably(unread_path(copy), mark, "tmp", durable=False, mode=PRIVATE)
     return True
 

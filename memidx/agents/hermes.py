@@ -1,16 +1,18 @@
 """Hermes Agent's memory-provider calls, as memidx's plugin in Hermes forwards them
 (memidx/agents/hermes_install.py writes the plugin): `prefetch` returns the recall block for
 the query as plain text; `sync_turn` files the turn; `pre_compress` archives the messages about
-to be compressed as a transcript; `session_end` files every exchange of the session."""
+to be compressed as a transcript; `session_end` files every exchange of the session, and
+prunes the states of Hermes's sessions gone KEEP_DAYS (memidx.agents.session.prune_sessions)."""
 
 from __future__ import annotations
 
 import json
+import time
 from typing import cast
 
 from memidx.agents import actions
 from memidx.agents.runner import Adapter, HookCall
-from memidx.agents.session import where_of
+from memidx.agents.session import prune_sessions, where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,6 +56,10 @@ def handle(call: HookCall) -> str:
     if event == "pre_compress" and messages:
         text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
         actions.archive_transcript(config, where, text)
+    if event == "session_end":
+        # Hermes has no session start (the others' prune there): the states of sessions gone
+        # 30 days go, and what an older memidx wrote 0644 is made the user's alone, at its end
+        prune_sessions(config, NAME, time.time())
     actions.finish_others(config, where, call.deadline)  # last, with the time left
     return ""
 

@@ -4,9 +4,9 @@ keeps, as typed), a transcript's copy left to archive and one kept aside torn, a
 and its unread mark. memidx writes each so whatever the umask; an older memidx wrote them 0644
 under a umask of 022, and one never written again stayed readable by every user of the machine
 (a session not taken up again keeps its state 30 days, a copy waiting its cuts; a torn copy
-stays until the person deletes it; an unread mark is said once). Each session start, which
-lists the folder already (memidx.agents.session.prune_sessions), takes their group's and
-others' bits away."""
+stays until the person deletes it; an unread mark is said once). Each session start (Hermes's
+session end: it has none), which lists the folder already (memidx.agents.session.
+prune_sessions), takes their group's and others' bits away."""
 
 from __future__ import annotations
 

@@ -137,3 +137,78 @@ def test_status_counts_a_held_copy_once(tmp_path: Path) -> None:
     assert (shown["archives_left"], shown["archives_torn"]) == (1, [])  # still one to archive
     assert "1 transcript to archive" in repo.memidx("status").out
     assert held.exists()  # status moves nothing: the next listing puts it back
+
+
+# In a pid namespace of its own (its pids given out from 1, the next one set by ns_last_pid):
+# a hook of pid 50 holds the copy and is killed; a process started since is given pid 50.
+REUSED = r"""
+import json, os, subprocess, sys, time
+from pathlib import Path
+
+from memidx.agents.archive_left import copies_left
+from memidx.config import load_config
+from memidx.process_start import note_clock
+
+config, copy = load_config(Path(sys.argv[1])), Path(sys.argv[2])
+note_clock()  # as the hook does before it makes the name of its pid
+if sys.argv[3] == "held":
+    copy.rename(copy.with_name(f".{copy.name}.50.held"))
+else:  # the draft of a copy (the raw transcript) its writer, killed, left half written
+    copy.with_name(f".{copy.name}.50.tmp").write_text("the vmmem sess")
+time.sleep(1.5)  # the hook killed; a while later its pid is given again
+with open("/proc/sys/kernel/ns_last_pid", "w") as out:
+    out.write("49")
+with subprocess.Popen(["sleep", "60"]) as live:
+    try:
+        assert live.pid == 50, live.pid
+        print(json.dumps([str(p) for found in copies_left(config).values() for p in found]))
+    finally:
+        live.kill()
+"""
+
+
+def in_a_pid_namespace(config: Config, copy: Path, kind: str) -> list[str]:
+    """The copies listed (and what the listing left beside them swept) while a process
+    started after a hook of pid 50 was killed has that pid; `kind`: what the hook left."""
+    import json
+    import shutil
+
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:  # pragma: no cover - root on Linux here and in CI
+        import pytest
+
+        pytest.skip("a pid namespace of its own needs unshare as root")
+    done = subprocess.run(
+        [unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c", REUSED,
+         str(config.root), str(copy), kind],
+        env=clean_env(), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout))
+
+
+def test_a_copy_held_by_a_hook_whose_pid_a_later_process_has_is_put_back(
+    tmp_path: Path,
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+
+    listed = in_a_pid_namespace(config, copy, "held")
+
+    # the live process of its pid is no hook of memidx's: the copy is back, to be filed
+    assert listed == [str(copy)]
+    assert copy.read_text() == TEXT
+    assert not [p for p in copy.parent.iterdir() if p.name.endswith(".held")]
+
+
+def test_the_draft_of_a_copy_whose_writers_pid_a_later_process_has_is_removed(
+    tmp_path: Path,
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    copy = left_by(config, "codex", "gone", TEXT)
+
+    assert in_a_pid_namespace(config, copy, "draft") == [str(copy)]
+
+    assert not [p for p in copy.parent.iterdir() if p.name.endswith(".tmp")]  # raw words
+    assert copy.read_text() == TEXT

@@ -150,3 +150,53 @@ def test_a_copy_whose_bytes_changed_since_its_cuts_is_judged_by_its_hash_at_once
     assert copy.with_name(f"{copy.name}.torn").read_bytes() == torn  # kept aside, said
     assert not copy.exists() and not cuts_path(copy).exists()
     assert "its copy is torn" in config.agent_hook_error_path.read_text()
+
+
+def test_the_event_after_a_precompact_cut_off_reads_only_the_parts_it_did_not_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the hook that wrote the copy kept its cuts: the next event read the copy whole twice
+    # over (its hash and each piece's, ~3.2 s of a 270 MiB copy) before its first part
+    config = load_config(memory(tmp_path).root)
+    rng = random.Random(11)
+    text, limit = random_text(rng, 150), 200
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", limit)
+    expected = capture.transcript_parts(text, limit)
+    filing = Filing(monkeypatch)
+    cut_off_after(monkeypatch, filing, [3])
+    with pytest.raises(GaveUp):  # cut off at its deadline, three parts filed
+        actions.archive_transcript(config, OWN, text)
+    [copy] = copies_of(config)
+
+    assert own_event(config, filing)
+
+    rest = bytes_after(text, limit, 3)
+    assert 0 < filing.read == rest  # the parts not filed, once each: not the copy whole
+    assert [r.text for r in filing.records] == expected  # each once, none skipped
+    assert not copy.exists() and not cuts_path(copy).exists()
+
+
+def bytes_after(text: str, limit: int, filed: int) -> int:
+    """The bytes of `text`'s parts after the first `filed` (the parts of no words, unread)."""
+    from memidx.agents.transcript_cuts import InMemory, cut
+
+    read = [0]
+
+    class Counted(InMemory):
+        def read(self, start: int, end: int) -> bytes:
+            read[0] += end - start
+            return super().read(start, end)
+
+    parts = cut(Counted(text.encode()), limit).numbered()
+    for _ in range(filed):
+        next(parts)
+    read[0] = 0
+    for _ in parts:
+        pass
+    return read[0]
+
+
+def copies_of(config: Config) -> list[Path]:
+    from memidx.agents.archive_left import copies_left
+
+    return [copy for found in copies_left(config).values() for copy in found]

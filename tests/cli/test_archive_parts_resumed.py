@@ -315,3 +315,31 @@ def test_a_copy_cut_short_in_place_while_it_is_read_is_judged_not_raised(
 
     assert copy.with_name(f"{copy.name}.torn").stat().st_size == 300  # judged by its hash
     assert copies_left(config) == {}
+
+
+def test_an_event_cut_off_in_its_first_part_of_another_sessions_copy_keeps_its_cuts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    text = "".join(f"vmmem line {n}\n" for n in range(40))
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
+    expected = capture.transcript_parts(text, 100)
+    copy = left_by(config, "codex", "gone", text)
+    filing = Filing(monkeypatch)
+    filed = capture.file
+
+    def cut_off(*_: object, **__: object) -> Filed:
+        raise TimeoutError  # the hook's deadline, while its first part was filed
+
+    monkeypatch.setattr(capture, "file", cut_off)
+    with pytest.raises(TimeoutError):
+        filing.event(config)
+    assert cuts_path(copy).exists()  # found reading the copy whole: kept before that part
+    monkeypatch.setattr(capture, "file", filed)
+
+    assert filing.event(config)
+    assert filing.read <= 2 * 100 + 2  # its part and the next (one left?): not the copy again
+
+    while filing.event(config):
+        pass
+    assert [r.text for r in filing.records] == expected  # each once, none skipped

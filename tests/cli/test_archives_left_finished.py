@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents.archive_left import begin, left_path, take, take_left
+from memidx.agents.archive_left import Torn, begin, left_path, session_copies, take_judged
 from memidx.agents.copy_source import OnDisk
 from memidx.agents.session import SESSION_ID, Where, session_path, session_state
 from memidx.config import Config, load_config
@@ -39,15 +39,17 @@ def cut_off(repo: NotesRepo, tmp_path: Path) -> None:
     assert repo.memidx("status", "--json").json()["archives_left"] == 1
 
 
-def taken(found: tuple[OnDisk, Path] | None) -> tuple[str, Path] | None:
-    """What take_left found, its text read whole (a test's copies are small)."""
-    if found is None:
-        return None
-    source, copy = found
-    try:
-        return source.read(0, source.size()).decode(), copy
-    finally:
-        source.close()
+def first_whole(config: Config, where: Where) -> tuple[str, Path] | None:
+    """The text and copy of the session's first copy judged whole, as its next event takes
+    them (actions.finish_archive), the text read whole (a test's copies are small)."""
+    for copy in session_copies(config, where):
+        source = take_judged(config, where, copy)
+        if isinstance(source, OnDisk):
+            try:
+                return source.read(0, source.size()).decode(), copy
+            finally:
+                source.close()
+    return None
 
 
 def archived(repo: NotesRepo) -> list[dict[str, object]]:
@@ -126,7 +128,7 @@ def test_a_copy_over_64_mib_is_finished_not_called_torn(tmp_path: Path) -> None:
     copy = begin(config, where, text)
     assert copy is not None and copy.stat().st_size > 64 * 1024 * 1024
 
-    assert taken(take_left(config, where)) == (text, copy)
+    assert first_whole(config, where) == (text, copy)
     assert copy.exists()
     assert sha256_hex(copy.read_bytes()) in copy.name
     assert not config.agent_hook_error_path.exists()
@@ -171,7 +173,7 @@ def test_a_copy_finished_meanwhile_by_another_is_not_called_torn(tmp_path: Path)
     assert copy is not None
     copy.unlink()  # a hook of the session finished it after finish-archives listed it
 
-    assert take(config, where, copy) is None
+    assert take_judged(config, where, copy) is None
     assert not config.agent_hook_error_path.exists()
 
 
@@ -210,7 +212,7 @@ def test_a_torn_copy_beside_one_kept_aside_before_replaces_none(tmp_path: Path) 
     copy.with_name(f"{copy.name}.torn").write_text("torn before")
     copy.write_text("torn now")
 
-    assert take(config, where, copy) is None
+    assert isinstance(take_judged(config, where, copy), Torn)
 
     assert copy.with_name(f"{copy.name}.torn").read_text() == "torn before"
     assert copy.with_name(f"{copy.name}.2.torn").read_text() == "torn now"
@@ -321,7 +323,7 @@ def test_a_hook_takes_the_next_copy_past_one_it_cannot_read(tmp_path: Path) -> N
     os.utime(folder, (1, 1))
     copy = begin(config, where, "the vmmem session\n")
 
-    assert taken(take_left(config, where)) == ("the vmmem session\n", copy)
+    assert first_whole(config, where) == ("the vmmem session\n", copy)
     assert f"its copy {folder} cannot be read" in config.agent_hook_error_path.read_text()
 
 
@@ -396,7 +398,7 @@ def test_a_torn_copy_another_hook_is_keeping_aside_gets_no_second_name(tmp_path:
     config, where, copy, aside = _torn_copy(tmp_path)
     os.link(copy, aside)  # another hook judged it torn too: linked, not yet unlinked
 
-    assert take(config, where, copy) is None
+    assert isinstance(take_judged(config, where, copy), Torn)
 
     assert not copy.exists() and aside.read_text() == "the vmmem sess"
     assert sorted(p.name for p in copy.parent.iterdir() if p.name.endswith(".torn")) == [
@@ -464,17 +466,14 @@ def _written_again_after(
 def test_a_copy_written_again_between_its_hash_and_its_link_is_not_kept_aside_as_torn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memidx.agents.archive_left import take_judged
-
     config, where, copy, _ = _torn_copy(tmp_path)
     _written_again_after(monkeypatch, config, where, "digest")
 
     judged = take_judged(config, where, copy)
 
-    assert taken((judged, copy) if isinstance(judged, OnDisk) else None) == (
-        "the vmmem session\n",
-        copy,
-    )  # the copy written again, judged whole
+    assert isinstance(judged, OnDisk)  # the copy written again, judged whole
+    assert judged.read(0, judged.size()) == b"the vmmem session\n"
+    judged.close()
     assert [p.name for p in copy.parent.iterdir() if p.name.endswith(".torn")] == []
     trace = config.agent_hook_error_path
     assert "torn" not in (trace.read_text() if trace.exists() else "")
@@ -483,8 +482,6 @@ def test_a_copy_written_again_between_its_hash_and_its_link_is_not_kept_aside_as
 def test_a_copy_written_again_between_its_link_and_its_removal_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memidx.agents.archive_left import Torn, take_judged
-
     config, where, copy, _ = _torn_copy(tmp_path)
     _written_again_after(monkeypatch, config, where, "link")
 

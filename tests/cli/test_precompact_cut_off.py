@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import actions, capture
-from memidx.agents.archive_left import begin, left_path, take_left
+from memidx.agents.archive_left import begin, left_path
 from memidx.agents.session import TRANSCRIPT, Where, session_state
 from memidx.config import Config, load_config
 from memidx.hashes import sha256_hex
@@ -26,7 +26,7 @@ from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed
 from memidx.portable import file_lock
 from tests.cli.test_agent_hooks import CUT_OFF, FIRST, SESSION, hook, memory, stop, transcript
-from tests.cli.test_archives_left_finished import taken
+from tests.cli.test_archives_left_finished import first_whole
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 SEARCH = ("search", "--json", "--kind", "transcript", "--mode", "bm25", "--limit", "50")
@@ -194,8 +194,8 @@ def test_a_session_never_takes_the_copy_of_one_whose_name_starts_as_its_own(
     other = Where("claude-code", "s.1", str(tmp_path))
     copy = begin(config, other, "the quillwort session\n")
 
-    assert take_left(config, Where("claude-code", "s", str(tmp_path))) is None
-    assert taken(take_left(config, other)) == ("the quillwort session\n", copy)
+    assert first_whole(config, Where("claude-code", "s", str(tmp_path))) is None
+    assert first_whole(config, other) == ("the quillwort session\n", copy)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
