@@ -89,9 +89,9 @@ def _checked(text: str) -> Callable[[], object]:
 # where linear work gives 60). In a note of code, which the check skips, the defect is most
 # of the cost: growth 200-390 with short lines, once 163 against the old bound of 160. In
 # code of long lines (a fourteenth of the cost of short ones: 6 ms at half a MB) it is nearly
-# all of it: growth 2,199-2,777 (12 runs, two at once beside 4 busy loops, load 14) where
-# linear work gave 53-105 in every note (one pair; the least of up to 3 counts). The bound
-# stands between: 2.4 times the worst linear pair, a ninth of the least defective one.
+# all of it: growth 2,297-2,554 (6 runs, two at once beside 4 busy loops, load 11) where
+# linear work gave 36-77 in every note (one pair alone, up to 105). The bound stands between:
+# 3.3 times the worst linear growth, a ninth of the least defective one.
 GROWTH, MAX_GROWTH = 64, 256
 # No text costs much more than as much plain English prose, measured in the same run: a MB
 # of U+FDFA (18 characters under NFKC) took 2 s where prose took about 0.6 s (3.3 times; 3.8
