@@ -37,8 +37,9 @@ def _none(_late: object) -> list[str]:
 
 
 def _status(repo: NotesRepo) -> tuple[str, dict[str, Any]]:
-    said = repo.memidx_process("status").out
-    return said, json.loads(repo.memidx_process("status", "--json").out)
+    """`memidx status` and its --json, in process (each process cost ~0.4 s of CPU, 14 here)."""
+    said = repo.memidx("status").out
+    return said, json.loads(repo.memidx("status", "--json").out)
 
 
 def _put_back(repo: NotesRepo, commit: str) -> list[str]:
