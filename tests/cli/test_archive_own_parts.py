@@ -6,8 +6,6 @@ its next part. The parts filed are the whole-copy cutter's, each once, none skip
 
 from __future__ import annotations
 
-import json
-import os
 import random
 from pathlib import Path
 
@@ -21,10 +19,11 @@ from memidx.config import Config, load_config
 from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed
 from tests.cli.test_agent_hooks import memory
-from tests.cli.test_archive_parts_resumed import Filing, random_text
+from tests.cli.test_archive_parts_resumed import Filing, random_text, torn_in_place
 from tests.cli.test_archives_finished_by_others import left_by
 
 OWN = Where("codex", "s-own", "/tmp/proj")
+LINES = "".join(f"vmmem line {n}\n" for n in range(40))
 
 
 class GaveUp(Exception):
@@ -46,6 +45,25 @@ def cut_off_after(monkeypatch: pytest.MonkeyPatch, filing: Filing, parts: list[i
     monkeypatch.setattr(capture, "file", file)
 
 
+def own_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cuts_off: list[int]
+) -> tuple[Config, Filing]:
+    """A memory whose OWN session's events each file `cuts_off[0]` parts anew, then are cut
+    off (cut_off_after); what they file and read."""
+    config = load_config(memory(tmp_path).root)
+    filing = Filing(monkeypatch)
+    cut_off_after(monkeypatch, filing, cuts_off)
+    return config, filing
+
+
+def left_to_own(
+    config: Config, monkeypatch: pytest.MonkeyPatch, text: str, limit: int
+) -> tuple[Path, list[str]]:
+    """A copy of `text` left to OWN's session, and its parts of at most `limit` bytes."""
+    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", limit)
+    return left_by(config, "codex", OWN.session, text), capture.transcript_parts(text, limit)
+
+
 def own_event(config: Config, filing: Filing) -> bool:
     """One hook event of OWN's session (cut off, or not); whether a copy was left to it."""
     filing.read = 0
@@ -58,15 +76,11 @@ def own_event(config: Config, filing: Filing) -> bool:
 def test_its_sessions_events_read_only_the_parts_not_filed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = load_config(memory(tmp_path).root)
-    filing, cuts_off = Filing(monkeypatch), list[int]()
-    cut_off_after(monkeypatch, filing, cuts_off)
+    config, filing = own_memory(tmp_path, monkeypatch, cuts_off := list[int]())
     for seed in range(6):  # one copy after another: each finished before the next is left
         rng = random.Random(seed)
         text, limit = random_text(rng, rng.randint(30, 150)), rng.randint(40, 400)
-        monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", limit)
-        expected = capture.transcript_parts(text, limit)
-        copy = left_by(config, "codex", OWN.session, text)
+        copy, expected = left_to_own(config, monkeypatch, text, limit)
         filing.records.clear()
         cuts_off[:] = [rng.randint(0, 3) for _ in expected]
 
@@ -85,14 +99,9 @@ def test_its_sessions_events_read_only_the_parts_not_filed(
 def test_parts_its_sessions_events_file_are_the_whole_copys_cuts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = load_config(memory(tmp_path).root)
-    rng = random.Random(7)
-    text, limit = random_text(rng, 120), 150
-    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", limit)
-    expected = capture.transcript_parts(text, limit)
-    copy = left_by(config, "codex", OWN.session, text)
-    filing = Filing(monkeypatch)
-    cut_off_after(monkeypatch, filing, [1, 0, 2, 1, 3] * len(expected))
+    config, filing = own_memory(tmp_path, monkeypatch, cuts_off := list[int]())
+    copy, expected = left_to_own(config, monkeypatch, random_text(random.Random(7), 120), 150)
+    cuts_off[:] = [1, 0, 2, 1, 3] * len(expected)
 
     while copy.exists():
         assert own_event(config, filing)
@@ -106,13 +115,8 @@ def test_parts_its_sessions_events_file_are_the_whole_copys_cuts(
 def test_finish_archives_reads_only_what_a_hook_cut_off_did_not_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = load_config(memory(tmp_path).root)
-    text = "".join(f"vmmem line {n}\n" for n in range(40))
-    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
-    expected = capture.transcript_parts(text, 100)
-    copy = left_by(config, "codex", OWN.session, text)
-    filing = Filing(monkeypatch)
-    cut_off_after(monkeypatch, filing, [2])
+    config, filing = own_memory(tmp_path, monkeypatch, [2])
+    copy, expected = left_to_own(config, monkeypatch, text := LINES, 100)
     assert own_event(config, filing)  # two parts filed, cut off in the third
     filing.read = 0
 
@@ -127,22 +131,10 @@ def test_finish_archives_reads_only_what_a_hook_cut_off_did_not_file(
 def test_a_copy_whose_bytes_changed_since_its_cuts_is_judged_by_its_hash_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = load_config(memory(tmp_path).root)
-    text = "".join(f"vmmem line {n}\n" for n in range(40))
-    monkeypatch.setattr(capture, "ARCHIVE_PART_BYTES", 100)
-    copy = left_by(config, "codex", OWN.session, text)
-    filing = Filing(monkeypatch)
-    cut_off_after(monkeypatch, filing, [1])
+    config, filing = own_memory(tmp_path, monkeypatch, [1])
+    copy, _ = left_to_own(config, monkeypatch, LINES, 100)
     assert own_event(config, filing) and cuts_path(copy).exists()
-    # torn in place past its first part, size and times as they were (a power loss): its
-    # cuts say the file is the same, its bytes are not
-    before, torn = copy.stat(), text.replace("line 30", "LOST 30").encode()
-    with copy.open("r+b") as out:
-        out.write(torn)
-    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
-    kept = json.loads(cuts_path(copy).read_text())
-    kept["identity"][-1] = copy.stat().st_ctime_ns
-    cuts_path(copy).write_text(json.dumps(kept))
+    torn_in_place(copy, torn := LINES.replace("line 30", "LOST 30").encode())  # past part one
 
     assert actions.finish_archive(config, OWN) is None  # no part of it filed
 

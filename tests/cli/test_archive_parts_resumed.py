@@ -108,16 +108,7 @@ def test_a_copy_whose_bytes_changed_since_its_cuts_is_not_filed_from_them(
     copy = left_by(config, "codex", "gone", text)
     filing = Filing(monkeypatch)
     assert filing.event(config) and cuts_path(copy).exists()
-    # the rest torn in place, size and times as they were (a power loss): its cuts say the
-    # file is the same, its bytes are not
-    before = copy.stat()
-    torn = text.replace("line 1", "LOST 1").encode()
-    with copy.open("r+b") as out:
-        out.write(torn)
-    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
-    kept = json.loads(cuts_path(copy).read_text())
-    kept["identity"][-1] = copy.stat().st_ctime_ns
-    cuts_path(copy).write_text(json.dumps(kept))
+    torn_in_place(copy, torn := text.replace("line 1", "LOST 1").encode())  # the rest
 
     assert not filing.event(config)  # the part read differs from its hash: none filed
     assert not cuts_path(copy).exists()
@@ -246,6 +237,18 @@ def _spoiled(kept: dict[str, object], how: str) -> str:
     elif how == "no list":
         kept["pieces"] = {"a": 1}
     return json.dumps(kept)
+
+
+def torn_in_place(copy: Path, torn: bytes) -> None:
+    """`copy` overwritten with `torn`, of its size, its times as they were (a power loss): its
+    cuts say the file is the same, its bytes are not."""
+    before = copy.stat()
+    with copy.open("r+b") as out:
+        out.write(torn)
+    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+    kept = json.loads(cuts_path(copy).read_text())
+    kept["identity"][-1] = copy.stat().st_ctime_ns
+    cuts_path(copy).write_text(json.dumps(kept))
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,6 @@ import contextlib
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,70 +25,18 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import GitBusy
 from memidx.git import late_pull
-from memidx.git import publish as publish_module
 from memidx.git.commit import commit_paths
-from memidx.git.newcomers import COMMITTING
 from tests.cli.test_forget import clones
-from tests.cli.test_share_fetch_race import HELD, held_exec_path, wait_for
-from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
-
-NOTE = "---\ntitle: Agent's note\n---\n\nremembered by an agent about docker layers\n"
-
-
-def _commit_beside_a_late_pull(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    ref: str,
-    data: bytes,
-    *,
-    before: Callable[[], None] = lambda: None,
-    held: str = HELD,
-) -> tuple[NotesRepo, subprocess.CompletedProcess[str]]:
-    """memidx commits `ref` from `data` while a person's `git pull`, started in the instant of
-    the move (HEAD and the index read before it), is held in its fetch; the pull's outcome.
-    `before`: run once memidx is done, before the pull goes on; `held`: the `git` of the
-    pull's exec path (HELD: waits before the fetch's pack)."""
-    one, two = clones(tmp_path)
-    two.note("theirs.md", "Theirs", "a note from the other machine")
-    two.commit("theirs")
-    two.git("push", "-q", "origin", "main")
-    pause = tmp_path / "pause"
-    real_git = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
-                                   check=True).stdout.strip()) / "git"  # fmt: skip
-    exec_path = held_exec_path(tmp_path)
-    (exec_path / "git").write_text(held)
-    env = clean_env(GIT_EXEC_PATH=str(exec_path), PAUSE_AT=str(pause), REAL_GIT=str(real_git))
-    pulls: list[subprocess.Popen[str]] = []
-    real = publish_module.arrived
-
-    def look(root: Path, since: int | None, commands: frozenset[str] = COMMITTING) -> bool:
-        busy = real(root, since, commands)
-        if busy or pulls:
-            return busy
-        argv = ["git", *GIT_IDENTITY, "pull", "-q", "--no-rebase", "--no-edit"]
-        pulls.append(subprocess.Popen(argv, cwd=one.root, env=env, text=True,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))  # fmt: skip
-        assert wait_for(None, Path(f"{pause}.in")), "the pull never reached its fetch's pack"
-        return False  # it started an instant after the look: HEAD read, then its fetch
-
-    monkeypatch.setattr(publish_module, "arrived", look)
-    try:
-        commit_paths(load_config(one.root, env={}), [ref], "memidx remember: Agent's note",
-                     written={ref: data})  # fmt: skip
-    except GitBusy:
-        pass  # HEAD put back for the pull (or, before, the pull still ran as the wait ended)
-    finally:
-        before()
-        Path(f"{pause}.go").touch()  # the pull's fetch goes on once memidx is done
-    out, err = pulls[0].communicate(timeout=120)
-    return one, subprocess.CompletedProcess(pulls[0].args, pulls[0].returncode, out, err)
+from tests.cli.test_share_fetch_race import held_exec_path, wait_for
+from tests.helpers import GIT_IDENTITY, clean_env
+from tests.late_pulls import NOTE, commit_beside_a_late_pull
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
 def test_a_pull_that_read_head_before_memidx_moved_it_does_not_fail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+    one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
                                              NOTE.encode())  # fmt: skip
 
     assert "reset --hard" not in pulled.stderr, pulled.stderr
@@ -108,7 +55,7 @@ def test_a_file_head_held_before_the_move_is_given_back_not_deleted(
     person's `git commit -a` deleted it from the branch, and the purge read it for its error
     (FileNotFoundError: a traceback)."""
     ref = "notes/seed.md"
-    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, ref, b"blanked\n")
+    one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, ref, b"blanked\n")
 
     assert pulled.returncode == 0, pulled.stderr
     assert (one.root / ref).read_bytes() == one.git("show", f"HEAD:{ref}").encode()
@@ -149,7 +96,7 @@ def test_head_is_not_put_back_under_a_persons_commit_that_read_it(
     monkeypatch.setattr(commit_module, "committers", found)
     go = Path(f"{hold}.go")
     try:
-        one, _ = _commit_beside_a_late_pull(
+        one, _ = commit_beside_a_late_pull(
             tmp_path, monkeypatch, "notes/agent.md", NOTE.encode(), before=go.touch
         )
     finally:
@@ -229,7 +176,7 @@ def test_a_child_of_the_pull_s_fetch_in_its_exec_is_not_taken_for_a_person_s_git
     window.mkdir()
     (window / "git").symlink_to(shutil.which("cat") or "/bin/cat")
 
-    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+    one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
                                              NOTE.encode(), held=IN_ITS_EXEC)  # fmt: skip
 
     assert "reset --hard" not in pulled.stderr, pulled.stderr
@@ -278,7 +225,7 @@ def test_the_pull_s_fetch_in_its_exec_is_not_taken_for_its_merge(
     monkeypatch.setattr(late_pull, "_look_again", look_again)
     monkeypatch.setattr(late_pull, "EXEC_WAIT", 60.0)  # bounded by the test, not the load
     go_on = Path(f"{pause}.exec").touch  # not looked at again (before the fix): it goes on then
-    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+    one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
                                              NOTE.encode(), held=FETCH_IN_ITS_EXEC,
                                              before=go_on)  # fmt: skip
 

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from memidx.git import publish as publish_module
-from tests.cli.test_late_pull_fetch import NOTE, _commit_beside_a_late_pull  # pyright: ignore[reportPrivateUsage]
 from tests.git_shims import put_git_first
 from tests.helpers import GIT_IDENTITY, clean_env
+from tests.late_pulls import NOTE, commit_beside_a_late_pull
 
 # the person's `git checkout x` (in the person's environment: git's own index) run once,
 # right before the first `git reset` after it is armed
@@ -55,7 +55,7 @@ def test_a_checkout_before_the_move_has_the_branch_moved_put_back(
         return real(root, *args, **kwargs)
 
     monkeypatch.setattr(publish_module, "move_head", checkout_first)
-    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+    one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
                                              NOTE.encode())  # fmt: skip
 
     assert switched
@@ -111,7 +111,7 @@ def test_a_checkout_at_the_put_back_s_reset_leaves_that_branch_as_it_was(
                               text=True, check=True)  # fmt: skip
         seen.append(done.stdout.strip())
 
-    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+    one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
                                              NOTE.encode(), before=look)  # fmt: skip
 
     assert "checkout:" in log.read_text(), log.read_text()

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_late_pull_fetch import NOTE, _commit_beside_a_late_pull  # pyright: ignore[reportPrivateUsage]
 from tests.cli.test_share_fetch_race import wait_for
 from tests.helpers import GIT_IDENTITY, clean_env
+from tests.late_pulls import NOTE, commit_beside_a_late_pull
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
@@ -47,7 +47,7 @@ def test_a_branch_is_not_put_back_under_a_rebase_that_read_it_and_stopped(
         return late
 
     monkeypatch.setattr(commit_module, "committers", found)
-    one, _ = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md", NOTE.encode())
+    one, _ = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md", NOTE.encode())
     assert rebases[0].returncode == 0
     memidx_s = one.git("rev-parse", "HEAD").strip()  # the rebase stopped on memidx's commit
 
@@ -80,7 +80,7 @@ def test_a_ref_lock_held_a_moment_does_not_keep_head_from_being_put_back(
         return real(root, *args, **kwargs)
 
     monkeypatch.setattr(commit_module, "committers", found)
-    one, pulled = _commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
+    one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
                                              NOTE.encode())  # fmt: skip
     held[0].join()
 

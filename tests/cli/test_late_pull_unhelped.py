@@ -8,7 +8,6 @@ a pull's merge since clears it."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +18,8 @@ from memidx.errors import GitBusy
 from memidx.git import late_pull
 from memidx.githooks.hook import run_hook
 from memidx.index.failures import pull_trace
-from tests.cli.test_forget import clones
-from tests.cli.test_late_pull_fetch import NOTE
-from tests.cli.test_share_fetch_race import HELD, held_exec_path, wait_for
-from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env, run_in_process, started_memory
+from tests.helpers import NotesRepo, run_in_process, started_memory
+from tests.late_pulls import NOTE, pull_at_the_look
 
 REF = "notes/new-lesson.md"
 BYTES = b"---\ntitle: New lesson\n---\n\nThe cache broke when the disk filled.\n"
@@ -40,8 +37,9 @@ def _none(_late: object) -> list[str]:
 
 
 def _status(repo: NotesRepo) -> tuple[str, dict[str, Any]]:
-    said = repo.memidx_process("status").out
-    return said, json.loads(repo.memidx_process("status", "--json").out)
+    """`memidx status` and its --json, in process (each process cost ~0.4 s of CPU, 14 here)."""
+    said = repo.memidx("status").out
+    return said, json.loads(repo.memidx("status", "--json").out)
 
 
 def _put_back(repo: NotesRepo, commit: str) -> list[str]:
@@ -143,47 +141,26 @@ def test_a_remember_beside_a_late_pull_it_could_not_put_back_for_leaves_a_line(
     wait. The pull fails; status names it and what to do; that `git pull` again goes through,
     and its merge's hook clears the line."""
     from memidx.git import commit as commit_module
-    from memidx.git import publish as publish_module
-    from memidx.git.newcomers import COMMITTING
 
-    one, two = clones(tmp_path)
-    two.note("theirs.md", "Theirs", "a note from the other machine")
-    two.commit("theirs")
-    two.git("push", "-q", "origin", "main")
-    pause, lock = tmp_path / "pause", one.root / ".git" / "refs" / "heads" / "main.lock"
-    real_git = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
-                                   check=True).stdout.strip()) / "git"  # fmt: skip
-    env = clean_env(GIT_EXEC_PATH=str(held_exec_path(tmp_path)), PAUSE_AT=str(pause),
-                    REAL_GIT=str(real_git))  # fmt: skip
-    assert HELD in (tmp_path / "exec-path" / "git").read_text()
-    pulls: list[subprocess.Popen[str]] = []
-    arrived, committers = publish_module.arrived, commit_module.committers
-
-    def look(root: Path, since: int | None, commands: frozenset[str] = COMMITTING) -> bool:
-        busy = arrived(root, since, commands)
-        if busy or pulls:
-            return busy
-        argv = ["git", *GIT_IDENTITY, "pull", "-q", "--no-rebase", "--no-edit"]
-        pulls.append(subprocess.Popen(argv, cwd=one.root, env=env, text=True,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE))  # fmt: skip
-        assert wait_for(None, Path(f"{pause}.in")), "the pull never reached its fetch's pack"
-        return False  # it started an instant after the look: HEAD read, then its fetch
+    late = pull_at_the_look(tmp_path, monkeypatch)
+    one, pulls = late.one, late.pulls
+    lock = one.root / ".git" / "refs" / "heads" / "main.lock"
+    committers = commit_module.committers
 
     def found(root: Path, *args: Any, **kwargs: Any) -> dict[str, str]:
         if pulls and not lock.exists():  # the look after the move: another git's lock, held
             lock.write_text("")
         return committers(root, *args, **kwargs)
 
-    monkeypatch.setattr(publish_module, "arrived", look)
     monkeypatch.setattr(commit_module, "committers", found)
     try:
         run_in_process(one.root, "remember", "--title", "Agent's note", stdin=NOTE)
     finally:
         lock.unlink(missing_ok=True)
-        Path(f"{pause}.go").touch()
-    _, err = pulls[0].communicate(timeout=120)
+        late.go()
+    pulled = late.outcome()
     monkeypatch.undo()
-    assert pulls[0].returncode != 0, err  # nothing put back: it failed, as git says
+    assert pulled.returncode != 0, pulled.stderr  # nothing put back: it failed, as git says
 
     out, _ = _status(one)
     line = next((line for line in out.splitlines() if line.startswith("git pull:")), out)

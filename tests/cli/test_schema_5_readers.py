@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import memidx.embed.job
-import memidx.search.searcher
 from memidx.agents import actions
 from memidx.agents.exchange import Exchange
 from memidx.agents.session import Where
@@ -20,7 +18,8 @@ from memidx.haystack.filing import file
 from memidx.haystack.turn_input import parse_turn_json, turn_record
 from memidx.index.store import Filters, open_store
 from memidx.mcp.warm import WarmIndex
-from tests.helpers import FakeEmbedder, NotesRepo
+from tests.fake_model import use_fake_model
+from tests.helpers import NotesRepo
 from tests.unit.test_index_vectors_table import ROWS, SCHEMA_5_VECTORS
 
 QUERY = ("search", "--json", "--mode", "hybrid", "words about pages")
@@ -29,15 +28,7 @@ QUERY = ("search", "--json", "--mode", "hybrid", "words about pages")
 @pytest.fixture
 def memory(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
     """Notes and a record, indexed and embedded (a fake model) at the current schema."""
-    fake = FakeEmbedder()
-
-    def model(*_: object, **__: object) -> FakeEmbedder:
-        return fake
-
-    monkeypatch.setenv("MEMIDX_MODEL", fake.name)
-    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
-    monkeypatch.setattr(memidx.embed.job, "document_embedder", model)
-    monkeypatch.setattr(memidx.search.searcher, "query_embedder", model)
+    use_fake_model(monkeypatch)
     repo.note("a.md", "Alpha", "alpha words about vectors and tables")
     repo.note("b.md", "Beta", "beta words about pages and overflow")
     repo.commit()

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-import memidx.embed.job
-import memidx.search.searcher
-from tests.helpers import FakeEmbedder, NotesRepo
+from tests.fake_model import use_fake_model
+from tests.helpers import NotesRepo
 
 NOTES, LIMIT = 45, 40  # more than the searcher's own depth, fewer than the notes
 
@@ -16,15 +15,7 @@ NOTES, LIMIT = 45, 40  # more than the searcher's own depth, fewer than the note
 @pytest.fixture
 def memory(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
     """NOTES notes about git, indexed and embedded (a fake model)."""
-    fake = FakeEmbedder()
-
-    def model(*_: object, **__: object) -> FakeEmbedder:
-        return fake
-
-    monkeypatch.setenv("MEMIDX_MODEL", fake.name)
-    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
-    monkeypatch.setattr(memidx.embed.job, "document_embedder", model)
-    monkeypatch.setattr(memidx.search.searcher, "query_embedder", model)
+    use_fake_model(monkeypatch)
     for n in range(NOTES):
         repo.note(f"git/{n}.md", f"Git note {n}", f"git rebase step {n} keeps the branch")
     repo.commit()
