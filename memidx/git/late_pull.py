@@ -23,19 +23,18 @@ command line not set yet, taken for any git), or one that ended since the look, 
 for a person's, nothing was put back and the pull failed (~1 look in 100 under load, in
 tests/cli/test_late_pull_fetch.py). So did the pull itself when its own child, its fetch, was
 in its exec (forked: the pull's command line; exec'ing: none), taken for its merge: such a
-child is looked at again until it runs its program (EXEC_WAIT at most). Nor is anything put
-back while a git of the clone is stopped in the midst of its work (STOPPED): a `git rebase -i`
-that read memidx's HEAD and stopped at a `break` ended before the put-back, and its end failed
-on the branch put back (tests/cli/test_late_pull_stopped.py). Nor for memidx's commits that
-remove files (a forget, share's twin rename: said_of_a_removal). Each pull not put back for
-leaves a line for `memidx status` (memidx.git.late_pull_line), none for one that ended with its
-branch holding what it pulled: it had nothing to merge, or a pull again merged meanwhile."""
+child is looked at again until it runs its program (memidx.git.pull_children.EXEC_WAIT at most). Nor
+is anything put back while a git of the clone is stopped in the midst of its work (STOPPED): a `git
+rebase -i` that read memidx's HEAD and stopped at a `break` ended before the put-back, and its end
+failed on the branch put back (tests/cli/test_late_pull_stopped.py). Nor for memidx's commits that
+remove files (a forget, share's twin rename: said_of_a_removal). Each pull not put back for leaves a
+line for `memidx status` (memidx.git.late_pull_line), none for one that ended with its branch
+holding what it pulled: it had nothing to merge, or a pull again merged meanwhile."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -44,8 +43,9 @@ from memidx.errors import GitBusy
 from memidx.git.index_refresh import SHELL_FRESH, refreshed, reset_words
 from memidx.git.judged_unlink import unlink_judged
 from memidx.git.late_pull_line import say_unhelped
-from memidx.git.newcomers import parents, read_proc
+from memidx.git.newcomers import parents
 from memidx.git.publish import committers, started
+from memidx.git.pull_children import fetching as _fetching
 from memidx.git.repo import git_env
 
 UNDONE_HINT = "it is committed again once that pull ends (`memidx sync` does it too)"
@@ -54,7 +54,6 @@ NOT_BACK, ELSEWHERE = 91, 92  # PUT_BACK's: nothing put back; the ref put back, 
 # what a git stopped in the midst of its work leaves in the work tree's git folder
 STOPPED = ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
            "sequencer")  # fmt: skip
-EXEC_WAIT, EXEC_PAUSE = 1.0, 0.005  # seconds a pull's child in its exec is looked at again
 # ms the put-back's update-ref waits for HEAD's or the ref's lock (git's own wait, 100 ms, was
 # shorter than a `git gc --auto`'s reflog expire: nothing put back, the pull failed)
 LOCK_WAIT = 1000
@@ -247,47 +246,6 @@ def _held(root: Path, commit: str, literal: Sequence[str]) -> set[str]:
         argv, cwd=root, env=git_env(), capture_output=True, text=True, check=False
     )
     return set(done.stdout.split("\0")) - {""} if done.returncode == 0 else set()
-
-
-def _fetching(pid: str, wait: float = EXEC_WAIT) -> bool:
-    """Whether git pull `pid` has not begun its merge or rebase: no child, or only its fetch.
-    A child in its exec (forked, the pull's own command line; or none yet) may be either:
-    looked at again until `wait` seconds passed. Taken for the merge, the fetch's start (the
-    look right after the move sees a pull that just read HEAD there) left the pull to fail."""
-    until = time.monotonic() + wait
-    for _ in range(10_000):  # bounded by `until`; the count only bounds the loop
-        try:
-            own = read_proc(f"/proc/{pid}/cmdline")
-            children = read_proc(f"/proc/{pid}/task/{pid}/children").split()
-        except OSError:
-            return False  # ended, or not known: nothing put back
-        said = [_line(child.decode()) for child in children]
-        if any(b"fetch" not in line.split(b"\0") and not _in_exec(line, own) for line in said):
-            return False  # its merge, its rebase
-        if all(b"fetch" in line.split(b"\0") for line in said):
-            return True
-        if time.monotonic() > until:
-            return False  # still in its exec: not known
-        _look_again()
-    return False
-
-
-def _line(pid: str) -> bytes:
-    """Process `pid`'s command line; a fetch's once it ended (as a zombie, none: in exec)."""
-    try:
-        return read_proc(f"/proc/{pid}/cmdline")
-    except OSError:
-        return b"\0fetch"
-
-
-def _in_exec(line: bytes, own: bytes) -> bool:
-    """Whether a child of the pull's whose command line is `line` has not exec'd its program
-    yet: forked, it has the pull's (`own`); in its exec, none."""
-    return line == own or not line.strip(b"\0")
-
-
-def _look_again() -> None:
-    time.sleep(EXEC_PAUSE)
 
 
 def _git(root: Path, *args: str) -> str:

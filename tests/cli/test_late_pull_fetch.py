@@ -24,7 +24,7 @@ import pytest
 
 from memidx.config import load_config
 from memidx.errors import GitBusy
-from memidx.git import late_pull
+from memidx.git import pull_children
 from memidx.git.commit import commit_paths
 from tests.cli.test_forget import clones
 from tests.cli.test_share_fetch_race import held_exec_path, wait_for
@@ -222,8 +222,8 @@ def test_the_pull_s_fetch_in_its_exec_is_not_taken_for_its_merge(
         Path(f"{pause}.exec").touch()
         time.sleep(0.01)
 
-    monkeypatch.setattr(late_pull, "_look_again", look_again)
-    monkeypatch.setattr(late_pull, "EXEC_WAIT", 60.0)  # bounded by the test, not the load
+    monkeypatch.setattr(pull_children, "_look_again", look_again)
+    monkeypatch.setattr(pull_children, "EXEC_WAIT", 60.0)  # bounded by the test, not the load
     go_on = Path(f"{pause}.exec").touch  # not looked at again (before the fix): it goes on then
     one, pulled = commit_beside_a_late_pull(tmp_path, monkeypatch, "notes/agent.md",
                                              NOTE.encode(), held=FETCH_IN_ITS_EXEC,
