@@ -150,7 +150,8 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
     findings = merged([*private_spans(text), *find_secrets(text, keywords=keywords)])
     if allow and findings:
         allowed = _allowed(text)
-        findings = [f for f in findings if f.kind == PRIVATE_KIND or f in outside([f], allowed)]
+        kept = set(outside([f for f in findings if f.kind != PRIVATE_KIND], allowed))
+        findings = [f for f in findings if f.kind == PRIVATE_KIND or f in kept]
     kinds = tuple(sorted({f.kind for f in findings}))
     return Redaction(redact(text, findings), len(findings), kinds, _places_of(text, findings))
 
