@@ -55,7 +55,7 @@ class Judged:
     above a line yielded it again: 1 MB of 64 nested keys made 1.2 million findings to sort
     and merge, ~5 s, half the check's time)."""
 
-    __slots__ = ("secret", "verdicts", "shown")
+    __slots__ = ("secret", "shown", "verdicts")
 
     def __init__(self) -> None:
         self.secret: dict[tuple[int, bool], bool] = {}

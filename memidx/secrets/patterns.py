@@ -169,7 +169,7 @@ class LineNumbers:
     counts the newlines from the offset asked before, not from the text's start (counting from
     the start for each of 19,000 findings in a 1 MB note cost 4 s of the check's 9: quadratic)."""
 
-    __slots__ = ("text", "at", "line")
+    __slots__ = ("at", "line", "text")
 
     def __init__(self, text: str) -> None:
         self.text, self.at, self.line = text, 0, 1
