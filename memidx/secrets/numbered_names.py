@@ -10,7 +10,7 @@ digits is a version's after a word (`V2`, `_v3`) or a technical word's of three 
 more (technical.technical: `oauth2`, `sha256`, `base64`; a few services', `s3`, `ec2`): a
 password swaps digits in elsewhere (`Tr0ub4dor&3`, `aB3xK9mQ2`, `Summer2024`, `hunter2`,
 `userToken2`), and so does a random string's tail after them, letters that are no word
-(`tokenV9X`, `apiKeyV2Zq`): each stays judged. A name whose words name no secret stays
+(`tokenV9X`, `apiKeyV2Zq`, `tokenV9Qa`): each stays judged. A name whose words name no secret stays
 judged too, as without digits (`correctHorseV2`, as `correctHorseBattery`, a passphrase).
 """
 
@@ -58,10 +58,18 @@ def numbered_name(value: str) -> bool:
     return names_a_secret(name)
 
 
+# the words of two letters code names a thing with after its version (`getTokenV2Id`,
+# `userTokenV2ById`); any other two letters there are a random string's (`tokenV9Qa`, shown)
+TWO_LETTER_WORDS = frozenset({"id", "db", "io", "ui", "by", "to", "in", "on", "of", "at", "or"})
+
+
 def _word(piece: str) -> bool:
-    """Whether a piece after a name's digits is a word of code (`Async`, `KEY`) or its `_`,
-    not one letter or letters without a vowel (`X`, `Zq`): a random string's."""
-    return piece == "_" or (len(piece) >= 2 and any(c in "aeiouy" for c in piece.lower()))
+    """Whether a piece after a name's digits is a word of code (`Async`, `KEY`, `Id`) or its
+    `_`, not one letter, letters without a vowel or two letters that are no word (`X`, `Zq`,
+    `Qa`): a random string's."""
+    if piece == "_" or piece.lower() in TWO_LETTER_WORDS:
+        return True
+    return len(piece) >= 3 and any(c in "aeiouy" for c in piece.lower())
 
 
 def _after_a_word(kept: list[str]) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from memidx.config import load_config
-from memidx.githooks.secret_check import flagged
+from memidx.githooks.secret_check import Flagged, flagged
 from tests.cpu_cost import least_ratio
 from tests.helpers import NotesRepo
 
@@ -30,7 +30,7 @@ SMALL, DOUBLINGS = 128 * KB, 3  # 128 KB, then 1 MB
 MAX_PER_DOUBLING = 2.4  # 13.8 over three doublings
 
 
-def _checked(repo: NotesRepo, unit: str, size: int) -> Callable[[], object]:
+def _checked(repo: NotesRepo, unit: str, size: int) -> Callable[[], list[Flagged]]:
     text = (unit * (size // len(unit) + 1))[:size]
     ref = f"notes/n{size}.md"
     repo.write(ref, text)
