@@ -93,15 +93,19 @@ def library_finders() -> tuple[tuple[str, Spans], ...]:
 
 # the rest of a run a library pattern of fixed length stops inside: GitHub's reads exactly 36
 # characters after `ghp_`, so a longer run (a token pasted twice, characters typed after it)
-# showed its tail beside the mask
+# showed its tail beside the mask; and a match inside a word is none (`weighs_only_the_...`
+# was a `ghs_` token)
 RUN_TAILS = {"github-token": lazy(r"[A-Za-z0-9_]*+")}
 
 
 def _to_runs_end(spans: Spans, tail: re.Pattern[str]) -> Spans:
-    """`spans`, each taken on to the end of the run of `tail`'s characters it stops inside."""
+    """`spans`, each taken on to the end of the run of `tail`'s characters it stops inside,
+    but those that begin inside a word."""
 
     def extended(text: str) -> Iterator[tuple[int, int]]:
         for start, end in spans(text):
+            if start and text[start - 1].isalnum():
+                continue  # `weighs_only_...`: a name's `ghs_`
             run = tail.match(text, end)
             yield start, run.end() if run else end
 

@@ -26,3 +26,9 @@ BODY = "a1B2c3D4e5" * 3 + "f6G7h8"  # 36 characters
 def test_a_github_token_is_masked_to_its_runs_end(text: str, shown: str) -> None:
     assert redact_text(text).text == shown
     assert redact_text(text, allow=True).text == shown
+
+
+def test_a_prefix_inside_a_word_is_no_token() -> None:
+    """A test's name held `ghs_` after `weig`: it was masked as a token."""
+    text = "def test_a_model_that_weighs_only_the_idf_share_does_not_read_second_chunks():"
+    assert redact_text(text).text == text
