@@ -127,12 +127,13 @@ def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str
     from memidx.githooks.readings import AS_UTF8, Utf8Found
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
-    from memidx.secrets.patterns import line_of
+    from memidx.secrets.patterns import LineNumbers
 
     texts, comment, data, encoding = message_texts(config, path)
     said: dict[tuple[int, str, str], bool] = {}
     first = Utf8Found(texts[0][0])  # the secrets of the first reading, by place
     for text, how in texts:
+        lines = LineNumbers(text)
         for found in find_secrets(text, allow=True):
             if how == AS_LATIN1 and first.holds(text, found.start, found.end):
                 continue  # the same bytes, one of them U+FFFD there, é here
@@ -147,7 +148,7 @@ def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str
             secret = text[found.start : found.end].encode("utf-8")
             begins = text.rfind("\n", 0, found.start) + 1
             commented = bool(comment) and text.startswith(comment, begins)
-            said.setdefault((line_of(text, found.start), found.kind, sha256_hex(secret)), commented)
+            said.setdefault((lines.of(found.start), found.kind, sha256_hex(secret)), commented)
     for where, commented in sorted(said.items(), key=lambda item: item[0][0]):  # by line
         yield *where, commented
 

@@ -59,7 +59,7 @@ def push_problems(
     from memidx.githooks.secret_check import BASELINE, masked, read_baseline
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import Finding, find_secrets
-    from memidx.secrets.patterns import line_of, redact
+    from memidx.secrets.patterns import LineNumbers, redact
     from memidx.text import display
 
     problems: list[str] = []
@@ -82,6 +82,7 @@ def push_problems(
             secrets = fields.get(found.text)
             if secrets is None:
                 secrets = fields[found.text] = find_secrets(found.text, allow=True)
+        lines = LineNumbers(found.text)
         for secret in secrets:
             twin = _twin(found, first, plain, secret.start, secret.end)
             if allowed is None:
@@ -91,7 +92,7 @@ def push_problems(
             )
             if fingerprint in allowed:
                 continue
-            where = _place(found, line_of(found.text, secret.start))
+            where = _place(found, lines.of(secret.start))
             kind = secret.kind + found.about
             if twin or _said_already(said, (ref, found.what, where, kind, fingerprint)):
                 continue

@@ -116,7 +116,7 @@ def flagged(
     from memidx.githooks.push_segments import IN_LABELS  # one string of labels: no line
     from memidx.githooks.readings import Utf8Found
     from memidx.secrets.detect import find_secrets
-    from memidx.secrets.patterns import line_of, redact
+    from memidx.secrets.patterns import LineNumbers, redact
 
     for ref in _refs(config, files):
         if found := find_secrets(ref):
@@ -130,9 +130,10 @@ def flagged(
         latin1 = what == AS_LATIN1 and plain[0] == (ref, label)
         if what != AS_LATIN1:
             plain = ((ref, label), Utf8Found(text))
+        lines = LineNumbers(text)
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
-            where = label if what == IN_LABELS else f"{label}:{line_of(text, found.start)}"
+            where = label if what == IN_LABELS else f"{label}:{lines.of(found.start)}"
             fingerprint = sha256_hex(secret.encode("utf-8"))
             place = (ref, where, found.kind, fingerprint)
             if what == AS_LATIN1 and (

@@ -46,19 +46,34 @@ COMMENT = lazy(r"[ \t]++#.*+")  # after a plain value (in a block, `#` is its te
 FLOW_ENTRY = lazy(r"(?:[^,{}\[\]:]*+(?::[ \t]|\":|':))?+[ \t]*+([^,{}\[\]]*)")
 
 
+class Judged:
+    """What the keys alone of one text judged on the lines below them, kept across its keys:
+    nested keys read one line again and again, up to 64 times. `secret`: whether each line,
+    by where it starts (and whether names are read as such), looked secret (its entropy was
+    measured up to 64 times over); `verdicts`: whether each value (its span), below a key of
+    each name, is a secret; `shown`: the spans found already, each yielded once (every key
+    above a line yielded it again: 1 MB of 64 nested keys made 1.2 million findings to sort
+    and merge, ~5 s, half the check's time)."""
+
+    __slots__ = ("secret", "shown", "verdicts")
+
+    def __init__(self) -> None:
+        self.secret: dict[tuple[int, bool], bool] = {}
+        self.verdicts: dict[tuple[int, int, str, str], bool] = {}
+        self.shown: set[tuple[int, int]] = set()
+
+
 def values_below(
-    text: str, start: int, end: int, kind: str, judged: dict[tuple[int, bool], bool] | None = None
+    text: str, start: int, end: int, kind: str, judged: Judged | None = None
 ) -> Iterator[Finding]:
     """The values that look secret on the lines below the line `text[start:end]`, when that
     line is a secret-sounding key alone: each line of its block, or its next line unless it is
-    a key (`password:` over `  secretKeyRef:`). `judged`: whether each line, by where it
-    starts, looked secret, kept across the keys of one text (nested keys read one line again
-    and again, the entropy of each measured up to 64 times over)."""
+    a key (`password:` over `  secretKeyRef:`). `judged`: what the keys above judged."""
     key = KEY_ALONE.fullmatch(text, start, end)
     if key is None or not secret_word(key.group(2)):
         yield from _tripled_below(text, start, end, kind)
         return
-    judged = {} if judged is None else judged
+    judged = Judged() if judged is None else judged
     indent, block = len(key.group(1)), key.group(3) is not None
     listed = not text.startswith("- ", start + indent)  # a list may stand under its column
     for at, begin, _, value in lines_below(text, end + 1):  # a blank line is part of a block
@@ -111,9 +126,7 @@ def _tripled_below(text: str, start: int, end: int, kind: str) -> Iterator[Findi
         yield from (Finding(a, b, kind) for a, b in spans)
 
 
-def flow_values(
-    text: str, start: int, end: int, kind: str, judged: dict[tuple[int, bool], bool]
-) -> Iterator[Finding]:
+def flow_values(text: str, start: int, end: int, kind: str, judged: Judged) -> Iterator[Finding]:
     """The values that look secret of the flow collection a secret-sounding key holds on the
     line `text[start:end]` (`password: {value: x}`): no keyword rule reads into one."""
     key = KEY_FLOW.fullmatch(text, start, end)
@@ -122,7 +135,7 @@ def flow_values(
 
 
 def _items(
-    text: str, at: int, column: int, kind: str, judged: dict[tuple[int, bool], bool], *, name: str
+    text: str, at: int, column: int, kind: str, judged: Judged, *, name: str
 ) -> Iterator[Finding]:
     """The items that look secret of the list whose first item's line begins at `at`, its
     dashes at `column`: each item's text on its dash's line (an item that is a mapping,
@@ -170,7 +183,7 @@ def _judged(
     start: int,
     end: int,
     kind: str,
-    judged: dict[tuple[int, bool], bool],
+    judged: Judged,
     *,
     plain: bool = True,
     name: str = "",
@@ -199,17 +212,33 @@ def _judged(
                 yield from _judged(text, at, at + len(scalar), kind, judged, name=name, short=given)
                 name = name if auth_method(name, scalar) else ""  # `[admin, Mango-Tiger-17]`
         return
+    if (start, end) in judged.shown:
+        return  # found below a key above: nothing to add
+    verdict = judged.verdicts.get((start, end, name, short))
+    if verdict is None:
+        verdict = judged.verdicts[start, end, name, short] = _secret(
+            value, start, judged, name=name, short=short
+        )
+    if verdict:
+        judged.shown.add((start, end))
+        yield Finding(start, end, kind)
+
+
+def _secret(value: str, start: int, judged: Judged, *, name: str, short: str) -> bool:
+    """Whether `value`, a scalar at `start` below `name`'s key, is a secret (see _judged)."""
     if " " in value or auth_method(name, value) or is_test_verdict(name, value):
-        return  # a method's name given to `auth`, a test's to `pass`
+        return False  # a method's name given to `auth`, a test's to `pass`
     # a password's own key's value is a passphrase, not a thing's name (`password:` over
     # `  aws-iam-identity-center`): judged once by where it starts and how, whatever the key
     # (a block's `secret: |` over `  password:` over `    hunter2` decided for both keys)
     names = not password_named(name)
-    secret = judged.get((start, names))
+    secret = judged.secret.get((start, names))
     if secret is None:
-        secret = judged[start, names] = looks_secret(value, library.entropy(), names=names)
-    if secret or (short and len(value) <= SHORT_LONGEST and short_below(one_of(short), value)):
-        yield Finding(start, end, kind)  # `password: |` over `hunter2`: short, by its key
+        secret = judged.secret[start, names] = looks_secret(value, library.entropy(), names=names)
+    # `password: |` over `hunter2`: short, by its key
+    return secret or (
+        short != "" and len(value) <= SHORT_LONGEST and short_below(one_of(short), value)
+    )
 
 
 SHORT_LONGEST = 14  # short.short_below's longest: 12 digits in their quotes

@@ -15,6 +15,7 @@ from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
 from memidx.secrets.commands import COMMAND_PASSWORDS
+from memidx.secrets.jwe import jwe_tokens
 from memidx.secrets.keywords import URL_KIND, assigned
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.netrc import netrc_passwords
@@ -57,6 +58,7 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     the value below it too."""
     joined, places = _long_runs(text)
     found: list[Finding] = [_back(f, places) for f in own_findings(joined)]
+    found.extend(_back(f, places) for f in jwe_tokens(joined))
     if library.may_find(joined):  # else the plugins need not even load
         for kind, spans in library.library_finders():
             found.extend(
@@ -150,7 +152,8 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
     findings = merged([*private_spans(text), *find_secrets(text, keywords=keywords)])
     if allow and findings:
         allowed = _allowed(text)
-        findings = [f for f in findings if f.kind == PRIVATE_KIND or f in outside([f], allowed)]
+        kept = set(outside([f for f in findings if f.kind != PRIVATE_KIND], allowed))
+        findings = [f for f in findings if f.kind == PRIVATE_KIND or f in kept]
     kinds = tuple(sorted({f.kind for f in findings}))
     return Redaction(redact(text, findings), len(findings), kinds, _places_of(text, findings))
 

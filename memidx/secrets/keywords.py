@@ -97,11 +97,11 @@ def assigned(text: str) -> Iterable[Finding]:
     lines = _candidate_lines(text)
     if not lines:  # most texts (a commit's message): what reads such lines is never imported
         return
-    from memidx.secrets.blocks import flow_values, values_below
+    from memidx.secrets.blocks import Judged, flow_values, values_below
     from memidx.secrets.encoded import decodings, has_encoded_pairs
     from memidx.secrets.folded import folded_values
 
-    judged: dict[tuple[int, bool], bool] = {}  # each line below a key alone: if it looked secret
+    judged = Judged()  # what the keys alone judged on the lines below them
     secret: dict[str, bool] = {}  # each value judged: whether it looked secret
     short: dict[str, list[tuple[int, int]]] = {}  # each SHORT_ASSIGNMENT line's, read once
     read: dict[str, list[Finding]] = {}  # each named line's values, read once

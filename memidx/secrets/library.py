@@ -86,8 +86,30 @@ def library_finders() -> tuple[tuple[str, Spans], ...]:
         plugin.verify = refuse  # belt and braces: never called, and never able to send
         if "analyze_string" in type(plugin).__dict__:  # it reads its denylist's findall
             plugin.denylist = [linear(pattern)[0] for pattern in plugin.denylist]
-        found.append((kind, _spans(plugin)))
+        spans = _spans(plugin)
+        found.append((kind, _to_runs_end(spans, RUN_TAILS[kind]) if kind in RUN_TAILS else spans))
     return tuple(found)
+
+
+# the rest of a run a library pattern of fixed length stops inside: GitHub's reads exactly 36
+# characters after `ghp_`, so a longer run (a token pasted twice, characters typed after it)
+# showed its tail beside the mask; and a match inside a word is none (`weighs_only_the_...`
+# was a `ghs_` token)
+RUN_TAILS = {"github-token": lazy(r"[A-Za-z0-9_]*+")}
+
+
+def _to_runs_end(spans: Spans, tail: re.Pattern[str]) -> Spans:
+    """`spans`, each taken on to the end of the run of `tail`'s characters it stops inside,
+    but those that begin inside a word."""
+
+    def extended(text: str) -> Iterator[tuple[int, int]]:
+        for start, end in spans(text):
+            if start and text[start - 1].isalnum():
+                continue  # `weighs_only_...`: a name's `ghs_`
+            run = tail.match(text, end)
+            yield start, run.end() if run else end
+
+    return extended
 
 
 def _spans(plugin: Any) -> Spans:

@@ -10,7 +10,7 @@ digits is a version's after a word (`V2`, `_v3`) or a technical word's of three 
 more (technical.technical: `oauth2`, `sha256`, `base64`; a few services', `s3`, `ec2`): a
 password swaps digits in elsewhere (`Tr0ub4dor&3`, `aB3xK9mQ2`, `Summer2024`, `hunter2`,
 `userToken2`), and so does a random string's tail after them, letters that are no word
-(`tokenV9X`, `apiKeyV2Zq`): each stays judged. A name whose words name no secret stays
+(`tokenV9X`, `apiKeyV2Zq`, `tokenV9Qa`): each stays judged. A name whose words name no secret stays
 judged too, as without digits (`correctHorseV2`, as `correctHorseBattery`, a passphrase).
 """
 
@@ -30,18 +30,36 @@ VERSION = lazy(r"[Vv][0-9]{1,3}")
 
 def numbered_name(value: str) -> bool:
     """Whether `value`, with digits, is a name of code (see the module), not a password."""
-    if len(value) > 64 or not value[:1].isalpha() or not any(c in DIGITS for c in value):
+    name = _unnumbered(value)
+    return name is not None and names_a_secret(name)
+
+
+def versioned_word(value: str) -> bool:
+    """Whether `value`, a short one, is a word of code and its version (`hashV2`, `saltV3`,
+    `hash_v2`) read as numbered_name reads a longer name: from a small letter, its words
+    words of code (`_word`), its digits a version's after one. A short password given to a
+    person's password (short.py) is none: `password = hashV2` was refused."""
+    name = _unnumbered(value)
+    if name is None or not value[0].islower() or VERSION.search(value) is None:
         return False
+    return all(_word(word.lower()) for word in name.split("_") if word)
+
+
+def _unnumbered(value: str) -> str | None:
+    """`value`, a name of code with digits, without them (`oauth2Token` as `oauthToken`,
+    `passwordHashV2` as `passwordHash`), or None when its digits are a password's."""
+    if len(value) > 64 or not value[:1].isalpha() or not any(c in DIGITS for c in value):
+        return None
     pieces = [piece[0] for piece in PIECE.finditer(value)]
     if "".join(pieces) != value:
-        return False  # a sign, or digits no word stands before
+        return None  # a sign, or digits no word stands before
     kept: list[str] = []
     numbered = False  # a run of digits read: only words follow it (`V2Async`, not `V9X`)
     for piece in pieces:
         word = piece.rstrip(DIGITS)
         if word == piece:
             if numbered and not _word(piece):
-                return False  # `tokenV9X`, `apiKeyV2Zq`: a random string's tail
+                return None  # `tokenV9X`, `apiKeyV2Zq`: a random string's tail
             kept.append(piece)
             continue
         numbered = True
@@ -51,17 +69,23 @@ def numbered_name(value: str) -> bool:
         elif piece.lower() in SERVICES or (len(word) >= 3 and technical(piece.lower())):
             kept.append(word)  # `oauth2Token` read as `oauthToken`
         else:
-            return False  # `hunter2`, `B3`, `Token2`, `py4k`: a password's digits
+            return None  # `hunter2`, `B3`, `Token2`, `py4k`: a password's digits
     name = "".join(kept).strip("_")
-    if not name or "__" in name:
-        return False
-    return names_a_secret(name)
+    return None if not name or "__" in name else name
+
+
+# the words of two letters code names a thing with after its version (`getTokenV2Id`,
+# `userTokenV2ById`); any other two letters there are a random string's (`tokenV9Qa`, shown)
+TWO_LETTER_WORDS = frozenset({"id", "db", "io", "ui", "by", "to", "in", "on", "of", "at", "or"})
 
 
 def _word(piece: str) -> bool:
-    """Whether a piece after a name's digits is a word of code (`Async`, `KEY`) or its `_`,
-    not one letter or letters without a vowel (`X`, `Zq`): a random string's."""
-    return piece == "_" or (len(piece) >= 2 and any(c in "aeiouy" for c in piece.lower()))
+    """Whether a piece after a name's digits is a word of code (`Async`, `KEY`, `Id`) or its
+    `_`, not one letter, letters without a vowel or two letters that are no word (`X`, `Zq`,
+    `Qa`): a random string's."""
+    if piece == "_" or piece.lower() in TWO_LETTER_WORDS:
+        return True
+    return len(piece) >= 3 and any(c in "aeiouy" for c in piece.lower())
 
 
 def _after_a_word(kept: list[str]) -> bool:

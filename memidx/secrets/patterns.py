@@ -5,7 +5,9 @@ every detector: private spans, allow markers, merging overlapping findings and w
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
 
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, private_ranges
@@ -139,8 +141,15 @@ def allowed_lines(text: str) -> list[tuple[int, int]]:
 
 
 def outside(findings: Sequence[Finding], spans: Sequence[tuple[int, int]]) -> list[Finding]:
-    """The findings that stand on none of the spans (lines with an allow marker)."""
-    return [f for f in findings if not any(s <= f.start < e for s, e in spans)]
+    """The findings that stand on none of the spans (lines with an allow marker): each finding
+    looked up among the spans sorted (each compared with every span, 1 MB of allow-marked
+    lines, each with a finding, took ~15 s: quadratic)."""
+    ordered = sorted(spans)
+    starts = [start for start, _ in ordered]
+    reach = list(accumulate((end for _, end in ordered), max))  # the furthest end so far
+    return [
+        f for f in findings if (at := bisect_right(starts, f.start) - 1) < 0 or reach[at] <= f.start
+    ]
 
 
 def redact(text: str, findings: Sequence[Finding]) -> str:
@@ -155,6 +164,20 @@ def redact(text: str, findings: Sequence[Finding]) -> str:
     return "".join(pieces)
 
 
-def line_of(text: str, offset: int) -> int:
-    """The 1-based line of an offset."""
-    return text.count("\n", 0, offset) + 1
+class LineNumbers:
+    """The 1-based lines of offsets in one text asked in order (its findings, merged): each
+    counts the newlines from the offset asked before, not from the text's start (counting from
+    the start for each of 19,000 findings in a 1 MB note cost 4 s of the check's 9: quadratic)."""
+
+    __slots__ = ("at", "line", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text, self.at, self.line = text, 0, 1
+
+    def of(self, offset: int) -> int:
+        """The 1-based line of `offset` (one before the last asked counts from the start)."""
+        if offset < self.at:
+            self.at, self.line = 0, 1
+        self.line += self.text.count("\n", self.at, offset)
+        self.at = offset
+        return self.line

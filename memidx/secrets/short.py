@@ -13,7 +13,8 @@ Test1 (0.00s)`, `pass: test_1`: assignments.is_test_verdict, which a longer valu
 quantity, a number with its unit (a benchmark's `first pass: 500ms`, `pass: 16GB`, `0xFF`,
 `21st`): each was refused. Nor is a technical name (`utf8`, `node18`, `mem2reg`, `0644`,
 `8080`) or the value of a name that counts a password (`max_password: 1000`, `on_pass:
-1234`): memidx.secrets.technical."""
+1234`): memidx.secrets.technical; nor a word of code and its version (`password = hashV2`,
+`pwd: saltV3`), read as memidx.secrets.numbered_names reads a longer name."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from memidx.secrets.assignments import TEST_NAME, is_test_verdict
 from memidx.secrets.held import ALGORITHM, pair_passwords
 from memidx.secrets.identifiers import WORD
 from memidx.secrets.lazy_pattern import lazy
+from memidx.secrets.numbered_names import versioned_word
 from memidx.secrets.signs import PERSONAL, personal
 from memidx.secrets.technical import counted, technical
 from memidx.secrets.values import PLACEHOLDER_WORDS, referred
@@ -122,4 +124,6 @@ def _password_shaped(value: str) -> bool:
         return False
     if VERSION.fullmatch(value) or QUANTITY.fullmatch(value) or technical(value):
         return False
+    if versioned_word(value):
+        return False  # `password = hashV2`: a name of code and its version, as `passwordHashV2`
     return not (PLACEHOLDER_WORDS.match(value) or referred(value) or ALGORITHM.match(value))

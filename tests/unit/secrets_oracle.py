@@ -15,7 +15,7 @@ from typing import Any
 
 from memidx.secrets import library
 from memidx.secrets.assignments import extra_keyword_values
-from memidx.secrets.blocks import flow_values, values_below
+from memidx.secrets.blocks import Judged, flow_values, values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import BASIC, BEARER, Finding
@@ -102,7 +102,7 @@ def assigned(text: str) -> Iterable[Finding]:
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
     text = matched_quotes(plain_quotes(code_strings(text)))
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
-    judged: dict[tuple[int, bool], bool] = {}  # each line below a key alone: if it looked secret
+    judged = Judged()  # what the keys alone judged on the lines below them
     for start, done in _candidate_lines(text):
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`

@@ -34,6 +34,8 @@ NAMES = [
     "S3_SECRET_KEY",
     "oauth2_client_secret",
     "secret_v2_key",
+    "getTokenV2Id",  # a word of two letters after the version, a name's
+    "userTokenV2ById",
 ]
 PASSWORDS = [
     "Tr0ub4dor&3",
@@ -54,6 +56,8 @@ PASSWORDS = [
     "apiKeyV2Zq",
     "tokenV8Tq",
     "oauth2TokenQ",
+    "tokenV9Qa",  # two letters and a vowel: no word of code, a random string's tail
+    "secretV4Xo",
 ]
 
 

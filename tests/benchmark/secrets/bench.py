@@ -167,6 +167,35 @@ def shaped_cost(rounds: int, data: Path) -> None:
     )
 
 
+# 64 keys alone nested, `token:|` and `password:|` in turns, each line below them a value
+NESTED = "".join(" " * d + ("token", "password")[d % 2] + ":|#Zk9xQ7mL2pWq8\n" for d in range(64))
+
+
+def nested_cost(rounds: int) -> None:
+    """What the pre-commit check does with a note's text (its secrets, each one's line) for
+    nested-key YAML of 256 KB to 2 MB: linear, where each finding's line counted from the
+    note's start and every key above a line yielding it again made 1 MB 9.5 s, 2 MB ~35 s."""
+    from memidx.secrets.detect import find_secrets
+    from memidx.secrets.patterns import LineNumbers
+
+    def check(text: str) -> None:
+        lines = LineNumbers(text)
+        for found in find_secrets(text, allow=True):
+            lines.of(found.start)
+
+    sizes = (256, 512, 1024, 2048)
+    times: dict[int, list[float]] = {size: [] for size in sizes}
+    for _ in range(max(3, rounds)):
+        for size in sizes:
+            text = (NESTED * (1 + (size << 10) // len(NESTED)))[: size << 10]
+            started = time.process_time()
+            check(text)
+            times[size].append(time.process_time() - started)
+    medians = [statistics.median(times[size]) for size in sizes]
+    shown = ", ".join(f"{size} KB {m:.2f} s" for size, m in zip(sizes, medians, strict=True))
+    print(f"  check, nested-key YAML: {shown} (CPU, medians of {len(times[sizes[0]])})")
+
+
 def load_cost(rounds: int) -> None:
     code = (
         "import time; t = time.perf_counter()\n"
@@ -233,6 +262,7 @@ def run(args: argparse.Namespace) -> None:
         output_path(secrets, looks)
         speed(args.rounds)
         shaped_cost(args.rounds, Path(args.data))
+        nested_cost(args.rounds)
         load_cost(args.rounds)
         search_latency(Path(work) / "search", args.rounds)
     print("  (timings on a shared 2-core machine: noisy; medians, sides taken in turns)")
