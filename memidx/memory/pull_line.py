@@ -19,9 +19,10 @@ def open_pull_line(config: Config) -> HookFailure | None:
     if not found or not config.in_git:
         return found[-1] if found else None
     judged: dict[str, bool] = {}  # a trace of many lines: one look per pull
+    held: dict[str, bool] = {}  # and git asked once per branch and what it pulled
     for failure in reversed(found):
         if failure.about and failure.about not in judged:
-            judged[failure.about] = done_with(config.root, failure.about)
+            judged[failure.about] = done_with(config.root, failure.about, held)
         if not failure.about or not judged[failure.about]:
             return failure
     clear_unchanged(marks)
