@@ -10,9 +10,9 @@ from memidx.git.late_pull_line import done_with
 from memidx.index.failures import HookFailure, clear_unchanged, failures_in, trace_marks, traces
 
 
-def open_pull_line(config: Config) -> HookFailure | None:
-    """The newest late pull's line not done with, else None (its traces then removed, unless
-    a line came since they were read)."""
+def open_pull_line(config: Config, *, tidy: bool = True) -> HookFailure | None:
+    """The newest late pull's line not done with, else None (its traces then removed, `tidy`,
+    unless a line came since they were read: waiting for their lock, LOCK_WAIT at most)."""
     paths = traces(config.root, config.pull_error_path)
     marks = trace_marks(*paths)  # before the read: a line written since keeps its trace
     found = sorted((f for path in paths for f in failures_in(path)), key=lambda f: f.when)
@@ -25,5 +25,6 @@ def open_pull_line(config: Config) -> HookFailure | None:
             judged[failure.about] = done_with(config.root, failure.about, held)
         if not failure.about or not judged[failure.about]:
             return failure
-    clear_unchanged(marks)
+    if tidy:
+        clear_unchanged(marks)
     return None
