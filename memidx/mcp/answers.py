@@ -152,9 +152,11 @@ def settle(config: Config, say: Say | None = None) -> None:
     thread, never on the reading one that every search waits for."""
     from memidx.memory.killed_leftovers import settle_killed
     from memidx.memory.pending_landed import settle_landed
+    from memidx.memory.pull_line import open_pull_line
 
     settle_killed(config, say or _unsaid)
     settle_landed(config, say or _unsaid)  # a note HEAD holds, once the git with it ended
+    open_pull_line(config)  # a late pull's trace all done with goes (the look leaves it)
 
 
 def look(config: Config) -> dict[str, object]:
@@ -162,7 +164,7 @@ def look(config: Config) -> dict[str, object]:
     from memidx.memory.json_objects import status_data
     from memidx.memory.status import gather
 
-    found = gather(config, wait=0.0)  # on the reading thread: never waits for a write
+    found = gather(config, wait=0.0, tidy=False)  # the reading thread: never waits for a write
     if found.index_newer:
         raise NewerIndex(found.index_problem or "", found.index_remedy)
     return status_data(found)

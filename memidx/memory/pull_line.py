@@ -10,19 +10,21 @@ from memidx.git.late_pull_line import done_with
 from memidx.index.failures import HookFailure, clear_unchanged, failures_in, trace_marks, traces
 
 
-def open_pull_line(config: Config) -> HookFailure | None:
-    """The newest late pull's line not done with, else None (its traces then removed, unless
-    a line came since they were read)."""
+def open_pull_line(config: Config, *, tidy: bool = True) -> HookFailure | None:
+    """The newest late pull's line not done with, else None (its traces then removed, `tidy`,
+    unless a line came since they were read: waiting for their lock, LOCK_WAIT at most)."""
     paths = traces(config.root, config.pull_error_path)
     marks = trace_marks(*paths)  # before the read: a line written since keeps its trace
     found = sorted((f for path in paths for f in failures_in(path)), key=lambda f: f.when)
     if not found or not config.in_git:
         return found[-1] if found else None
     judged: dict[str, bool] = {}  # a trace of many lines: one look per pull
+    held: dict[str, bool] = {}  # and git asked once per branch and what it pulled
     for failure in reversed(found):
         if failure.about and failure.about not in judged:
-            judged[failure.about] = done_with(config.root, failure.about)
+            judged[failure.about] = done_with(config.root, failure.about, held)
         if not failure.about or not judged[failure.about]:
             return failure
-    clear_unchanged(marks)
+    if tidy:
+        clear_unchanged(marks)
     return None

@@ -117,9 +117,10 @@ def no_memory_trace(config: Config) -> Path | None:
         return None
 
 
-def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
-    """Look at the notes source, the index and the hook trace; change nothing but a late
-    pull's line done with (removed: memidx.memory.pull_line). `wait`: how long the look at
+def gather(config: Config, *, wait: float = MOVE_WAIT, tidy: bool = True) -> Status:
+    """Look at the notes source, the index and the hook trace; change nothing but, `tidy`, a
+    late pull's trace all done with (removed: memidx.memory.pull_line; under its lock, which
+    a look that never waits, the MCP server's, does not take). `wait`: how long the look at
     uncommitted notes waits for a move of HEAD memidx is making (0: none)."""
     source = note_source(config)
     files = source.files()
@@ -134,7 +135,7 @@ def gather(config: Config, *, wait: float = MOVE_WAIT) -> Status:
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure, status.pull_failure = (
         last_failure(*traces(config.root, config.agent_hook_error_path)),
-        open_pull_line(config),  # a line done with goes (memidx.memory.pull_line)
+        open_pull_line(config, tidy=tidy),  # a line done with is not shown
     )  # fmt: skip
     if (trace := no_memory_trace(config)) is not None:  # a hook of this memory moved away
         status.agent_failure_no_memory = last_failure(trace)

@@ -9,9 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from memidx.config import load_config
 from memidx.git import commit as commit_module
 from memidx.git import late_pull
-from tests.helpers import started_memory
+from memidx.index.failures import last_failure
+from memidx.memory.twins import part_twins
+from tests.helpers import NotesRepo, started_memory
+from tests.memories import remembered_apart
 
 
 def _a_pull(_root: Path) -> dict[str, str]:
@@ -43,3 +47,21 @@ def test_a_forget_beside_a_late_pull_leaves_the_line(
     line = next((ln for ln in out.splitlines() if ln.startswith("git pull:")), out)
     assert "pid 4242" in line and note in line, line
     assert "removed files" in line and "run `git pull` again" in line, line
+
+
+def test_a_twin_rename_beside_a_late_pull_leaves_the_line(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """share's rename of a remembered twin aside removes its old name: nothing put back."""
+    remembered_apart(repo)
+    config = load_config(repo.root, env={})
+    monkeypatch.setattr(commit_module, "committers", _a_pull)
+    monkeypatch.setattr(late_pull, "_fetching", _fetching)
+
+    moved = part_twins(config)
+
+    monkeypatch.undo()
+    assert moved, "the twin was renamed"
+    line = last_failure(config.pull_error_path)
+    assert line is not None and "pid 4242" in line.message, line
+    assert "removed files" in line.message, line

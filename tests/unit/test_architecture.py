@@ -86,6 +86,7 @@ PURE = [
     "memidx.notes.lookalikes",
     "memidx.git.cat_file",
     "memidx.git.change",
+    "memidx.git.pull_words",
     "memidx.index.drift",
     "memidx.search.query",
     "memidx.search.fusion",
