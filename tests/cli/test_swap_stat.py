@@ -6,6 +6,7 @@ follow. An index it cannot read whole (v4, a split index) is left to stat_given,
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from memidx.config import load_config
 from memidx.git import index_copy
 from memidx.git.commit import commit_paths
 from memidx.git.index_refresh import stat_less
+from memidx.git.index_stat import stat_given_here
 from tests.helpers import NotesRepo
 
 
@@ -61,3 +63,36 @@ def test_the_swap_gives_the_files_it_wrote_their_stat(
     repo.git("fsck", "--no-progress")
     listed = repo.git("ls-files", "-s")
     assert f"\t{ref}\n" in listed and "notes/ab/agent.md" in listed
+
+
+def _racily_clean(repo: NotesRepo, path: str) -> None:
+    """`path` staged, then edited to bytes of the same size within the second git wrote its
+    index (its entry's stat then matches the file's to the second: git checks it by content
+    for as long as the index keeps that time: racy git)."""
+    index = repo.root / ".git" / "index"
+    for _ in range(20):
+        while time.time() % 1 > 0.3:  # a second's start: add and edit in the same one
+            time.sleep(0.05)
+        started = int(time.time())
+        (repo.root / path).write_bytes(b"staged\n")
+        repo.git("add", path)
+        (repo.root / path).write_bytes(b"edited\n")  # as long as what was staged
+        seen = [int(p.stat().st_mtime) for p in (index, repo.root / path)]
+        if seen == [started, started] and int(time.time()) == started:
+            return
+    pytest.fail("no add and edit in the same second")  # pragma: no cover
+
+
+def test_an_edit_racily_clean_in_the_index_is_still_seen(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    (repo.root / "new.md").write_bytes(b"written by the swap\n")
+    repo.git("add", "new.md")
+    _racily_clean(repo, "todo.txt")
+    assert repo.git("diff-files", "--name-only").split() == ["todo.txt"]
+    time.sleep(1.1)  # the index written again a second later: its time no longer the edit's
+
+    assert stat_given_here(repo.root, repo.root / ".git", ["new.md"])
+
+    assert repo.git("diff-files", "--name-only").split() == ["todo.txt"]  # not hidden
+    assert not stat_less(repo.root / ".git", [":(literal)new.md"])
+    assert repo.git("status", "--porcelain").splitlines() == ["A  new.md", "AM todo.txt"]
