@@ -51,7 +51,11 @@ def begin(config: Config, where: Where, text: str) -> Path | None:
     """Keep `text` for the session's next event, before any part is filed: the copy kept, or
     None (a memory whose folder cannot be written keeps nothing: its filing fails too, and
     says so)."""
-    data = text.encode("utf-8")
+    return keep_copy(config, where, text.encode("utf-8"))
+
+
+def keep_copy(config: Config, where: Where, data: bytes) -> Path | None:
+    """begin, of the transcript's UTF-8 `data` (encoded once by its caller)."""
     path = left_path(config, where, sha256_hex(data))
     try:
         ensure_folder(path.parent)

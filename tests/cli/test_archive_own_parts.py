@@ -192,3 +192,34 @@ def copies_of(config: Config) -> list[Path]:
     from memidx.agents.archive_left import copies_left
 
     return [copy for found in copies_left(config).values() for copy in found]
+
+
+def test_the_precompact_hook_encodes_its_transcript_once(tmp_path: Path) -> None:
+    # its well-formedness, its copy and its parts each encoded the text again: ~1.5 s each of
+    # a 262 MiB transcript on a loaded machine, of a hook whose first part came near its 30 s
+    config = load_config(memory(tmp_path).root)
+    encoded = [0]
+
+    class Counted(str):
+        def encode(self, encoding: str = "utf-8", errors: str = "strict") -> bytes:
+            encoded[0] += 1
+            return super().encode(encoding, errors)
+
+    text = "".join(f"line {n} of the quillwort session ü\n" for n in range(40))
+
+    actions.archive_transcript(config, OWN, Counted(text))
+
+    assert encoded[0] == 1
+    assert copies_of(config) == []  # filed whole, its copy removed
+
+
+def test_a_transcript_with_half_an_emoji_is_archived_with_it_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(memory(tmp_path).root)
+    filing = Filing(monkeypatch)
+
+    actions.archive_transcript(config, OWN, "cap quillwort \ud83d please\n" * 3)
+
+    assert [r.text for r in filing.records] == ["cap quillwort \ufffd please\n" * 3]
+    assert copies_of(config) == []
