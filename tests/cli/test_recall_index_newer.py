@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
-from memidx.agents import index_newer, recall_server
-from memidx.config import Config
+from memidx.agents import index_newer, recall_client, recall_server
+from memidx.config import Config, load_config
 from tests.helpers import MEMIDX_BIN, clean_env, started_memory
 
 PROMPT = "how do I stop vmmem from growing in WSL memory"
@@ -82,3 +83,34 @@ def test_an_index_rebuilt_is_recalled_from_at_the_next_prompt(
 
     config.index_path.unlink()
     assert not index_newer.failing(config)
+
+
+def test_a_server_that_meets_an_index_newer_than_its_code_marks_it(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """Under load the hook that met the server's answer (go: the index is newer) ran out of
+    time before its own recall met it: nothing was marked, and every other prompt started a
+    server again. The server, whose code is the code on disk, marks it and traces it."""
+    root = started_memory(tmp_path).root
+    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite")
+    newer(config.index_path)
+    env = clean_env(MEMIDX_ROOT=str(root), MEMIDX_HOOK_EMBED="0", MEMIDX_MODELS_DIR=str(models_dir))
+    argv = [sys.executable, "-m", "memidx", "-C", str(root), "agent", "serve"]
+    server = subprocess.Popen(argv, cwd=root, env=env, stderr=subprocess.DEVNULL)
+    try:
+        path = recall_server.socket_path(config)
+        assert path is not None
+        end = time.monotonic() + WAIT
+        while not path.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        config = load_config(root, env=env)  # as the server read its own: else not answered
+        answer = recall_client.ask(config, {"prompt": PROMPT, "seen": []}, WAIT)
+        assert answer is not None and answer.get("error") == recall_server.STALE, answer
+        server.wait(WAIT)
+    finally:
+        server.kill()
+        server.wait()
+
+    assert index_newer.failing(config)
+    lines = config.agent_hook_error_path.read_text(encoding="utf-8").splitlines()
+    assert len([line for line in lines if "newer memidx" in line]) == 1, lines
