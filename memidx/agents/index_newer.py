@@ -50,7 +50,7 @@ def failed(config: Config) -> bool:
     from memidx.agents.recall_workers import TRACE_EVERY
     from memidx.agents.trace_limits import due
 
-    text = f"{time.time():.3f} {_state(config)}\n"
+    text = f"{time.time()!r} {_state(config)}\n"  # exact: never from the future
     with contextlib.suppress(OSError):  # a memory that cannot be written: traced per process
         ensure_folder(server_folder(config))
         replace_durably(server_folder(config) / INDEX_NEWER, text.encode("ascii"), "tmp",
