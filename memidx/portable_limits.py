@@ -4,6 +4,15 @@ test_portability.py): every operating-system-specific call is in one of these mo
 
 from __future__ import annotations
 
+# What to do when no descriptor is left: this process's limit (EMFILE), the system's (ENFILE)
+FILES_HINT = (
+    "raise the open-file limit of the process that runs memidx (`ulimit -n`), then try again"
+)
+SYSTEM_FILES_HINT = (
+    "the system's open-file table is full: close programs that hold many files, or raise its "
+    "limit (fs.file-max), then try again"
+)
+
 
 def open_files(wanted: int) -> int:
     """How many descriptors this process may hold, its soft limit raised toward `wanted` first

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from memidx.agents import model_failed, recall_client, recall_server, recall_times
+from memidx.agents import index_newer, model_failed, recall_client, recall_server, recall_times
 from memidx.agents.block import strip_injected
 from memidx.agents.gate import MAX_PROMPT_CHARS, trivial
 from memidx.agents.session import (
@@ -23,7 +23,7 @@ from memidx.agents.session import (
     session_state,
 )
 from memidx.config import Config
-from memidx.errors import ModelError
+from memidx.errors import ModelError, NewerIndex
 from memidx.search.query import clip_query
 
 TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor typing's cost
@@ -76,8 +76,10 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
             recall_wedge.acknowledged(config, answer.get(recall_server.HEARD))
     if answer is not None and "error" not in answer:
         return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
-    if model_failed.failing(config):  # its recall would fail as the last one did: at once,
-        return "", []  # with no server started, and said once (model_failed), not each prompt
+    # its recall would fail as the last one did: at once, with no server started, and said
+    # once (model_failed, index_newer), not each prompt
+    if model_failed.failing(config) or index_newer.failing(config):
+        return "", []
     recall_client.start(config)
     left = _left(deadline)
     if left <= needed:  # it would only burn the cores past the deadline
@@ -102,6 +104,9 @@ def _recall_here(
         recall_times.failed(config)
         # a model that cannot load: marked for the hooks after it, said once in a while
         if isinstance(exc, ModelError) and not model_failed.failed(config):
+            return "", []
+        # an index this memidx cannot read: so is it for the servers it starts (index_newer)
+        if isinstance(exc, NewerIndex) and not index_newer.failed(config):
             return "", []
         raise
     recall_times.took(config, time.monotonic() - began)

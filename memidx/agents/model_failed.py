@@ -52,7 +52,7 @@ def mark(config: Config) -> None:
     replaced, never followed; a folder of its name stays, and marks nothing)."""
     from memidx.embed.installed import model_files_state
 
-    text = f"{time.time():.3f} {model_files_state(config)}\n"
+    text = f"{time.time()!r} {model_files_state(config)}\n"  # exact: never from the future
     with contextlib.suppress(OSError):
         ensure_folder(server_folder(config))
         replace_durably(server_folder(config) / MODEL_FAILED, text.encode("ascii"), "tmp",

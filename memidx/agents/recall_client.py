@@ -201,12 +201,14 @@ def start(config: Config) -> None:
     """Start the server in the background (it exits at once when another one runs); none
     where it could have no socket, nor in a memory whose folder cannot be written, nor where
     its lock cannot be taken (the server could not take it either), nor while the model
-    failed to load lately and its files are as they were (memidx.agents.model_failed)."""
+    failed to load lately and its files are as they were (memidx.agents.model_failed), nor
+    while this memidx met an index newer than it lately (memidx.agents.index_newer)."""
+    from memidx.agents.index_newer import failing as newer
     from memidx.agents.model_failed import failing
     from memidx.children import start_detached
     from memidx.drafts import NOT_OWN, not_own, open_to_append
 
-    if socket_path(config) is None or failing(config):  # one whose model failed lately: none
+    if socket_path(config) is None or failing(config) or newer(config):  # it would fail so
         return
     try:
         if _held(config) or _started_lately(config):

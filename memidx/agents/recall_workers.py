@@ -221,10 +221,20 @@ class Workers:
                 answer = (
                     {"error": STALE}
                     if upgraded
-                    else answer_for(self.recaller, request, self.key, self.recall_failed)
+                    else answer_for(
+                        self.recaller, request, self.key, self.recall_failed, self.index_newer
+                    )
                 )
                 conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
         return answer
+
+    def index_newer(self, exc: Exception) -> None:
+        """Mark an index newer than this server's code, the code on disk (it was looked at
+        just before): a server a hook starts, and its own recall, meet it too (index_newer)."""
+        from memidx.agents import index_newer
+
+        if index_newer.failed(self.recaller.config):  # once each TRACE_EVERY s
+            self.trace(f"{said(exc)}; hooks start no server and recall nothing until it changes")
 
     def recall_failed(self, exc: Exception) -> None:
         """Trace a recall's own error (a corrupt or locked index), answered as an error."""
@@ -256,6 +266,7 @@ def answer_for(
     data: bytes,
     key: str,
     failed: Callable[[Exception], None] | None = None,
+    newer: Callable[[Exception], None] | None = None,
 ) -> dict[str, object]:
     """The answer to a hook's request `data` (an error's, for a request that is none, or a
     recall that failed: told to `failed`, a newer index aside, which only closes the server)."""
@@ -273,6 +284,8 @@ def answer_for(
         done = recaller.recall(prompt, seen)
     except Exception as exc:  # noqa: BLE001  # outlives a bad index, not a newer one
         if isinstance(exc, NewerIndex):
+            if newer is not None:  # told, for the hooks after it (Workers.index_newer)
+                newer(exc)
             return {"error": STALE}
         if failed is not None:  # answered an error all the same: the hook recalls itself
             failed(exc)

@@ -27,9 +27,11 @@ def bounded(log: Path) -> None:
             found = os.fstat(fd)
             if not stat.S_ISREG(found.st_mode) or found.st_size <= MAX_LOG:
                 return
-            os.lseek(fd, found.st_size - MAX_LOG // 2, os.SEEK_SET)
-            tail = read_up_to(fd, MAX_LOG // 2)
+            # a byte before the half kept: whether that half begins a line
+            os.lseek(fd, found.st_size - MAX_LOG // 2 - 1, os.SEEK_SET)
+            tail = read_up_to(fd, MAX_LOG // 2 + 1)
         finally:
             os.close(fd)
-        kept = tail[tail.find(b"\n") + 1 :]  # from a line's start
+        # from a line's start: none in it (one long line) keeps nothing, not half of one
+        kept = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else b""
         replace_durably(log, kept, "tmp", durable=False)

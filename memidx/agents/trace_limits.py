@@ -36,7 +36,9 @@ def due(folder: Path, kind: str, every: float, mine: dict[str, float] | None = N
             if 0 <= now - times.get(kind, -1e18) < every:
                 return False
             times[kind] = now
-            text = "".join(f"{name} {at:.3f}\n" for name, at in list(times.items())[-MAX_KINDS:])
+            # exact (repr): rounded to the millisecond, up, a time read back within it was
+            # from the future, and the trace went through again
+            text = "".join(f"{name} {at!r}\n" for name, at in list(times.items())[-MAX_KINDS:])
             replace_durably(folder / TRACED, text.encode("ascii"), "tmp", durable=False)
             if mine is not None:
                 mine[kind] = now

@@ -37,7 +37,16 @@ def _no_git(exc: OSError) -> GitError:
             f"cannot run git: the git on PATH may not be run ({exc.strerror or exc})",
             "make it executable (chmod +x), or put a git that runs first on PATH",
         )
-    return GitError(f"cannot run git: {exc.strerror or exc}", NO_GIT_HINT)
+    # no descriptor left for its pipes (EMFILE, ENFILE): "install git" was no remedy
+    return GitError(f"cannot run git: {exc.strerror or exc}", _files_hint(exc) or NO_GIT_HINT)
+
+
+def _files_hint(exc: OSError) -> str | None:
+    import errno
+
+    from memidx.portable_limits import FILES_HINT, SYSTEM_FILES_HINT
+
+    return {errno.EMFILE: FILES_HINT, errno.ENFILE: SYSTEM_FILES_HINT}.get(exc.errno or 0)
 
 
 def git_not_run(exc: OSError) -> GitError | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import errno
 import sqlite3
 
+from memidx.portable_limits import FILES_HINT, SYSTEM_FILES_HINT
+
 FULL_HINT = "free space on its disk, then try again"
 READONLY_HINT = "check the permissions and the mount of its folder, then try again"
 IO_HINT = "check the disk and its free space, then try again"
@@ -24,15 +26,6 @@ PASSING = {
     sqlite3.SQLITE_BUSY: BUSY_HINT,
     sqlite3.SQLITE_LOCKED: BUSY_HINT,
 }
-# No descriptor left: SQLite says "unable to open database file", as for a folder it may not
-# write, and the permissions were blamed
-FILES_HINT = (
-    "raise the open-file limit of the process that runs memidx (`ulimit -n`), then try again"
-)
-SYSTEM_FILES_HINT = (
-    "the system's open-file table is full: close programs that hold many files, or raise its "
-    "limit (fs.file-max), then try again"
-)
 ERRNO_HINTS = {
     errno.ENOSPC: FULL_HINT,
     getattr(errno, "EDQUOT", errno.ENOSPC): FULL_HINT,  # no quotas on Windows
@@ -40,6 +33,8 @@ ERRNO_HINTS = {
     errno.EACCES: READONLY_HINT,
     errno.EPERM: READONLY_HINT,
     errno.EIO: IO_HINT,
+    # no descriptor left: SQLite says "unable to open database file", as for a folder it
+    # may not write, and the permissions were blamed
     errno.EMFILE: FILES_HINT,
     errno.ENFILE: SYSTEM_FILES_HINT,
 }

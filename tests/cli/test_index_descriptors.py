@@ -68,3 +68,30 @@ def test_no_descriptor_left_is_trouble_that_passes_with_its_remedy(code: int) ->
 
     assert isinstance(found, IndexUnavailable)
     assert ("ulimit -n" if code == errno.EMFILE else "fs.file-max") in found.hint
+
+
+def test_git_that_cannot_start_for_want_of_descriptors_names_ulimit_not_installing_git(
+    tmp_path: Path,
+) -> None:
+    """git started with no descriptor left for its pipes (EMFILE) said `cannot run git: Too
+    many open files (install git and put it on PATH)`: git was there, and installing it was no
+    remedy. Under limits low enough for git's start to fail, it names `ulimit -n`."""
+    import resource
+
+    from tests.helpers import MEMIDX_BIN, clean_env
+
+    root = started_memory(tmp_path).root
+    said: list[str] = []
+    for limit in (6, 7, 8, 9):
+
+        def low(limit: int = limit) -> None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+        done = subprocess.run(
+            [str(MEMIDX_BIN), "-C", str(root), "status"], env=clean_env(MEMIDX_HOOK_EMBED="0"),
+            capture_output=True, text=True, timeout=120, check=False, preexec_fn=low,
+        )  # fmt: skip
+        said += [line for line in done.stderr.splitlines() if "too many open files" in line.lower()]
+
+    assert any("cannot run git" in line for line in said), said
+    assert all("`ulimit -n`" in line and "install git" not in line for line in said), said

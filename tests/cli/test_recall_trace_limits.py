@@ -76,6 +76,20 @@ def test_a_trace_is_due_again_after_its_time_and_when_the_clock_was_set_back(
     assert trace_limits.due(tmp_path, "recall", 600)
 
 
+def test_a_trace_due_again_within_the_millisecond_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its time was kept rounded to the millisecond: rounded up, a look within that
+    millisecond found it from the future (a clock set back) and let the trace through again
+    (seen as a flaky test_a_damaged_record_of_traces_lets_the_trace_through under load)."""
+    now = [1_000_000.9996]
+    monkeypatch.setattr(trace_limits.time, "time", lambda: now[0])
+
+    assert trace_limits.due(tmp_path, "recall", 600)
+    now[0] += 0.0001
+    assert not trace_limits.due(tmp_path, "recall", 600)
+
+
 @pytest.mark.parametrize("damage", [b"recall nan\n", b"recall inf\n", b"\xff\xfe garbage", b""])
 def test_a_damaged_record_of_traces_lets_the_trace_through(tmp_path: Path, damage: bytes) -> None:
     (tmp_path / trace_limits.TRACED).write_bytes(damage)

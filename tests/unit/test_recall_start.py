@@ -315,3 +315,22 @@ def test_the_servers_log_keeps_its_last_lines_past_its_bound(
     kept = log.read_text(encoding="utf-8")
     assert started and MAX_LOG // 4 < len(kept) <= MAX_LOG
     assert kept.endswith(lines[-1]) and kept.startswith("memidx: error:")
+
+
+def test_the_servers_log_cut_past_its_bound_never_begins_in_a_line(
+    config: Config, started: list[list[str]]
+) -> None:
+    """The last half kept began where the cut fell when no line ended in it (a line longer
+    than it, whose server was killed as it wrote it): the log began with half a line."""
+    from memidx.agents.server_log import LOG_NAME, MAX_LOG
+
+    log = recall_server.server_folder(config) / LOG_NAME
+    log.parent.mkdir(parents=True)
+    head = "".join(f"memidx: error: start {n}\n" for n in range(5_000))
+    log.write_text(head + "memidx: error: " + "x" * MAX_LOG, encoding="utf-8")
+
+    recall_client.start(config)
+
+    kept = log.read_text(encoding="utf-8")
+    assert started and len(kept) <= MAX_LOG
+    assert kept == "" or kept.startswith("memidx: error:"), kept[:40]
