@@ -16,12 +16,16 @@ from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.patterns import Finding
 
 JWE_KIND = "jwt"  # a JWT all the same (RFC 7519): masked as the library's JWTs are
-# tried only where a run begins (`eyJ` after no base64url character) and read possessively:
-# each try reads at most five parts, so a paste of `eyJ` repeated costs linear time
+# tried only where a run begins (after no base64url character) and read possessively: each
+# try reads at most five parts, so a paste of `eyJ` repeated costs linear time; the header's
+# `eyJ` is looked for in the first part (HEADER_AT), after a word and its `_` or `-` too
 JWE = lazy(
-    r"(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,}+)\.[A-Za-z0-9_-]*+\.[A-Za-z0-9_-]{8,}+"
+    r"(?<![A-Za-z0-9_-])([A-Za-z0-9_-]{11,}+)\.[A-Za-z0-9_-]*+\.[A-Za-z0-9_-]{8,}+"
     r"\.[A-Za-z0-9_-]{2,}+\.[A-Za-z0-9_-]{8,}+(?![A-Za-z0-9_-])"
 )
+# a JWE's header in a run's first part: at its start, or after a word's `_` or `-` (`x_eyJ...`,
+# `jwe-eyJ...`, as the library reads a JWT anywhere in a word: each JWE so written was shown)
+HEADER_AT = lazy(r"(?:[A-Za-z0-9]*+[_-])*?(?=eyJ)")
 
 
 def jwe_tokens(text: str) -> Iterator[Finding]:
@@ -29,8 +33,9 @@ def jwe_tokens(text: str) -> Iterator[Finding]:
     if "eyJ" not in text:
         return  # a literal find first: most texts hold no token at all
     for match in JWE.finditer(text):
-        if _jwe_header(match.group(1)):
-            yield Finding(match.start(), match.end(), JWE_KIND)
+        header = HEADER_AT.match(text, match.start(), match.end(1))
+        if header and _jwe_header(text[header.end() : match.end(1)]):
+            yield Finding(header.end(), match.end(), JWE_KIND)
 
 
 def _jwe_header(part: str) -> bool:

@@ -87,29 +87,53 @@ def library_finders() -> tuple[tuple[str, Spans], ...]:
         if "analyze_string" in type(plugin).__dict__:  # it reads its denylist's findall
             plugin.denylist = [linear(pattern)[0] for pattern in plugin.denylist]
         spans = _spans(plugin)
-        found.append((kind, _to_runs_end(spans, RUN_TAILS[kind]) if kind in RUN_TAILS else spans))
+        if kind in RUN_TAILS:
+            spans = _to_runs_end(spans, RUN_TAILS[kind], BODIES[kind])
+        found.append((kind, spans))
     return tuple(found)
 
 
 # the rest of a run a library pattern of fixed length stops inside: GitHub's reads exactly 36
 # characters after `ghp_`, so a longer run (a token pasted twice, characters typed after it)
 # showed its tail beside the mask; and a match inside a word is none (`weighs_only_the_...`
-# was a `ghs_` token)
+# was a `ghs_` token) unless what follows its prefix is a token's own (BODIES)
 RUN_TAILS = {"github-token": lazy(r"[A-Za-z0-9_]*+")}
+# a GitHub token's characters after its `_` (base62, a digit among them): `xghp_<that>` is one
+# glued to a word, as `tokenghp_...` (a shell's `$Xghp_...`); a name's words are joined by `_`
+BODIES = {"github-token": lazy(r"[A-Za-z]*+[0-9][A-Za-z0-9]*+")}
 
 
-def _to_runs_end(spans: Spans, tail: re.Pattern[str]) -> Spans:
+def _to_runs_end(spans: Spans, tail: re.Pattern[str], body: re.Pattern[str]) -> Spans:
     """`spans`, each taken on to the end of the run of `tail`'s characters it stops inside,
-    but those that begin inside a word."""
+    but those that begin inside a word (_outside_words)."""
 
     def extended(text: str) -> Iterator[tuple[int, int]]:
         for start, end in spans(text):
-            if start and text[start - 1].isalnum():
-                continue  # `weighs_only_...`: a name's `ghs_`
-            run = tail.match(text, end)
-            yield start, run.end() if run else end
+            found = _outside_words(text, start, end, spans, body)
+            if found is not None:
+                run = tail.match(text, found[1])
+                yield found[0], run.end() if run else found[1]
 
     return extended
+
+
+def _outside_words(
+    text: str, start: int, end: int, spans: Spans, body: re.Pattern[str]
+) -> tuple[int, int] | None:
+    """`(start, end)`, a match, when no word holds its start or its body is a token's; else the
+    first match that begins inside it and is one (`weighs_ghp_<token>`: the library read
+    `ghs_ghp_...`, a name's, and looks for the next match from its end on, so the token
+    inside was let through whole), or None."""
+    limit = end  # what begins from there on, the library finds itself
+    while start and text[start - 1].isalnum():
+        if body.fullmatch(text, text.index("_", start, end) + 1, end):
+            break  # `tokenghp_<token>`: a token glued to a word
+        window = text[start + 1 : limit + end - start]  # a match begun before `limit` ends in it
+        inner = next(spans(window), None)
+        if inner is None or start + 1 + inner[0] >= limit:
+            return None
+        start, end = start + 1 + inner[0], start + 1 + inner[1]
+    return start, end
 
 
 def _spans(plugin: Any) -> Spans:

@@ -16,7 +16,7 @@ judged too, as without digits (`correctHorseV2`, as `correctHorseBattery`, a pas
 
 from __future__ import annotations
 
-from memidx.secrets.identifiers import names_a_secret
+from memidx.secrets.identifiers import SECRET_WORDS, WORD, names_a_secret
 from memidx.secrets.lazy_pattern import lazy
 from memidx.secrets.technical import technical
 
@@ -34,15 +34,22 @@ def numbered_name(value: str) -> bool:
     return name is not None and names_a_secret(name)
 
 
+# the words of a short name of code given to a password (`password = hashV2`): a secret's
+# (`keyV2`, `tokenV3`) or what code derives one with; any other word and a version is a
+# person's password as much as a name (`adminV1`, `rootV1`, `toor_v2` were let through), and
+# so is `pass` (`passV1`, as `Pass1`)
+VERSIONED_WORDS = SECRET_WORDS - {"pass"} | {"hash", "salt", "hmac", "nonce", "seed", "kdf", "iv"}
+
+
 def versioned_word(value: str) -> bool:
     """Whether `value`, a short one, is a word of code and its version (`hashV2`, `saltV3`,
     `hash_v2`) read as numbered_name reads a longer name: from a small letter, its words
-    words of code (`_word`), its digits a version's after one. A short password given to a
-    person's password (short.py) is none: `password = hashV2` was refused."""
+    VERSIONED_WORDS, its digits a version's after one. A short password given to a person's
+    password (short.py) is none: `password = hashV2` was refused."""
     name = _unnumbered(value)
     if name is None or not value[0].islower() or VERSION.search(value) is None:
         return False
-    return all(_word(word.lower()) for word in name.split("_") if word)
+    return all(word.lower() in VERSIONED_WORDS for word in WORD.findall(name))
 
 
 def _unnumbered(value: str) -> str | None:

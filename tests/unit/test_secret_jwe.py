@@ -53,6 +53,19 @@ def test_an_encrypted_jwt_is_masked_whole(text: str, shown: str) -> None:
     assert redact_text(text, allow=True).text == shown
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # after a word and its `_` or `-`, as the library reads a JWT: each was shown whole
+        (f"session_{DIRECT}", "session_[REDACTED:jwt]"),
+        (f"Cookie: jwe-{RSA}; Path=/", "Cookie: jwe-[REDACTED:jwt]; Path=/"),
+        (f"x_y-{WRAPPED}.", "x_y-[REDACTED:jwt]."),
+    ],
+)
+def test_an_encrypted_jwt_after_a_word_is_masked(text: str, shown: str) -> None:
+    assert redact_text(text).text == shown
+
+
 SIGNED_HEADER = _part(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
 
 
@@ -63,6 +76,7 @@ SIGNED_HEADER = _part(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
         f"see {SIGNED_HEADER}.abcdefgh.ijklmnopqr.stuvwxyzab.cdefghijkl for the layout",
         "eyJub3QganNvbg.a.b.c.d",  # a header that decodes to no JSON, parts too short
         "the versions eyJfoo.1.2.3.4 and v1.2.3.4.5",
+        "a_b-c_d-eyJ.abcdefgh.ijklmnopqr.stuvwxyzab.cdefghijkl",  # no header after the word
     ],
 )
 def test_five_dotted_parts_that_are_no_jwe_stay(text: str) -> None:

@@ -3,7 +3,8 @@
 (`passwordHashV2`): it was refused by the short-password rule (letters and digits, 4 to 7
 characters). A word of code and a version after it, from a small letter, and only so: a
 short password with digits anywhere else, or letters that are no word before or after the
-version, is still refused."""
+version, is still refused, and so is a word code holds in no password's place (`adminV1`,
+`rootV1`: a person's password with a version's look, let through as a name)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def found(text: str) -> list[str]:
         "PASSWORD=hashV2",
         'password: "keyV2"',
         "password_v = hash_v2",
+        "password = tokenV3",
+        "pwd: nonceV2",
         "password:\n  hashV2\n",  # below its key, as on its line
     ],
 )
@@ -44,6 +47,17 @@ def test_a_short_name_of_code_with_its_version_is_no_password(text: str) -> None
         ("password = abc123", "abc123"),
         ("pwd: v2hash", "v2hash"),
         ("password:\n  qzV2\n", "qzV2"),
+        # a word that names nothing code holds in a password's place: a person's password
+        # with a version's look (each was let through as a name of code)
+        ("password = adminV1", "adminV1"),
+        ("password: rootV1", "rootV1"),
+        ("DB_PASSWORD=toor_v2", "toor_v2"),
+        ("password = loveV1", "loveV1"),
+        ("password = tigerV9", "tigerV9"),
+        ("password = passV1", "passV1"),
+        ("password = atV7", "atV7"),  # two letters, a word only after a name's version
+        ("password = dbV2", "dbV2"),
+        ("password:\n  adminV1\n", "adminV1"),
     ],
 )
 def test_a_short_password_with_a_version_like_part_is_still_refused(

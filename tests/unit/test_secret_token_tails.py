@@ -32,3 +32,25 @@ def test_a_prefix_inside_a_word_is_no_token() -> None:
     """A test's name held `ghs_` after `weig`: it was masked as a token."""
     text = "def test_a_model_that_weighs_only_the_idf_share_does_not_read_second_chunks():"
     assert redact_text(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # the library read `ghs_ghp_...` from `weighs`, a name's, and looked for the next token
+        # from that match's end on: the token inside it was let through whole
+        (f"weighs_ghp_{BODY}", "weighs_[REDACTED:github-token]"),
+        (f"laughs_ghp_{BODY} leaked", "laughs_[REDACTED:github-token] leaked"),
+        (f"weighs_only_the_idf_gho_{BODY}", "weighs_only_the_idf_[REDACTED:github-token]"),
+        # a token glued to a word (a shell's `$Xghp_...`): its body is a token's, no name's
+        (f"tokenghp_{BODY}", "token[REDACTED:github-token]"),
+        (f"export GH=abc_ghp_{BODY}", "export GH=abc_[REDACTED:github-token]"),
+        (f"x-ghu_{BODY}", "x-[REDACTED:github-token]"),
+        (
+            f"https://ghp_{BODY}@github.com/o/r.git",
+            "https://[REDACTED:github-token]@github.com/o/r.git",
+        ),
+    ],
+)
+def test_a_token_after_a_word_is_masked(text: str, shown: str) -> None:
+    assert redact_text(text).text == shown
