@@ -10,9 +10,9 @@ import contextlib
 import json
 import os
 import select
-import time
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
