@@ -10,8 +10,8 @@ from pathlib import Path
 from tests.cli.test_status_json_documented import README, keys, named, passage
 from tests.helpers import NotesRepo
 
-FORGET = README[README.index("- JSON: `forget --json` gives") :]
-FORGET = FORGET[: FORGET.index("\n- ", 1)]  # its item, to the next
+_FROM = README.index("- JSON: `forget --json` gives")
+FORGET = README[_FROM : README.index("\n- ", _FROM + 1)]  # its item, to the next
 
 
 def test_every_field_of_forget_json_is_in_the_readme(repo: NotesRepo) -> None:
