@@ -1,5 +1,6 @@
-"""Writes stay inside the repository: a symbolic link on the way to a folder memidx writes
-into would put a note or a segment wherever the link points."""
+"""Paths inside the repository: writes stay inside it (a symbolic link on the way to a folder
+memidx writes into would put a note or a segment wherever the link points), and a path given
+by a person is read as the file of the repository it names."""
 
 from __future__ import annotations
 
@@ -38,3 +39,13 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+def within(root: Path, path: Path) -> Path | None:
+    """The absolute `path` relative to `root`, its folder's links resolved (`/tmp` a link to
+    `/private/tmp`, as on macOS), or None when it is outside it."""
+    for one in (path, path.parent.resolve() / path.name):
+        for top in (root, root.resolve()):
+            if one.is_relative_to(top):
+                return one.relative_to(top)
+    return None

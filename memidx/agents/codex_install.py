@@ -24,10 +24,11 @@ from memidx.agents.codex_trust import (
     untrusted_note,
     untrusted_warning,
 )
-from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
+from memidx.agents.entries import SERVER, command_hooks, gone, hooks_file, mcp_argv
 from memidx.agents.hooks_off import Switch, toml_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
+from memidx.agents.launcher import parse_launch
 from memidx.agents.mcp_owner import mcp_flags, server_argv, unwrapped
 from memidx.agents.text_install import (
     BEGIN,
@@ -219,7 +220,10 @@ def _mcp_state(path: Path, root: Path | None = None):
         marked = remarked(text.replace("\r\n", "\n"))
         if text and find_block(marked) is not None:  # one running a command of the person's,
             yours = block_flags(marked) is None  # which install leaves, was called memidx's
-            return [f"MCP server {SERVER}" + " (in memidx's block, running yours)" * yours]
+            table = cast(dict[str, object], servers) if isinstance(servers, dict) else {}
+            argv = unwrapped(server_argv(table.get(SERVER)))  # a user's: by absolute path
+            runs = "" if yours or parse_launch(argv) else gone([argv])  # as its hooks' says
+            return [f"MCP server {SERVER}" + " (in memidx's block, running yours)" * yours + runs]
         if isinstance(servers, dict) and SERVER in servers:  # install leaves it, and says so
             return [f"MCP server {SERVER} (hand-written, not memidx's block)"]
         return []

@@ -172,6 +172,17 @@ def hooks_state(doc: Json, mark: str) -> list[str]:
 REINSTALL = "run `memidx agent install` again from your memory's clone"
 
 
+GONE = ", which no longer exists: "  # status's words for a memidx that is not there
+DOES_NOTHING = "neither is here, so they do nothing: "
+
+
+def runs_no_memidx(installed: Sequence[str]) -> bool:
+    """Whether status's words for a file (its `installed`) say that what memidx put there runs
+    a memidx by a path that no longer exists: the agent's every call of it fails. (A project's
+    portable entries with no memidx on this machine's PATH are not: a teammate's clone.)"""
+    return any(GONE in item for item in installed)
+
+
 def gone(argvs: Sequence[Sequence[str]]) -> str:
     """What to say when memidx's entries run a memidx that is not there: one by absolute path
     whose clone was moved or deleted (the agent's every call of them fails), or a portable one
@@ -184,7 +195,7 @@ def gone(argvs: Sequence[Sequence[str]]) -> str:
             continue
         program = (argv or [""])[0]
         if Path(program).is_absolute() and not Path(program).exists():
-            return f" (they run {program}, which no longer exists: {REINSTALL})"
+            return f" (they run {program}{GONE}{REINSTALL})"
     return ""
 
 
@@ -197,7 +208,7 @@ def unreached_link() -> Path | None:
 
 def nothing_runs(link: Path) -> str:
     return (
-        f"they run the memidx on your PATH, else {link}; neither is here, so they do nothing: "
+        f"they run the memidx on your PATH, else {link}; {DOES_NOTHING}"
         "run `make install` in your memory's clone"
     )
 

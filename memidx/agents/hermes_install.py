@@ -12,7 +12,7 @@ from typing import cast
 
 import yaml
 
-from memidx.agents.entries import REINSTALL
+from memidx.agents.entries import GONE, REINSTALL
 from memidx.agents.hermes_plugin import MANIFEST, plugin_source
 from memidx.agents.install import memidx_argv, user_folder
 from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
@@ -142,7 +142,7 @@ def _said_gone(plugin: TextFile) -> TextFile:
             argv = None
         program = argv[0] if isinstance(argv, list) and argv else None  # pyright: ignore[reportUnknownVariableType]
         if isinstance(program, str) and Path(program).is_absolute() and not Path(program).exists():
-            return [f"plugin memidx (it runs {program}, which no longer exists: {REINSTALL})"]
+            return [f"plugin memidx (it runs {program}{GONE}{REINSTALL})"]
         return plugin.installed(text)
 
     return TextFile(

@@ -131,8 +131,9 @@ def _scope(args: argparse.Namespace) -> str:
 
 
 def _status(args: argparse.Namespace) -> int:
-    """What of memidx's each agent file holds; 1 when a file could not be read (a problem found,
-    as a check's), after every file is reported."""
+    """What of memidx's each agent file holds; 1 when a file could not be read or runs a memidx
+    that is not there (a problem found, as a check's), after every file is reported."""
+    from memidx.agents.entries import runs_no_memidx
     from memidx.agents.install import SCOPES, project_root
     from memidx.agents.installers import AGENTS, config_files, states_all, with_hooks_off
 
@@ -144,10 +145,11 @@ def _status(args: argparse.Namespace) -> int:
                 if all(state.path != seen.path for _, _, seen in found):
                     found.append((name, scope, state))
     broken = sum(state.unreadable is not None for _, _, state in found)
+    stranded = sum(runs_no_memidx(state.installed) for _, _, state in found)
     project = project_root(_cwd(args))
     if args.json:
         print(json.dumps({
-            "schema": "memidx.agents/1", "healthy": not broken,
+            "schema": "memidx.agents/1", "healthy": not broken and not stranded,
             "files": [
                 {"agent": name, "scope": scope, "path": str(state.path),
                  "installed": _installed(state, name, scope, project),
@@ -172,7 +174,14 @@ def _status(args: argparse.Namespace) -> int:
             f"memidx: {broken} agent configuration {files} could not be read (fix or move "
             f"{'it' if broken == 1 else 'them'}, then run `memidx agent status` again)\n"
         )
-    return 1 if broken else 0
+    if stranded:  # healthy said true, exit 0, while the agent's every hook call failed
+        files = "file runs" if stranded == 1 else "files run"
+        sys.stderr.write(
+            f"memidx: {stranded} agent configuration {files} a memidx that is not there: "
+            "the agent's every call of it fails (run the install its line names, then "
+            "`memidx agent status` again)\n"
+        )
+    return 1 if broken or stranded else 0
 
 
 def off_notes(state: FileState) -> list[str]:

@@ -34,8 +34,12 @@ def check(args: argparse.Namespace, config: Config) -> int:
                 "run `memidx check secrets --message FILE`",
             )
         return check_message(config, Path(args.message), baseline, update=args.update_baseline)
+    from memidx.cli.check_files import unnamed
     from memidx.githooks.checks import check_drift, check_english, check_names
 
+    if said := unnamed(config, args.files):
+        print("\n".join(said), file=sys.stderr)
+        return 1
     # Names first, whichever check: one that is not UTF-8 can be neither read nor named.
     problems = check_names(args.files)
     if problems or args.check == "names":

@@ -79,20 +79,30 @@ def _written_into(fd: int, name: str, wait: float) -> bytes:
     (`<(zcat t.gz)`) or a writer at work is read as it writes, as stdin is; a FIFO that no
     process has open to write (`mkfifo t`, its writer not started) is waited on for `wait`
     seconds at most, said on stderr: opened plainly it was waited on for ever, in silence."""
-    try:
-        first = os.read(fd, TEXT_LIMIT + 1)
-    except BlockingIOError:  # a writer has it open and has written nothing yet
-        return b""
-    if first:
-        return first
+    first = _read_now(fd)
+    if first is None or first:  # a writer has it open (nothing written yet), or wrote
+        return first or b""
+    if select.select([fd], [], [], 0)[0]:  # its writer came and went: the pipe is at its end
+        return b""  # (`<(true)`, a closed pipe as /dev/stdin; it said it waited 30 s for one)
     print(
         f"memidx: {name} is a FIFO no process writes into yet: waiting {wait:g} s for one",
         file=sys.stderr,
     )
-    ready, _, _ = select.select([fd], [], [], wait)  # a writer's first bytes, or its close
-    if not ready:
-        raise MemidxError(
-            f"{name}: no process wrote into this FIFO within {wait:g} s",
-            "start the writer first, e.g. `memidx archive-transcript <(cat t.txt)`, or give a file",
-        )
-    return b""
+    if select.select([fd], [], [], wait)[0]:  # a writer's first bytes, or its close
+        return b""
+    later = _read_now(fd)  # a writer that opened it within the wait and has not written yet
+    if later is None or later:  # was refused, its first write then failed (EPIPE)
+        return later or b""
+    raise MemidxError(
+        f"{name}: no process wrote into this FIFO within {wait:g} s",
+        "start the writer first, e.g. `memidx archive-transcript <(cat t.txt)`, or give a file",
+    )
+
+
+def _read_now(fd: int) -> bytes | None:
+    """What the FIFO `fd` (not blocking) holds now: None while a writer has it open and has
+    written nothing, b"" when no writer has it open."""
+    try:
+        return os.read(fd, TEXT_LIMIT + 1)
+    except BlockingIOError:
+        return None

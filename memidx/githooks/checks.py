@@ -19,6 +19,7 @@ from memidx.index.failures import hook_traces, last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 from memidx.notes.portable_name import unportable_path
 from memidx.notes.yaml_comments import cut_warning
+from memidx.paths import within
 from memidx.remedies import WRAPPED, command_for
 from memidx.text import display, is_utf8
 
@@ -170,11 +171,8 @@ def passed_refs(config: Config, files: Sequence[str]) -> list[str]:
     refs: list[str] = []
     for name in files:
         path = Path(name)
-        if path.is_absolute():
-            try:
-                path = path.relative_to(config.root)
-            except ValueError:
-                continue
+        if path.is_absolute() and (path := within(config.root, path)) is None:
+            continue  # said by `memidx check` (memidx.cli.check_files)
         refs.append(path.as_posix())
     return refs
 

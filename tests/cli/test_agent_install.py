@@ -267,8 +267,16 @@ def test_status_says_when_the_hooks_run_a_memidx_that_is_gone(project: Path) -> 
             re.sub(r'"[^" ]*/bin/memidx', '"/gone/clone/.venv/bin/memidx', path.read_text())
         )
 
-    status = memidx_agent(project, "status")
+    said = run_in_process(project, "agent", "status")
+    listed = run_in_process(project, "agent", "status", "--json")
 
+    status = said.out
+    assert (said.code, listed.code, json.loads(listed.out)["healthy"]) == (1, 1, False)
+    assert said.err == (  # it said healthy, exit 0, while every hook the agent ran failed
+        "memidx: 2 agent configuration files run a memidx that is not there: the agent's "
+        "every call of it fails (run the install its line names, then `memidx agent status` "
+        "again)\n"
+    )
     gone = (  # the install to run names the agent and scope: a bare one installs another's
         " (they run /gone/clone/.venv/bin/memidx, which no longer exists: run `memidx agent "
         "install claude-code --scope user` again from your memory's clone)"

@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -133,3 +135,60 @@ def test_a_hook_whose_transcript_is_a_fifo_does_not_wait_for_a_writer(
     assert (done.returncode, done.stdout) == (0, "")
     trace = repo.root / ".memidx" / "agent-hook-error.log"
     assert not trace.exists() or "no answer within" not in trace.read_text(), trace.read_text()
+
+
+class SelectSpy:
+    """`select` as command_input calls it, setting `waiting` when memidx starts its wait."""
+
+    def __init__(self) -> None:
+        self.waiting = threading.Event()
+
+    def select(
+        self, r: list[int], w: list[int], x: list[int], timeout: float
+    ) -> tuple[list[int], list[int], list[int]]:
+        if timeout:
+            self.waiting.set()
+        return select.select(r, w, x, timeout)
+
+
+def test_a_writer_that_opens_the_fifo_within_the_wait_is_read_though_it_writes_after_it(
+    repo: NotesRepo, fifo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that opened the FIFO at 29.9 s and writes at 31 s (a slow `zcat`, a script
+    between two steps) was refused at 30 s, its write then failing (EPIPE): it is a process
+    that writes into the FIFO, and is read to its end."""
+    spy = SelectSpy()
+    monkeypatch.setattr(command_input, "FIFO_WAIT", 2.0)
+    monkeypatch.setattr(command_input, "select", spy)
+    assert repo.memidx("ingest").code == 0
+
+    def write_late() -> None:
+        if spy.waiting.wait(60):
+            with contextlib.suppress(BrokenPipeError), fifo.open("w") as writer:
+                time.sleep(4.0)  # opened within the wait, written after it
+                writer.write(TEXT)
+
+    writer = threading.Thread(target=write_late, daemon=True)
+    writer.start()
+    done = run_in_process(repo.root, "archive-transcript", str(fifo))
+    writer.join(60)
+
+    assert done.code == 0, done.err
+    assert shown(repo, done.out.strip()) == TEXT
+
+
+@pytest.mark.parametrize("how", ["<(true)", "/dev/stdin < <(true)"])
+def test_an_empty_pipe_whose_writer_is_gone_is_not_said_to_be_waited_on(
+    repo: NotesRepo, how: str
+) -> None:
+    """`true | memidx archive-transcript /dev/stdin`, `<(true)`: memidx said it waited 30 s for
+    a writer, then at once refused the empty text: the pipe was at its end, waited on by none."""
+    done = subprocess.run(
+        ["bash", "-c", f'"$0" archive-transcript {how}', MEMIDX_BIN],
+        cwd=repo.root, env=clean_env(MEMIDX_ROOT=str(repo.root), MEMIDX_HOOK_EMBED="0"),
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 2, done.stderr
+    assert "waiting" not in done.stderr, done.stderr
+    assert "the record has no text" in done.stderr, done.stderr

@@ -39,6 +39,12 @@ def test_status_names_the_memidx_a_moved_hermes_plugin_runs(
     assert "outdated" not in said.out, said.out
     files = json.loads(listed.out)["files"]
     assert any(line in item for one in files for item in one["installed"]), listed.out
+    # a problem found, as a file status cannot read is: it said healthy, exit 0
+    assert (said.code, listed.code, json.loads(listed.out)["healthy"]) == (1, 1, False)
+    assert said.err == (
+        "memidx: 1 agent configuration file runs a memidx that is not there: the agent's every "
+        "call of it fails (run the install its line names, then `memidx agent status` again)\n"
+    )
 
 
 def test_status_of_an_older_plugin_whose_memidx_is_there_says_outdated(
@@ -51,3 +57,4 @@ def test_status_of_an_older_plugin_whose_memidx_is_there_says_outdated(
 
     assert "plugin memidx (outdated)" in said.out, said.out
     assert "no longer exists" not in said.out, said.out
+    assert said.code == 0, said.err  # outdated, and it runs

@@ -18,7 +18,7 @@ from typing import Any, cast
 import pytest
 
 from tests.cli.test_make import make_in, stand_in_python
-from tests.helpers import memidx_agent
+from tests.helpers import memidx_agent, run_in_process
 from tests.machines import clone, hook_env, make_template
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -247,7 +247,9 @@ def test_gemini_starts_memidx_mcp_from_a_clone_at_an_odd_path(
     [line] = [x for x in memidx_agent(project, "status").splitlines() if str(settings) in x]
     assert line.endswith("; MCP server memidx"), line  # memidx's, and its memidx is there
     (venv / "bin" / "memidx").rename(venv / "bin" / "moved")
-    [line] = [x for x in memidx_agent(project, "status").splitlines() if str(settings) in x]
+    stranded = run_in_process(project, "agent", "status")  # a problem found: exit 1
+    assert stranded.code == 1, stranded.err
+    [line] = [x for x in stranded.out.splitlines() if str(settings) in x]
     gone = f"(they run {venv / 'bin' / 'memidx'}, which no longer exists: run `memidx agent"
     # a bare `memidx agent install` there installed Claude Code's hooks in the project
     assert line.endswith(f"{gone} install gemini --scope user` again from your memory's clone)")

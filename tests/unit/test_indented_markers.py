@@ -42,7 +42,11 @@ def test_codex_indented_end_marker_leaves_the_persons_line_endings_below_it(
 @pytest.mark.parametrize("indent", ["  ", "\t"])
 def test_codex_block_indented_whole_is_memidxs_block(tmp_path: Path, indent: str) -> None:
     toml = codex_config(tmp_path)
-    block = "".join(f"{indent}{line}\n" for line in [BEGIN, *MCP.splitlines(), END])
+    memidx = tmp_path / "clone" / ".venv" / "bin" / "memidx"  # there: status names a gone one
+    memidx.parent.mkdir(parents=True)
+    memidx.touch()
+    lines = MCP.replace("/clone/.venv/bin/memidx", memidx.as_posix()).splitlines()
+    block = "".join(f"{indent}{line}\n" for line in [BEGIN, *lines, END])
     text = f'model = "o3"\n\n{block}'
     fresh = toml.install('model = "o3"\n')
 
