@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from memidx.notes.english import check_text
 from memidx.notes.language_model import detect_language
 from memidx.notes.quotation import words_for_the_model
 from tests.benchmark.language import HARD_NOTES, PROSE
-from tests.cpu_cost import FLOOR, least_cpu
+from tests.cpu_cost import FLOOR, least_cpu, least_ratio
 
 MB = 1 << 20
 # The counts of reads below grow with the text: a quarter of the MB each defect was seen in
@@ -145,3 +147,31 @@ def test_any_text_is_checked_in_linear_time_and_no_slower_than_prose() -> None:
             slow.append((unit[:20], round(growth, 1), round(over, 1)))
 
     assert slow == [], slow  # (unit, growth, times the prose read just before it)
+
+
+# The model reads a note's pieces once each (bounded above: the reads' counts, 4,096 characters
+# each), so its cost grows with the text; but in prose it is most of the check's cost, and hides
+# a quadratic part of the check's own (a scan of the units joined every 256 characters in
+# judge_units: 0.9 s more at a MB, growth 112-128 in the test above where the bound is 256).
+# Without the model (a stub giving one verdict), a long paragraph costs 0.08 s a MB and the
+# same defect shows: growth 554-609 (the German verdict, which reads on, 262-291) where linear
+# work gives 60.
+ALONE = MB  # bytes: a quadratic part a MB of prose reaches costs four times half a MB's
+
+
+def _verdict(lang: str) -> Callable[[str], tuple[str, float]]:
+    return lambda _text: (lang, 0.99)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])  # English returns early; German reads quotations
+def test_the_check_s_own_work_on_prose_grows_linearly(lang: str) -> None:
+    """The check of a long paragraph, the model left out (a stub), in time linear in its size."""
+    text = _filled(HARD_NOTES["one German paragraph"], ALONE)
+    part = _filled(HARD_NOTES["one German paragraph"], ALONE // GROWTH)
+    detect = _verdict(lang)
+
+    growth, ratios = least_ratio(
+        lambda: check_text(text, detect), lambda: check_text(part, detect), below=MAX_GROWTH
+    )
+
+    assert growth <= MAX_GROWTH, ratios
