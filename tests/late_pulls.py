@@ -43,14 +43,18 @@ class LatePull:
         return subprocess.CompletedProcess(pull.args, pull.returncode, out, err)
 
 
-def pull_at_the_look(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str = HELD) -> LatePull:
-    """Clones with `origin` a commit ahead of `one`, and memidx's look for a committing git in
-    `one` patched to start the person's pull right after it, waiting until it is in its fetch.
+def pull_at_the_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: str = HELD, *, ahead: bool = True
+) -> LatePull:
+    """Clones with `origin` a commit ahead of `one` (`ahead`; else `one` holds all of it: the
+    pull fetches nothing new), and memidx's look for a committing git in `one` patched to
+    start the person's pull right after it, waiting until it is in its fetch.
     `held`: the `git` of the pull's exec path (HELD: waits before the fetch's pack)."""
     one, two = clones(tmp_path)
-    two.note("theirs.md", "Theirs", "a note from the other machine")
-    two.commit("theirs")
-    two.git("push", "-q", "origin", "main")
+    if ahead:
+        two.note("theirs.md", "Theirs", "a note from the other machine")
+        two.commit("theirs")
+        two.git("push", "-q", "origin", "main")
     pause = tmp_path / "pause"
     real_git = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
                                    check=True).stdout.strip()) / "git"  # fmt: skip

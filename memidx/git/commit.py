@@ -102,7 +102,8 @@ def commit_paths(
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
             if removed and commit in made and moved:  # never put back: said, if a pull
-                said_of_a_removal(root, late, paths, ref=moved[0], unhelped=unhelped)
+                said_of_a_removal(root, late, commit, paths, ref=moved[0],
+                                  unhelped=unhelped)  # fmt: skip
             elif commit in made and moved:  # a pull before its merge: HEAD put back
                 # (GitBusy), else it fails; nothing built, nothing moved: nothing put back
                 put_back_for_a_pull(root, late, commit, paths, written=written or {},

@@ -29,13 +29,15 @@ rebase -i` that read memidx's HEAD and stopped at a `break` ended before the put
 failed on the branch put back (tests/cli/test_late_pull_stopped.py). Nor for memidx's commits that
 remove files (a forget, share's twin rename: said_of_a_removal). Each pull not put back for leaves a
 line for `memidx status` (memidx.git.late_pull_line), none for one that ended with its branch
-holding what it pulled: it had nothing to merge, or a pull again merged meanwhile."""
+holding what it pulled and lacked as it read HEAD (a pull again merged meanwhile); one that
+had nothing new to merge failed all the same, and leaves it."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from memidx.children import SHELL, run_in_session
@@ -109,17 +111,17 @@ def put_back_for_a_pull(
     put back for it (it fails as before: the person's only word was git's own advice), and
     what it pulled (say_unhelped)."""
     pulls = _pulls_alone(late)
+    old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")  # where the pull read it
+    said = partial(say_unhelped, root, paths=paths, ref=ref, old=old, unhelped=unhelped)
     if not pulls:  # none, or one beside a git of the person's that a put-back would fail
         if beside := _late_pulls(late):
-            why = "another git of the clone ran beside it"
-            say_unhelped(root, (beside[0], late[beside[0]]), paths, why, ref=ref, unhelped=unhelped)
+            said((beside[0], late[beside[0]]), why="another git of the clone ran beside it")
         return
-    old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")
     why = _in_the_way(root, pulls[0])
     put = _put_back(root, ref, commit, old, literal) if old and not why else NOT_BACK
     if put == NOT_BACK:
         why = why or (NOT_PUT_BACK if old else "memidx's commit is its branch's first")
-        say_unhelped(root, (pulls[0], late[pulls[0]]), paths, why, ref=ref, unhelped=unhelped)
+        said((pulls[0], late[pulls[0]]), why=why)
         return
     if put == ELSEWHERE:  # switched since: the index and the files are the other branch's
         raise GitBusy(
@@ -146,17 +148,20 @@ def put_back_for_a_pull(
 def said_of_a_removal(
     root: Path,
     late: Mapping[str, str],
+    commit: str,
     paths: Sequence[str],
     *,
     ref: str,
     unhelped: Callable[[str, str], None],
 ) -> None:
     """`unhelped` hears the line of a late pull before its merge (as put_back_for_a_pull's)
-    beside memidx's commit that removed files (a forget, share's twin rename), for which
+    beside memidx's `commit` that removed files (a forget, share's twin rename), for which
     nothing is put back: the pull fails on the files the commit wrote, and said nothing."""
     if pulls := _late_pulls(late):
         why = "memidx's commit removed files, and HEAD is put back only for one that adds them"
-        say_unhelped(root, (pulls[0], late[pulls[0]]), paths, why, ref=ref, unhelped=unhelped)
+        old = _git(root, "rev-parse", "-q", "--verify", f"{commit}^1")  # where the pull read it
+        say_unhelped(root, (pulls[0], late[pulls[0]]), paths, why, ref=ref, old=old,
+                     unhelped=unhelped)  # fmt: skip
 
 
 def _in_the_way(root: Path, pid: str) -> str:

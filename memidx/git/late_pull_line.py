@@ -4,16 +4,22 @@ status`) is done with, hook or no hook.
 Only a merge's or a rebase's hook cleared it: a pull again that found nothing to merge
 ("Already up to date") runs none, so the line stayed, its advice moot, until the next merge.
 So the line says what the pull was pulling, as its trace's fourth field (`about`):
-`<into> <from> <pid>:<start>`, `into` the ref memidx moved (refs/heads/<name>, or HEAD when
-detached), `from` that branch's upstream (refs/remotes/origin/main) or, with none (a detached
-HEAD, a branch with no upstream or one not fetched: `git pull origin main`) or for a pull that
-named what it pulls (`git pull upstream main`: memidx.git.pull_words), FETCH_HEAD's commits
-for merge; `pid` and `start` the pull's. The commit is not known when the line is
-written: the pull is in its fetch, which moves the upstream and writes FETCH_HEAD at its end;
-so it is read once that pull ended, and the line is done with once `into` (HEAD when that
-branch is gone) holds it: a pull that merged it, one that had nothing to merge, one that
-succeeded before memidx wrote its line. A line with no `about` (an older memidx's), or whose
-commit cannot be read, is done with only by a merge's or rebase's hook, as before."""
+`<into> <from> <pid>:<start> <old>`, `into` the ref memidx moved (refs/heads/<name>, or HEAD
+when detached), `from` that branch's upstream (refs/remotes/origin/main) or, with none (a
+detached HEAD, a branch with no upstream or one not fetched: `git pull origin main`) or for a
+pull that named what it pulls (`git pull upstream main`: memidx.git.pull_words), FETCH_HEAD's
+commits for merge; `pid` and `start` the pull's; `old` the commit `into` was at when the pull
+read it (the one memidx moved it from; NONE when memidx's commit was its first). The pulled
+commit is not known when the line is written: the pull is in its fetch, which moves the
+upstream and writes FETCH_HEAD at its end; so it is read once that pull ended, and the line is
+done with once `into` (HEAD when that branch is gone) holds it and `old` did not: the failed
+pull had something to merge, merged since (a pull again) or before memidx wrote its line.
+A pull that had nothing new to merge (`old` held it all: its fetch brought nothing, and git's
+fast-forward failed on memidx's files, advising the `git reset --hard` the line warns
+against) is the commonest late pull's failure: its branch holds what it pulled from the
+start, which says nothing of it, so its line is done with only by a merge's or rebase's
+hook, as is a line with no `old` or no `about` (an older memidx's), or whose commits cannot
+be read."""
 
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ AGAIN = (
 )
 FETCH_HEAD = "FETCH_HEAD"
 DETACHED = "HEAD"
+NONE = "-"  # `old` of a line whose branch had no commit before memidx's
 
 
 def say_unhelped(
@@ -42,13 +49,15 @@ def say_unhelped(
     why: str,
     *,
     ref: str,
+    old: str,
     unhelped: Callable[[str, str], None],
 ) -> None:
     """`unhelped` hears the line of `pull` (pid, committers' `pull <start>`) that nothing was
-    put back for, and what it pulled into `ref` (late_pull_line.pull_about); nothing when that
-    pull ended and `ref` holds what it pulled already (done_with): one that had nothing to
-    merge, or merged since (a pull again while update-ref waited 1 s), never failed on it."""
-    about = pull_about(root, ref, *pull)
+    put back for, and what it pulled into `ref` from `old` (the commit memidx moved `ref`
+    from, "" for none: pull_about); nothing when that pull ended and `ref` holds what it
+    pulled, which `old` lacked (done_with): it merged since (a pull again while update-ref
+    waited 1 s). One that had nothing new to merge leaves its line."""
+    about = pull_about(root, ref, *pull, old=old)
     if not done_with(root, about):
         unhelped(_unhelped(pull[0], paths, why), about)
 
@@ -61,16 +70,16 @@ def _unhelped(pid: str, paths: Sequence[str], why: str) -> str:
     )
 
 
-def pull_about(root: Path, ref: str, pid: str, said: str) -> str:
+def pull_about(root: Path, ref: str, pid: str, said: str, *, old: str) -> str:
     """The `about` of a line for pull `pid` (committers' `said`: `pull <start>`) into `ref`
-    (refs/heads/<name>, or HEAD when detached)."""
+    (refs/heads/<name>, or HEAD when detached), which was at `old` ("": none) as it read it."""
     branch = ref.removeprefix("refs/heads/") if ref != DETACHED else ""
     if branch and not _named_its_source(root, pid):  # else what it named: FETCH_HEAD's
         upstream = _git(root, "rev-parse", "-q", "--symbolic-full-name", f"{branch}@{{upstream}}")
         source = upstream if upstream.startswith("refs/") else FETCH_HEAD
     else:
         source = FETCH_HEAD
-    return f"{ref} {source} {pid}:{said.rpartition(' ')[2]}"
+    return f"{ref} {source} {pid}:{said.rpartition(' ')[2]} {old or NONE}"
 
 
 def _named_its_source(root: Path, pid: str) -> bool:
@@ -87,29 +96,36 @@ def _named_its_source(root: Path, pid: str) -> bool:
 
 
 def done_with(root: Path, about: str, held: dict[str, bool] | None = None) -> bool:
-    """Whether the pull a line's `about` names ended and the branch it pulled into holds
-    what it pulled (see above); False when that is not known. `held`: what was found of each
-    branch and source already, asked of git once (a trace of many lines above one not done
-    with asked git 3 times a line, ~12 ms, at every `memidx status`)."""
+    """Whether the pull a line's `about` names ended, had something new to merge, and the
+    branch it pulled into holds it (see above); False when that is not known, or for a pull
+    that had nothing new (and a line with no `old`: an older memidx's). `held`: what was
+    found of each branch, source and `old` already, asked of git once (a trace of many lines
+    above one not done with asked git 3 times a line, ~12 ms, at every `memidx status`)."""
     words = about.split()
-    if len(words) != 3:
+    if len(words) != 4:
         return False
-    into, source, who = words
+    into, source, who, old = words
     pid, _, start = who.partition(":")
     if not start or running_since(pid) == start:  # its fetch may not have ended yet
         return False
     if held is None:
-        return _holds(root, into, source)
-    if (key := f"{into} {source}") not in held:
-        held[key] = _holds(root, into, source)
+        return _holds(root, into, source, old)
+    if (key := f"{into} {source} {old}") not in held:
+        held[key] = _holds(root, into, source, old)
     return held[key]
 
 
-def _holds(root: Path, into: str, source: str) -> bool:
-    """Whether `into` (HEAD when that branch is gone) holds what `source` names."""
+def _holds(root: Path, into: str, source: str, old: str) -> bool:
+    """Whether `into` (HEAD when that branch is gone) holds what `source` names, and `old`
+    (NONE: no commit) did not hold all of it: the pull had something new to merge."""
     pulled = _for_merge(root) if source == FETCH_HEAD else [_commit(root, source)]
     if not pulled or not all(pulled):
         return False
+    if old != NONE:
+        if not (was := _commit(root, old)):  # gone (gc'd): not known
+            return False
+        if all(_ok(root, "merge-base", "--is-ancestor", commit, was) for commit in pulled):
+            return False  # nothing new to merge: said nothing of the failure
     tip = into if into != DETACHED and _commit(root, into) else DETACHED  # a branch gone
     return all(_ok(root, "merge-base", "--is-ancestor", commit, tip) for commit in pulled)
 

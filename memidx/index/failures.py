@@ -71,7 +71,7 @@ def pull_trace(config: Config) -> Callable[[str, str], None]:
     through commit_paths' `unhelped`: its line and what the pull pulled, `about`): its own
     trace, which no sync clears (git's hooks' is, by the sync right after memidx's commit); a
     pull's merge or rebase since clears it, and `memidx status` once the branch holds what the
-    pull pulled (memidx.memory.pull_line)."""
+    pull pulled and lacked as it read it (memidx.memory.pull_line)."""
     path = config.pull_error_path
     fallback = fallback_trace(config.root, path)
     return lambda said, about: record_failure(path, PULL, said, fallback=fallback, about=about)

@@ -1,7 +1,8 @@
 """The line `memidx status` shows of a late `git pull` memidx could not put HEAD back for
 (`git pull:`, memidx.git.late_pull): the newest one not done with (memidx.git.late_pull_line:
-that pull ended and its branch holds what it pulled). Once none is left, the trace goes, as a
-merge's or rebase's hook removes it: a pull again that found nothing to merge runs no hook."""
+that pull ended and its branch holds what it pulled, which it lacked as the pull read it; one
+whose pull had nothing new to merge waits for a merge's or rebase's hook). Once none is left,
+the trace goes, as such a hook removes it: a pull again that found nothing to merge runs none."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def open_pull_line(config: Config, *, tidy: bool = True) -> HookFailure | None:
     if not found or not config.in_git:
         return found[-1] if found else None
     judged: dict[str, bool] = {}  # a trace of many lines: one look per pull
-    held: dict[str, bool] = {}  # and git asked once per branch and what it pulled
+    held: dict[str, bool] = {}  # and git asked once per branch, what it pulled, and from
     for failure in reversed(found):
         if failure.about and failure.about not in judged:
             judged[failure.about] = done_with(config.root, failure.about, held)

@@ -86,7 +86,8 @@ def test_a_pull_that_named_its_remote_keeps_its_line_until_its_branch_holds_that
     try:
         start = running_since(str(pull.pid))
         late_pull_line.say_unhelped(one.root, (str(pull.pid), f"pull {start}"), [REF], WHY,
-                                    ref="refs/heads/main", unhelped=pull_trace(config))  # fmt: skip
+                                    ref="refs/heads/main", old=one.git("rev-parse", "HEAD").strip(),
+                                    unhelped=pull_trace(config))  # fmt: skip
     finally:
         _end(one, pull)
 

@@ -25,9 +25,10 @@ def test_many_lines_done_with_ask_git_once(tmp_path: Path, monkeypatch: pytest.M
     one, _ = clones(tmp_path)
     config = load_config(one.root, env={})
     config.pull_error_path.parent.mkdir(parents=True, exist_ok=True)
-    done = [  # pulls into main of origin/main, which main holds, long ended (no such pid)
+    done = [  # pulls into main of origin/main, which main holds, long ended (no such pid),
+        # each of a branch with no commit before memidx's (-): it had something new to merge
         f"2026-01-01T00:01:{at:02d}+00:00\tgit pull\tline {at}\t"
-        f"refs/heads/main refs/remotes/origin/main {4_000_000 + at}:1\n"
+        f"refs/heads/main refs/remotes/origin/main {4_000_000 + at}:1 -\n"
         for at in range(LINES)
     ]
     config.pull_error_path.write_text(OLDER + "".join(done), encoding="utf-8")

@@ -14,7 +14,7 @@ from tests.cli.test_forget import clones
 
 DONE = (  # a pull into main of origin/main, which main holds, long ended (no such pid)
     "2026-01-01T00:01:00+00:00\tgit pull\ta late pull's line\t"
-    "refs/heads/main refs/remotes/origin/main 4000000:1\n"
+    "refs/heads/main refs/remotes/origin/main 4000000:1 -\n"  # no commit before: new
 )
 
 
