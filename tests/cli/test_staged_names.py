@@ -16,6 +16,15 @@ from tests.machines import Machine, clone, hook_env, in_two_parts, make_template
 
 PROJECT = Path(__file__).resolve().parents[2]
 ENGLISH = "# Cafe\n\nThe espresso machine on the third floor needs descaling every week.\n"
+NAMED = (  # the files the checks below are given, as pre-commit gives only files that exist
+    b"notes/good.md",
+    b"notes/a.md",
+    b"notes/caf\xe9.md",
+    "-é.md".encode(),
+    b"-a",
+    b"--nope",
+    b"-caf\xe9.md",
+)
 
 
 @pytest.fixture
@@ -31,7 +40,10 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Machine:
     and the index and change nothing (13 clones were ~1 s of CPU)."""
     root = tmp_path_factory.mktemp("checked")
     env = hook_env(root / "pre-commit-home")
-    return clone(make_template(root, env), root / "a", env)
+    checked = clone(make_template(root, env), root / "a", env)
+    for name in NAMED:  # the checks refuse a name that names no file (memidx.cli.check_files)
+        (checked.root / os.fsdecode(name)).write_text(ENGLISH, encoding="utf-8")
+    return checked
 
 
 def commit(
